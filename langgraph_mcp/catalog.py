@@ -1,0 +1,219 @@
+"""The tool catalog: ``McpTool`` (declared vs effective hints), published names, and inputSchema guards.
+
+Published names must be what model providers accept (``^[a-zA-Z0-9_-]{1,64}$``); a tool that can't be published is
+reported and skipped (or renamed by the opt-in sanitiser), and two tools with one published name are an error,
+never a silent shadow. Schemas are checked without recursion, so a hostile schema can't blow the stack.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import mcp.types as types
+
+from langgraph_mcp.errors import ToolNameCollisionError
+from langgraph_mcp.payloads import ApprovalHints, DeclaredHints, EffectiveHints
+
+PUBLISHED_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+MAX_SCHEMA_DEPTH = 64
+MAX_SCHEMA_BYTES = 256 * 1024
+
+SPEC_DEFAULTS: EffectiveHints = {
+    "readOnlyHint": False,
+    "destructiveHint": True,
+    "idempotentHint": False,
+    "openWorldHint": True,
+}
+_HINT_FIELDS = {
+    "readOnlyHint": "read_only_hint",
+    "destructiveHint": "destructive_hint",
+    "idempotentHint": "idempotent_hint",
+    "openWorldHint": "open_world_hint",
+}
+
+
+@dataclass(frozen=True)
+class McpTool:
+    """One tool of one server, as listed, with its published name and hints."""
+
+    server: str
+    name: str
+    """The server's own tool name (what goes on the wire)."""
+    published_name: str
+    """The name a model calls: ``<server>_<tool>`` by default."""
+    title: str | None
+    description: str
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None
+    annotations: dict[str, Any] | None
+    """The annotations exactly as declared (camelCase wire names), ``None`` when the server sent none."""
+    meta: dict[str, Any] | None = None
+    trusted: bool = True
+    """False when the server is configured with ``trust_annotations=False``."""
+
+    @property
+    def declared_hints(self) -> DeclaredHints:
+        hints: dict[str, bool] = {}
+        for key in _HINT_FIELDS:
+            value = (self.annotations or {}).get(key)
+            if isinstance(value, bool):
+                hints[key] = value
+        return DeclaredHints(**hints)  # type: ignore[typeddict-item]
+
+    @property
+    def effective_hints(self) -> EffectiveHints:
+        """Declared hints over the spec defaults. Destructive/idempotent mean nothing for a read-only tool."""
+        merged: EffectiveHints = {**SPEC_DEFAULTS, **self.declared_hints}  # type: ignore[typeddict-item]
+        if merged["readOnlyHint"]:
+            merged["destructiveHint"] = False
+            merged["idempotentHint"] = True
+        return merged
+
+    @property
+    def hints(self) -> ApprovalHints:
+        return {"effective": self.effective_hints, "declared": self.declared_hints}
+
+    @property
+    def read_only(self) -> bool:
+        return self.effective_hints["readOnlyHint"]
+
+    @property
+    def destructive(self) -> bool:
+        return self.effective_hints["destructiveHint"]
+
+    @property
+    def idempotent(self) -> bool:
+        return self.effective_hints["idempotentHint"]
+
+    @property
+    def open_world(self) -> bool:
+        return self.effective_hints["openWorldHint"]
+
+    @property
+    def retry_safe(self) -> bool:
+        """Whether a transport failure may be retried: only read-only or idempotent tools."""
+        return self.read_only or self.idempotent
+
+    @property
+    def display_name(self) -> str:
+        return self.title or (self.annotations or {}).get("title") or self.name
+
+    def hint_source(self, key: str) -> str:
+        """``"declared"`` or ``"spec default"``: how a hint got its effective value (for reasons shown to humans)."""
+        return "declared" if key in self.declared_hints else "spec default"
+
+
+@dataclass(frozen=True)
+class SkippedTool:
+    """A tool left out of the catalog, and why."""
+
+    server: str
+    tool: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.server}/{self.tool}: {self.reason}"
+
+
+@dataclass
+class CatalogReport:
+    """What discovery left out: skipped tools and servers that failed."""
+
+    skipped: list[SkippedTool] = field(default_factory=list)
+    failed_servers: dict[str, BaseException] = field(default_factory=dict)
+
+
+def schema_problem(schema: Any) -> str | None:
+    """Why an inputSchema can't be used, or ``None``. Iterative: never recurses, whatever the nesting."""
+    if not isinstance(schema, dict):
+        return f"inputSchema must be a JSON object, got {type(schema).__name__}"
+    if schema.get("type") != "object":
+        return f"inputSchema must have type 'object', got {schema.get('type')!r}"
+    stack: list[tuple[Any, int]] = [(schema, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_SCHEMA_DEPTH:
+            return f"inputSchema nests deeper than {MAX_SCHEMA_DEPTH} levels"
+        if isinstance(node, dict):
+            stack.extend((child, depth + 1) for child in node.values() if isinstance(child, dict | list))
+        elif isinstance(node, list):
+            stack.extend((child, depth + 1) for child in node if isinstance(child, dict | list))
+    size = len(json.dumps(schema, separators=(",", ":")).encode())
+    if size > MAX_SCHEMA_BYTES:
+        return f"inputSchema is {size // 1024} KiB, over the {MAX_SCHEMA_BYTES // 1024} KiB limit"
+    return None
+
+
+def sanitize_name(name: str) -> str:
+    """Map a name onto ``[a-zA-Z0-9_-]``, at most 64 characters."""
+    cleaned = re.sub(r"[^a-zA-Z0-9_-]", "_", name) or "tool"
+    return cleaned[:64]
+
+
+def publish_name(server: str, tool: str, *, prefix: bool, separator: str) -> str:
+    return f"{server}{separator}{tool}" if prefix else tool
+
+
+def build_tool(
+    server: str,
+    tool: types.Tool,
+    *,
+    prefix: bool,
+    separator: str,
+    invalid_names: Literal["skip", "sanitize"],
+    trusted: bool,
+    taken: set[str],
+) -> McpTool | SkippedTool:
+    """Turn a listed ``mcp.types.Tool`` into an ``McpTool``, or say why it is skipped."""
+    problem = schema_problem(tool.input_schema)
+    if problem is not None:
+        return SkippedTool(server, tool.name, problem)
+    published = publish_name(server, tool.name, prefix=prefix, separator=separator)
+    if not PUBLISHED_NAME_PATTERN.match(published):
+        if invalid_names == "skip":
+            return SkippedTool(
+                server,
+                tool.name,
+                f"published name {published!r} does not match ^[a-zA-Z0-9_-]{{1,64}}$ "
+                "(set invalid_names='sanitize' to rename it)",
+            )
+        base = sanitize_name(published)
+        published, n = base, 2
+        while published in taken:
+            suffix = f"_{n}"
+            published, n = base[: 64 - len(suffix)] + suffix, n + 1
+    annotations = (
+        tool.annotations.model_dump(mode="json", by_alias=True, exclude_none=True)
+        if tool.annotations is not None
+        else None
+    )
+    return McpTool(
+        server=server,
+        name=tool.name,
+        published_name=published,
+        title=tool.title,
+        description=tool.description or "",
+        input_schema=tool.input_schema,
+        output_schema=tool.output_schema,
+        annotations=annotations,
+        meta=tool.meta,
+        trusted=trusted,
+    )
+
+
+def check_collisions(tools: Iterable[McpTool]) -> None:
+    """Raise if two tools share a published name, naming both servers."""
+    seen: dict[str, McpTool] = {}
+    for tool in tools:
+        other = seen.get(tool.published_name)
+        if other is not None:
+            raise ToolNameCollisionError(
+                f"tool name collision: {tool.published_name!r} is published by server {other.server!r} "
+                f"(tool {other.name!r}) and server {tool.server!r} (tool {tool.name!r}); "
+                "turn name prefixing on for one of them (prefix=True) or filter its tools"
+            )
+        seen[tool.published_name] = tool

@@ -1,0 +1,227 @@
+"""Server configuration: pydantic models for stdio, streamable HTTP, SSE and in-process MCP servers.
+
+Accepts the common ``{"mcpServers": {name: {...}}}`` JSON shape, a plain ``{name: {...}}`` dict, or model
+instances. A bad entry raises :class:`~langgraph_mcp.errors.ConfigError` naming the server and the field.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeAlias
+
+import httpx2
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator
+
+from langgraph_mcp.errors import ConfigError
+
+ProtocolMode: TypeAlias = Literal["auto", "modern", "legacy"]
+Route: TypeAlias = Literal["content", "artifact"]
+
+SERVER_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class OutputRouting(BaseModel):
+    """Where each kind of MCP content goes in the ToolMessage: ``content`` (the model sees it) or ``artifact``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    text: Route = "content"
+    image: Route = "content"
+    audio: Route = "content"
+    resource: Route = "content"
+    resource_link: Route = "content"
+
+
+class _ServerOptions(BaseModel):
+    """Options every transport shares."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+    mode: ProtocolMode = "auto"
+    """``auto`` probes for 2026-07-28 and falls back to the handshake; ``modern``/``legacy`` force an era."""
+    tool_timeout: float = Field(60.0, gt=0)
+    """Seconds a tool call may run (per round trip). Finite by default: the SDK's default waits forever."""
+    connect_timeout: float = Field(30.0, gt=0)
+    """Seconds to connect and list tools before the server counts as unreachable."""
+    prefix: bool = True
+    """Publish tools as ``<server><separator><tool>``; turn off to publish the server's own names."""
+    trust_annotations: bool = True
+    """When false, the approval gate asks about every call to this server, whatever it declares."""
+    max_elicitation_rounds: int = Field(10, ge=1)
+    """A call that asks more rounds of questions than this ends with an error ToolMessage."""
+    output: OutputRouting | None = None
+    """Per-server override of the global output routing."""
+    restart_attempts: int = Field(3, ge=0)
+    """How many times a dead connection is restarted (stdio) or reconnected (HTTP) before calls fail."""
+    retries: int = Field(2, ge=0)
+    """Retries after a transport failure, only for tools whose hints say read-only or idempotent."""
+    park_timeout: float = Field(600.0, gt=0)
+    """Seconds a legacy call may stay open waiting for a human before it is cancelled (then resumed by replay)."""
+    question_match: Literal["strict", "schema"] = "strict"
+    """How a replayed legacy question is matched to a stored answer: message and schema, or schema only."""
+    roots: list[str] | None = None
+    """Directories (paths or ``file://`` URIs) offered when the server asks for roots; ``None`` refuses."""
+
+
+class StdioServer(_ServerOptions):
+    """A server started as a subprocess speaking JSON-RPC over stdin/stdout."""
+
+    transport: Literal["stdio"] = "stdio"
+    command: str = Field(min_length=1)
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] | None = None
+    """Extra environment (merged over the SDK's minimal default environment: HOME, PATH, ...)."""
+    cwd: str | None = None
+    stderr: Literal["log"] | str = "log"
+    """``log``: the child's stderr goes to the ``langgraph_mcp.server.<name>`` logger; else a file path."""
+
+
+class HttpServer(_ServerOptions):
+    """A server reached over streamable HTTP."""
+
+    transport: Literal["streamable_http"] = "streamable_http"
+    url: str = Field(pattern=r"^https?://")
+    headers: dict[str, str] = Field(default_factory=dict)
+    auth: httpx2.Auth | None = Field(default=None, exclude=True)
+    """Any ``httpx2.Auth`` (e.g. mcp's ``OAuthClientProvider``); not loadable from JSON."""
+    timeout: float = Field(30.0, gt=0)
+    """HTTP connect/write timeout in seconds."""
+    read_timeout: float = Field(300.0, gt=0)
+    """HTTP read timeout in seconds (also bounds a held-open legacy SSE stream)."""
+
+
+class SseServer(_ServerOptions):
+    """A server reached over the legacy HTTP+SSE transport."""
+
+    transport: Literal["sse"] = "sse"
+    url: str = Field(pattern=r"^https?://")
+    headers: dict[str, str] = Field(default_factory=dict)
+    timeout: float = Field(5.0, gt=0)
+    sse_read_timeout: float = Field(300.0, gt=0)
+
+
+class InProcessServer(_ServerOptions):
+    """An ``MCPServer`` (or low-level ``Server``) object in this process: no subprocess, no sockets."""
+
+    transport: Literal["in_process"] = "in_process"
+    server: Any = Field(exclude=True)
+
+
+def _transport_of(value: Any) -> str | None:
+    if isinstance(value, BaseModel):
+        return getattr(value, "transport", None)
+    if not isinstance(value, dict):
+        return None
+    explicit = value.get("transport", value.get("type"))
+    if explicit is not None:
+        normalized = str(explicit).replace("-", "_").lower()
+        aliases = {"http": "streamable_http", "streamablehttp": "streamable_http", "inprocess": "in_process"}
+        return aliases.get(normalized, normalized)
+    if "command" in value:
+        return "stdio"
+    if "server" in value:
+        return "in_process"
+    if "url" in value:
+        return "sse" if str(value["url"]).rstrip("/").endswith("/sse") else "streamable_http"
+    return None
+
+
+ServerSpec: TypeAlias = Annotated[
+    Annotated[StdioServer, Tag("stdio")]
+    | Annotated[HttpServer, Tag("streamable_http")]
+    | Annotated[SseServer, Tag("sse")]
+    | Annotated[InProcessServer, Tag("in_process")],
+    Discriminator(
+        _transport_of,
+        custom_error_type="server_transport",
+        custom_error_message=(
+            "cannot tell the transport: give 'command' (stdio), 'url' (streamable HTTP or SSE) "
+            "or 'transport' (stdio | streamable_http | sse | in_process)"
+        ),
+    ),
+]
+
+
+class McpServersConfig(BaseModel):
+    """Every server plus the options that span servers."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+    servers: dict[str, ServerSpec]
+    output: OutputRouting = OutputRouting()
+    """Default output routing; a server's own ``output`` wins."""
+    separator: str = Field("_", pattern=r"^[A-Za-z0-9_-]{0,8}$")
+    """Between server and tool name in published names."""
+    invalid_names: Literal["skip", "sanitize"] = "skip"
+    """Tool names that model providers would refuse: skip (and report) them, or rename them."""
+
+    @field_validator("servers", mode="before")
+    @classmethod
+    def _normalize_entries(cls, value: Any) -> Any:
+        if not isinstance(value, Mapping):
+            return value
+        normalized: dict[str, Any] = {}
+        for name, entry in value.items():
+            if isinstance(entry, dict) and "transport" not in entry and "type" in entry:
+                entry = {**entry, "transport": _transport_of(entry)}
+                entry.pop("type", None)
+            elif isinstance(entry, dict) and "transport" in entry:
+                entry = {**entry, "transport": _transport_of(entry)}
+            normalized[name] = entry
+        return normalized
+
+    @field_validator("servers")
+    @classmethod
+    def _check_names(cls, value: dict[str, ServerSpec]) -> dict[str, ServerSpec]:
+        for name in value:
+            if not SERVER_NAME_PATTERN.match(name):
+                raise ValueError(
+                    f"server name {name!r} must be 1-64 letters, digits, '_' or '-' (it prefixes tool names)"
+                )
+        return value
+
+    def routing_for(self, server: str) -> OutputRouting:
+        return self.servers[server].output or self.output
+
+    @classmethod
+    def load(cls, source: McpServersConfig | Mapping[str, Any] | str | Path) -> McpServersConfig:
+        """Build a config from a model, a dict (``mcpServers`` shape or plain) or a JSON file path."""
+        if isinstance(source, McpServersConfig):
+            return source
+        if isinstance(source, str | Path):
+            path = Path(source)
+            try:
+                data = json.loads(path.read_text())
+            except OSError as exc:
+                raise ConfigError(f"cannot read server config {str(path)!r}: {exc.strerror}") from exc
+            except json.JSONDecodeError as exc:
+                raise ConfigError(f"server config {str(path)!r} is not valid JSON: {exc}") from exc
+            return cls.load(data)
+        data = dict(source)
+        if "mcpServers" in data:
+            top = {k: v for k, v in data.items() if k != "mcpServers"}
+            data = {"servers": data["mcpServers"], **top}
+        elif "servers" not in data:
+            data = {"servers": data}
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise ConfigError(_describe(exc)) from exc
+
+
+def _describe(exc: ValidationError) -> str:
+    lines = []
+    for error in exc.errors():
+        loc = [str(part) for part in error["loc"]]
+        if len(loc) >= 2 and loc[0] == "servers":
+            server = loc[1]
+            # loc[2] is the discriminator tag (e.g. "stdio") when the transport was recognised.
+            fields = [p for p in loc[2:] if p not in {"stdio", "streamable_http", "sse", "in_process"}]
+            where = f"server {server!r}" + (f", field {'.'.join(fields)!r}" if fields else "")
+        else:
+            where = f"field {'.'.join(loc)!r}" if loc else "config"
+        lines.append(f"{where}: {error['msg']}")
+    return "invalid MCP server config:\n  " + "\n  ".join(lines)

@@ -1,0 +1,71 @@
+"""The package's exceptions: one base class to catch, each error naming what was wrong and what to do."""
+
+from __future__ import annotations
+
+
+class LangGraphMcpError(Exception):
+    """Base class of every error raised by ``langgraph_mcp``."""
+
+
+class ConfigError(LangGraphMcpError, ValueError):
+    """A server, policy or CLI configuration is invalid; the message names the server and field."""
+
+
+class ServerConnectionError(LangGraphMcpError, ConnectionError):
+    """An MCP server could not be reached, started, or kept alive."""
+
+    def __init__(self, server: str, message: str) -> None:
+        super().__init__(f"MCP server {server!r}: {message}")
+        self.server = server
+
+
+class ServerDiscoveryError(ServerConnectionError):
+    """Listing a server's tools failed (the server is unreachable, too slow, or sent something unparseable)."""
+
+
+class ToolNotFoundError(LangGraphMcpError, LookupError):
+    """No listed MCP tool has the requested published name."""
+
+    def __init__(self, name: str, close_matches: list[str]) -> None:
+        hint = f" Did you mean: {', '.join(close_matches)}?" if close_matches else ""
+        super().__init__(f"No MCP tool is published as {name!r}.{hint}")
+        self.name = name
+        self.close_matches = close_matches
+
+
+class ToolNameCollisionError(LangGraphMcpError, ValueError):
+    """Two tools would be published under the same name."""
+
+
+class ToolCallTimeoutError(LangGraphMcpError, TimeoutError):
+    """A tool call did not finish within its configured timeout."""
+
+    def __init__(self, server: str, tool: str, timeout: float) -> None:
+        super().__init__(
+            f"MCP tool {tool!r} on server {server!r} did not finish within {timeout:g}s "
+            "(raise the server's tool_timeout if it is expected to be slow)."
+        )
+        self.server = server
+        self.tool = tool
+        self.timeout = timeout
+
+
+class EventLoopError(LangGraphMcpError, RuntimeError):
+    """``McpServers`` was used in a way its event-loop model does not allow."""
+
+
+class AnswerError(LangGraphMcpError, ValueError):
+    """An elicitation answer does not fit the question it answers; nothing was saved."""
+
+    def __init__(self, message: str, *, key: str | None = None, field: str | None = None) -> None:
+        super().__init__(message)
+        self.key = key
+        self.field = field
+
+
+class DecisionError(LangGraphMcpError, ValueError):
+    """An approval decision is not allowed or its edited arguments do not fit the tool; nothing was saved."""
+
+
+class ResumeError(LangGraphMcpError, ValueError):
+    """``resume_command`` was given answers that do not match what is pending."""

@@ -1,0 +1,1 @@
+"""Examples shipped with the package: the bundled MCP server and the demo/Studio graph."""

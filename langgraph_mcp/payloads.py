@@ -1,0 +1,200 @@
+"""The interrupt payloads and resume values (elicitation answers, approval decisions): the contract UIs rely on.
+
+Everything here is a JSON-shaped ``TypedDict``: interrupt values go through checkpointers (msgpack) and over the
+LangGraph API to UIs, so they must round-trip as plain dicts. Each payload carries a ``type`` discriminator and the
+``tool_call_id`` it belongs to, because an interrupt id is opaque. This module depends on nothing else in the
+package.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
+
+ELICITATION_INTERRUPT_TYPE: Literal["mcp_elicitation"] = "mcp_elicitation"
+"""``type`` of the payload raised when an MCP server asks the user for input mid-call."""
+
+APPROVAL_INTERRUPT_TYPE: Literal["mcp_approval"] = "mcp_approval"
+"""``type`` of the payload raised when the approval gate asks a human about a tool call."""
+
+
+# --------------------------------------------------------------------------------------------- elicitation
+
+
+class FormRequest(TypedDict):
+    """A form the server wants filled in (MCP ``elicitation/create`` in form mode)."""
+
+    mode: Literal["form"]
+    message: str
+    """What the server says to the user."""
+    requested_schema: dict[str, Any]
+    """The flat JSON object schema of the answer (``requestedSchema``), exactly as the server sent it."""
+    sensitive: list[str]
+    """Field names that look secret (passwords, tokens, card numbers): hide them while typing."""
+
+
+class UrlRequest(TypedDict):
+    """A URL the user should open (MCP elicitation in URL mode). Never opened automatically."""
+
+    mode: Literal["url"]
+    message: str
+    url: str
+    host: str
+    """The URL's host, so a UI can show where the user is being sent."""
+
+
+ElicitationRequest: TypeAlias = FormRequest | UrlRequest
+
+
+class ElicitationInterrupt(TypedDict):
+    """Payload of an ``mcp_elicitation`` interrupt: one round of questions from one paused tool call."""
+
+    type: Literal["mcp_elicitation"]
+    tool_call_id: str
+    server: str
+    tool: str
+    """The server's own tool name."""
+    published_name: str
+    """The name the model called (usually ``<server>_<tool>``)."""
+    arguments: dict[str, Any]
+    round: int
+    """1 for the first round of questions of this call, 2 for the next, ..."""
+    requests: dict[str, ElicitationRequest]
+    """Questions keyed by the server's own opaque keys; answer every key."""
+
+
+class AcceptAnswer(TypedDict):
+    """The user answered. ``content`` is required for a form, and must be absent for a URL request."""
+
+    action: Literal["accept"]
+    content: NotRequired[dict[str, Any]]
+
+
+class DeclineAnswer(TypedDict):
+    """The user explicitly said no."""
+
+    action: Literal["decline"]
+
+
+class CancelAnswer(TypedDict):
+    """The user dismissed the question without choosing."""
+
+    action: Literal["cancel"]
+
+
+ElicitationAnswer: TypeAlias = AcceptAnswer | DeclineAnswer | CancelAnswer
+ElicitationAnswers: TypeAlias = dict[str, ElicitationAnswer]
+"""The resume value of an ``mcp_elicitation`` interrupt: one answer per request key."""
+
+
+# --------------------------------------------------------------------------------------------- approval
+
+DecisionType: TypeAlias = Literal["approve", "edit", "reject", "respond"]
+ALL_DECISIONS: tuple[DecisionType, ...] = ("approve", "edit", "reject", "respond")
+
+
+class DeclaredHints(TypedDict, total=False):
+    """Tool annotations exactly as the server declared them (absent keys were not declared)."""
+
+    readOnlyHint: bool
+    destructiveHint: bool
+    idempotentHint: bool
+    openWorldHint: bool
+
+
+class EffectiveHints(TypedDict):
+    """Tool annotations with the MCP spec defaults filled in for what the server did not declare."""
+
+    readOnlyHint: bool
+    destructiveHint: bool
+    idempotentHint: bool
+    openWorldHint: bool
+
+
+class ApprovalHints(TypedDict):
+    effective: EffectiveHints
+    declared: DeclaredHints
+
+
+class ActionRequest(TypedDict):
+    """LangChain ``HITLRequest`` action item (compatibility mode, rendered by Agent Chat UI)."""
+
+    name: str
+    args: dict[str, Any]
+    description: NotRequired[str]
+
+
+class ReviewConfig(TypedDict):
+    """LangChain ``HITLRequest`` review config (compatibility mode)."""
+
+    action_name: str
+    allowed_decisions: list[DecisionType]
+    args_schema: NotRequired[dict[str, Any]]
+
+
+class ApprovalInterrupt(TypedDict):
+    """Payload of an ``mcp_approval`` interrupt: one tool call waiting for a human decision."""
+
+    type: Literal["mcp_approval"]
+    tool_call_id: str
+    server: str | None
+    """``None`` for a tool call that does not go to an MCP server."""
+    tool: str
+    published_name: str
+    arguments: dict[str, Any]
+    hints: ApprovalHints | None
+    reason: str
+    """Why the call needs approval, e.g. ``"destructiveHint (spec default)"``."""
+    allowed_decisions: list[DecisionType]
+    description: str
+    input_schema: NotRequired[dict[str, Any]]
+    """The tool's inputSchema, so a UI (and ``resume_command``) can check edited arguments."""
+    action_requests: NotRequired[list[ActionRequest]]
+    """Compatibility mode only: LangChain ``HITLRequest`` keys, one item."""
+    review_configs: NotRequired[list[ReviewConfig]]
+
+
+class EditedAction(TypedDict):
+    name: str
+    args: dict[str, Any]
+
+
+class ApproveDecision(TypedDict):
+    type: Literal["approve"]
+
+
+class EditDecision(TypedDict):
+    type: Literal["edit"]
+    edited_action: EditedAction
+
+
+class RejectDecision(TypedDict):
+    type: Literal["reject"]
+    message: NotRequired[str]
+
+
+class RespondDecision(TypedDict):
+    type: Literal["respond"]
+    message: str
+
+
+Decision: TypeAlias = ApproveDecision | EditDecision | RejectDecision | RespondDecision
+"""The resume value of an ``mcp_approval`` interrupt (LangChain's decision shapes)."""
+
+
+class HITLResponse(TypedDict):
+    """Compatibility mode resume value (what Agent Chat UI sends): exactly one decision."""
+
+    decisions: list[Decision]
+
+
+McpInterrupt: TypeAlias = ElicitationInterrupt | ApprovalInterrupt
+
+
+def is_elicitation_interrupt(value: object) -> bool:
+    """True for an ``mcp_elicitation`` payload (works on values read back from any checkpointer)."""
+    return isinstance(value, dict) and value.get("type") == ELICITATION_INTERRUPT_TYPE
+
+
+def is_approval_interrupt(value: object) -> bool:
+    """True for an ``mcp_approval`` payload."""
+    return isinstance(value, dict) and value.get("type") == APPROVAL_INTERRUPT_TYPE
