@@ -1,0 +1,101 @@
+"""The answer book: a task's stored LangGraph resume values, matched to the questions a tool call asks.
+
+LangGraph re-runs an interrupted node from the top and hands each ``interrupt()`` call the stored answer with the
+same index. A re-issued MCP call may not ask exactly what it asked before (a legacy server's question can change
+between attempts), so answers are matched by the question's request keys — the server's own keys in the 2026-07-28
+era, a hash of message and schema for legacy questions — and a stored answer that no longer fits is skipped rather
+than fed to the wrong question.
+
+A fresh answer is always taken through ``interrupt(payload, response_schema=...)``, so LangGraph validates it
+against the question before saving it: a bad answer is refused and the same interrupt can be answered again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, cast
+
+from langgraph.config import get_config
+from langgraph.types import interrupt
+
+from langgraph_mcp.elicitation.answers import answers_response_schema, validate_answers
+from langgraph_mcp.errors import LangGraphMcpError
+from langgraph_mcp.payloads import ElicitationAnswers, ElicitationInterrupt, ElicitationRequest
+
+_SCRATCHPAD = "__pregel_scratchpad"
+_CHECKPOINTER = "__pregel_checkpointer"
+
+
+class NoCheckpointerError(LangGraphMcpError):
+    """A tool asked for input but the graph has no checkpointer, so it cannot pause."""
+
+
+class InterruptAsker:
+    """Gets answers for one tool call's questions from LangGraph interrupts (one instance per node run)."""
+
+    def __init__(self, tool_call_id: str) -> None:
+        config = get_config()
+        configurable = config.get("configurable", {})
+        self._scratchpad = configurable.get(_SCRATCHPAD)
+        self.has_checkpointer = configurable.get(_CHECKPOINTER) is not None
+        self.key: tuple[str, ...] = (
+            str(configurable.get("thread_id", "")),
+            str(configurable.get("checkpoint_ns", "")),
+            tool_call_id,
+        )
+        self.consumed = 0
+        """How many ``interrupt()`` calls this node run has made (LangGraph's per-task counter)."""
+        self.raised_at = 0
+        """The index of the interrupt most recently raised (where the call paused)."""
+
+    def _book(self) -> list[Any]:
+        scratchpad = self._scratchpad
+        if scratchpad is None:
+            return []
+        book = list(scratchpad.resume)
+        fresh = scratchpad.get_null_resume(False)
+        if fresh is not None:
+            book.append(fresh)
+        return book
+
+    def _advance_to(self, index: int) -> None:
+        # Stale answers are consumed without a schema: they were validated when saved, for another question.
+        while self.consumed < index:
+            interrupt(None)
+            self.consumed += 1
+
+    def answer(
+        self, payload: ElicitationInterrupt, requests: Mapping[str, ElicitationRequest], cursor: int
+    ) -> tuple[ElicitationAnswers, int]:
+        """Answers for ``requests``: the first stored answer from ``cursor`` on with the same keys, or a new
+        interrupt. Returns the answers and the cursor after them; raises ``GraphInterrupt`` to pause."""
+        if not self.has_checkpointer:
+            raise NoCheckpointerError(
+                f"MCP tool {payload['published_name']!r} asked for input, but the graph has no checkpointer to "
+                "pause on: compile it with one, e.g. graph.compile(checkpointer=InMemorySaver())"
+            )
+        book = self._book()
+        keys = set(requests)
+        index = cursor
+        while index < len(book):
+            stored = book[index]
+            if isinstance(stored, Mapping) and set(stored) == keys:
+                return self._take(index, payload, requests, stored), index + 1
+            index += 1
+        return self._take(len(book), payload, requests, None), len(book) + 1
+
+    def _take(
+        self,
+        index: int,
+        payload: ElicitationInterrupt,
+        requests: Mapping[str, ElicitationRequest],
+        stored: Mapping[str, Any] | None,
+    ) -> ElicitationAnswers:
+        if index < self.consumed and stored is not None:
+            return validate_answers(requests, stored)
+        self._advance_to(index)
+        self.raised_at = index
+        model = answers_response_schema(requests)
+        validated = interrupt(payload, response_schema=model)
+        self.consumed = index + 1
+        return cast(ElicitationAnswers, validated.answers())

@@ -1,0 +1,411 @@
+"""The call driver: runs one MCP tool call to its end, pausing the graph for every round of questions (both eras).
+
+Every pause has two ways back:
+
+* **fast path** — the resume arrives in this process while the paused round is still live. Modern: the round's
+  ``requestState`` was kept in memory (never in a checkpoint) and goes out with the answers, one round trip.
+  Legacy: the call itself was kept open ("parked") inside its ``elicitation/create``, and the answer goes straight
+  to it; the server sees one ordinary attempt.
+* **durable path** — after a restart, on another worker, after the park timeout, or when the server rejects a
+  saved ``requestState``: the call is re-issued and each question is answered from the stored answers.
+  Pre-question work on the server may therefore repeat; post-question work runs once.
+
+It never answers "cancel" or "decline" on the user's behalf: an abandoned legacy call is ended by cancelling its
+request, with an error answer only as a fallback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import mcp.types as types
+from langgraph.errors import GraphInterrupt
+from mcp import MCPError
+from mcp.shared.exceptions import UrlElicitationRequiredError
+
+from langgraph_mcp.catalog import McpTool
+from langgraph_mcp.connection import (
+    CallHandle,
+    DoneEvent,
+    ElicitEvent,
+    FailedEvent,
+    ParkedCall,
+    ServerConnection,
+    is_connection_lost,
+)
+from langgraph_mcp.elicitation.answers import question_key, request_from_params, to_elicit_result
+from langgraph_mcp.elicitation.asker import InterruptAsker
+from langgraph_mcp.errors import LangGraphMcpError, ServerConnectionError
+from langgraph_mcp.payloads import (
+    ELICITATION_INTERRUPT_TYPE,
+    ElicitationAnswers,
+    ElicitationInterrupt,
+    ElicitationRequest,
+)
+
+ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
+STATE_ONLY_BACKOFF = (0.05, 0.1, 0.2, 0.25)
+
+
+class ElicitationUnavailableError(LangGraphMcpError):
+    """A tool asked for input where nobody can answer (a plain ``call_tool`` outside a graph)."""
+
+
+class TooManyRoundsError(LangGraphMcpError):
+    """A server kept asking past the server's ``max_elicitation_rounds``."""
+
+
+class UnsupportedRequestError(LangGraphMcpError):
+    """A server sent a request this client does not serve (sampling, or roots without a ``roots`` option)."""
+
+
+class _Servers:
+    """What the driver needs from ``McpServers`` (kept structural to avoid an import cycle)."""
+
+    def connection(self, server: str) -> ServerConnection:
+        raise NotImplementedError
+
+
+async def call_without_questions(
+    servers: Any, tool: McpTool, arguments: dict[str, Any], *, progress: ProgressCallback | None = None
+) -> types.CallToolResult:
+    """Run a call where nobody can answer questions: one that asks for input fails with a clear error."""
+    return await run_call(servers, tool, arguments, tool_call_id="", asker=None, progress=progress)
+
+
+async def run_call(
+    servers: Any,
+    tool: McpTool,
+    arguments: dict[str, Any],
+    *,
+    tool_call_id: str,
+    asker: InterruptAsker | None,
+    progress: ProgressCallback | None = None,
+) -> types.CallToolResult:
+    """Run ``tool`` to its final result, retrying transport failures only when the tool is read-only/idempotent."""
+    conn: ServerConnection = servers.connection(tool.server)
+    attempts = 0
+    while True:
+        try:
+            return await _attempt(conn, tool, arguments, tool_call_id, asker, progress)
+        except GraphInterrupt:
+            raise
+        except Exception as exc:
+            if is_connection_lost(exc) and tool.retry_safe and attempts < conn.spec.retries:
+                attempts += 1
+                continue
+            raise
+
+
+async def _attempt(
+    conn: ServerConnection,
+    tool: McpTool,
+    arguments: dict[str, Any],
+    tool_call_id: str,
+    asker: InterruptAsker | None,
+    progress: ProgressCallback | None,
+) -> types.CallToolResult:
+    await conn.client()
+    parked = conn.take_parked(asker.key) if asker is not None else None
+    if conn.is_legacy:
+        return await _legacy(conn, tool, arguments, tool_call_id, asker, progress, parked)
+    return await _modern(conn, tool, arguments, tool_call_id, asker, progress, parked)
+
+
+def _payload(
+    tool: McpTool,
+    tool_call_id: str,
+    arguments: dict[str, Any],
+    round_: int,
+    requests: dict[str, ElicitationRequest],
+) -> ElicitationInterrupt:
+    return {
+        "type": ELICITATION_INTERRUPT_TYPE,
+        "tool_call_id": tool_call_id,
+        "server": tool.server,
+        "tool": tool.name,
+        "published_name": tool.published_name,
+        "arguments": arguments,
+        "round": round_,
+        "requests": requests,
+    }
+
+
+def _need_asker(asker: InterruptAsker | None, tool: McpTool) -> InterruptAsker:
+    if asker is None:
+        raise ElicitationUnavailableError(
+            f"MCP tool {tool.published_name!r} asked for user input; run it through McpToolNode (or the tools "
+            "from get_tools() inside a graph with a checkpointer) so the question can become an interrupt"
+        )
+    return asker
+
+
+# ------------------------------------------------------------------------------------------------ modern era
+
+
+async def _modern(
+    conn: ServerConnection,
+    tool: McpTool,
+    arguments: dict[str, Any],
+    tool_call_id: str,
+    asker: InterruptAsker | None,
+    progress: ProgressCallback | None,
+    parked: ParkedCall | None,
+) -> types.CallToolResult:
+    spec = conn.spec
+    responses: dict[str, Any] | None = None
+    state: str | None = None
+    round_ = 0
+    cursor = 0
+    if parked is not None and parked.handle is None and asker is not None:
+        # Fast path: answer the live round with its saved requestState.
+        requests = _modern_requests(conn, parked.input_requests or {})
+        round_ = parked.round
+        try:
+            answers, cursor = asker.answer(
+                _payload(tool, tool_call_id, arguments, round_, requests), requests, parked.interrupt_index
+            )
+        except GraphInterrupt:
+            conn.park(asker.key, parked)
+            raise
+        responses = _responses(requests, answers, parked.input_requests or {}, conn)
+        state = parked.request_state
+    state_only_rounds = 0
+    while True:
+        try:
+            result = await _one_leg(conn, tool, arguments, progress, responses, state)
+        except MCPError as exc:
+            if exc.code == types.INVALID_PARAMS and state is not None and parked is not None:
+                # The saved requestState was refused (server restarted, TTL passed): re-issue from scratch and
+                # answer the fresh questions from the stored answers.
+                parked, responses, state, round_, cursor = None, None, None, 0, 0
+                continue
+            raise
+        if isinstance(result, types.CallToolResult):
+            return result
+        assert isinstance(result, types.InputRequiredResult)
+        if not result.input_requests:
+            # A state-only round: no questions, just come back with the state.
+            delay = STATE_ONLY_BACKOFF[min(state_only_rounds, len(STATE_ONLY_BACKOFF) - 1)]
+            state_only_rounds += 1
+            if state_only_rounds > spec.max_elicitation_rounds:
+                raise TooManyRoundsError(
+                    f"MCP tool {tool.published_name!r} returned {state_only_rounds} state-only rounds; giving up"
+                )
+            await asyncio.sleep(delay)
+            responses, state = None, result.request_state
+            continue
+        round_ += 1
+        if round_ > spec.max_elicitation_rounds:
+            raise TooManyRoundsError(
+                f"MCP tool {tool.published_name!r} on server {tool.server!r} asked more than "
+                f"{spec.max_elicitation_rounds} rounds of questions (max_elicitation_rounds); stopped it"
+            )
+        raw_requests = dict(result.input_requests)
+        requests = _modern_requests(conn, raw_requests)
+        the_asker = _need_asker(asker, tool) if requests else asker
+        answers: ElicitationAnswers = {}
+        if requests:
+            assert the_asker is not None
+            try:
+                answers, cursor = the_asker.answer(
+                    _payload(tool, tool_call_id, arguments, round_, requests), requests, cursor
+                )
+            except GraphInterrupt:
+                conn.park(
+                    the_asker.key,
+                    ParkedCall(
+                        handle=None,
+                        interrupt_index=the_asker.raised_at,
+                        round=round_,
+                        request_state=result.request_state,
+                        input_requests={
+                            k: v.model_dump(mode="json", by_alias=True) for k, v in raw_requests.items()
+                        },
+                    ),
+                )
+                raise
+        responses = _responses(requests, answers, raw_requests, conn)
+        state = result.request_state
+
+
+def _modern_requests(conn: ServerConnection, raw: dict[str, Any]) -> dict[str, ElicitationRequest]:
+    """The elicitation questions of a round (roots requests are answered without asking anyone)."""
+    requests: dict[str, ElicitationRequest] = {}
+    for key, request in raw.items():
+        method = request.get("method") if isinstance(request, dict) else getattr(request, "method", None)
+        if method == "elicitation/create":
+            elicit = (
+                request
+                if isinstance(request, types.ElicitRequest)
+                else types.ElicitRequest.model_validate(request)
+            )
+            requests[key] = request_from_params(elicit.params)
+        elif method == "roots/list":
+            if conn.spec.roots is None:
+                raise UnsupportedRequestError(
+                    f"MCP server {conn.name!r} asked for roots; configure the server's 'roots' option to answer"
+                )
+        else:
+            raise UnsupportedRequestError(
+                f"MCP server {conn.name!r} asked the client to {method!r} (sampling); langgraph-mcp does not "
+                "serve sampling requests"
+            )
+    return requests
+
+
+def _responses(
+    requests: dict[str, ElicitationRequest],
+    answers: ElicitationAnswers,
+    raw: dict[str, Any],
+    conn: ServerConnection,
+) -> dict[str, Any]:
+    responses: dict[str, Any] = {key: to_elicit_result(answers[key]) for key in requests}
+    for key in raw:
+        if key not in requests:  # roots/list
+            roots = [types.Root(uri=r if "://" in r else f"file://{r}") for r in conn.spec.roots or []]  # type: ignore[arg-type]
+            responses[key] = types.ListRootsResult(roots=roots)
+    return responses
+
+
+async def _one_leg(
+    conn: ServerConnection,
+    tool: McpTool,
+    arguments: dict[str, Any],
+    progress: ProgressCallback | None,
+    responses: dict[str, Any] | None,
+    state: str | None,
+) -> types.CallToolResult | types.InputRequiredResult:
+    handle = await conn.start_call(
+        tool.name, arguments, progress=progress, input_responses=responses, request_state=state
+    )
+    while True:
+        event = await handle.next_event(conn.spec.tool_timeout)
+        if isinstance(event, DoneEvent):
+            return event.result
+        if isinstance(event, FailedEvent):
+            raise event.error
+        handle.reply(types.ErrorData(code=types.INVALID_REQUEST, message="unexpected elicitation"))
+
+
+# ------------------------------------------------------------------------------------------------ legacy era
+
+
+async def _legacy(
+    conn: ServerConnection,
+    tool: McpTool,
+    arguments: dict[str, Any],
+    tool_call_id: str,
+    asker: InterruptAsker | None,
+    progress: ProgressCallback | None,
+    parked: ParkedCall | None,
+) -> types.CallToolResult:
+    spec = conn.spec
+    handle: CallHandle
+    cursor = 0
+    round_ = 0
+    if parked is not None and parked.handle is not None and asker is not None:
+        # Fast path: the call is still open inside its question; answer it directly.
+        handle = parked.handle
+        question = handle.pending_question
+        assert question is not None
+        requests = _legacy_requests(spec.question_match, question)
+        round_ = parked.round
+        try:
+            answers, cursor = asker.answer(
+                _payload(tool, tool_call_id, arguments, round_, requests), requests, parked.interrupt_index
+            )
+        except GraphInterrupt:
+            conn.park(asker.key, parked)
+            raise
+        await conn.reacquire_slot(handle)
+        handle.reply(to_elicit_result(next(iter(answers.values()))))
+    else:
+        handle = await conn.start_call(tool.name, arguments, progress=progress)
+    try:
+        while True:
+            event = await handle.next_event(spec.tool_timeout)
+            if isinstance(event, DoneEvent):
+                assert isinstance(event.result, types.CallToolResult)
+                return event.result
+            if isinstance(event, FailedEvent):
+                error = event.error
+                if isinstance(error, MCPError) and error.code == types.URL_ELICITATION_REQUIRED:
+                    return await _url_required(
+                        conn, tool, arguments, tool_call_id, asker, progress, error, cursor
+                    )
+                raise error
+            round_ += 1
+            if round_ > spec.max_elicitation_rounds:
+                await handle.abandon()
+                raise TooManyRoundsError(
+                    f"MCP tool {tool.published_name!r} on server {tool.server!r} asked more than "
+                    f"{spec.max_elicitation_rounds} questions (max_elicitation_rounds); stopped it"
+                )
+            the_asker = _need_asker(asker, tool)
+            requests = _legacy_requests(spec.question_match, event)
+            try:
+                answers, cursor = the_asker.answer(
+                    _payload(tool, tool_call_id, arguments, round_, requests), requests, cursor
+                )
+            except GraphInterrupt:
+                conn.park(
+                    the_asker.key,
+                    ParkedCall(handle=handle, interrupt_index=the_asker.raised_at, round=round_),
+                )
+                raise
+            handle.reply(to_elicit_result(next(iter(answers.values()))))
+    except (GraphInterrupt, asyncio.CancelledError):
+        raise
+    except BaseException:
+        await handle.abandon()
+        raise
+
+
+def _legacy_requests(match: Any, event: ElicitEvent) -> dict[str, ElicitationRequest]:
+    params = event.params
+    request = request_from_params(params)
+    schema = getattr(params, "requested_schema", None)
+    url = getattr(params, "url", None)
+    return {question_key(params.message, schema, url, match): request}
+
+
+async def _url_required(
+    conn: ServerConnection,
+    tool: McpTool,
+    arguments: dict[str, Any],
+    tool_call_id: str,
+    asker: InterruptAsker | None,
+    progress: ProgressCallback | None,
+    error: MCPError,
+    cursor: int,
+) -> types.CallToolResult:
+    """A legacy ``-32042``: show the URLs as one interrupt; once the user has been there, retry the call."""
+    the_asker = _need_asker(asker, tool)
+    elicitations = UrlElicitationRequiredError.from_error(error.error).elicitations
+    requests: dict[str, ElicitationRequest] = {
+        question_key(e.message, None, e.url, conn.spec.question_match): request_from_params(e)
+        for e in elicitations
+    }
+    answers, _ = the_asker.answer(_payload(tool, tool_call_id, arguments, 1, requests), requests, cursor)
+    refused = [key for key, answer in answers.items() if answer["action"] != "accept"]
+    if refused:
+        return types.CallToolResult(
+            content=[
+                types.TextContent(
+                    text="The user did not complete the requested URL step; the call was not run."
+                )
+            ],
+            is_error=True,
+        )
+    handle = await conn.start_call(tool.name, arguments, progress=progress)
+    event = await handle.next_event(conn.spec.tool_timeout)
+    if isinstance(event, DoneEvent):
+        assert isinstance(event.result, types.CallToolResult)
+        return event.result
+    if isinstance(event, FailedEvent):
+        raise event.error
+    await handle.abandon()
+    raise ServerConnectionError(conn.name, "asked another question after a URL step; not supported")

@@ -1,0 +1,193 @@
+"""``McpToolNode`` runs MCP tool calls as graph steps; ``route_tool_calls`` gives each call its own task.
+
+The standard wiring is one ``Send`` per tool call (``add_conditional_edges("gate", route_tool_calls)``): each call
+then has its own checkpoint namespace and interrupt id, a finished call is never re-run when a sibling resumes, and
+answers can't cross between calls. Given several calls in one task, the node runs each as a LangGraph ``@task``
+inside the node, which gives every call the same isolation.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Callable, Sequence
+from typing import Any, cast
+
+from langchain_core.messages import ToolCall, ToolMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph._internal._runnable import RunnableCallable
+from langgraph.config import get_stream_writer
+from langgraph.constants import END
+from langgraph.errors import GraphBubbleUp, is_invalid_resume
+from langgraph.func import task
+from langgraph.types import Send
+
+from langgraph_mcp.elicitation.asker import InterruptAsker, NoCheckpointerError
+from langgraph_mcp.elicitation.driver import run_call
+from langgraph_mcp.errors import ToolNotFoundError
+from langgraph_mcp.messages import messages_of, pending_tool_calls
+from langgraph_mcp.results import to_tool_message
+from langgraph_mcp.servers import McpServers
+
+ErrorHandler = bool | str | Callable[[Exception], str] | type[Exception] | tuple[type[Exception], ...]
+
+
+def _is_send_payload(value: Any) -> bool:
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and isinstance(value[-1], dict)
+        and value[-1].get("type") == "tool_call"
+    )
+
+
+class McpToolNode(RunnableCallable):
+    """A graph node that runs the pending tool calls of the last AI message against MCP servers.
+
+    Input: a state with ``messages`` (every call of the last AIMessage without a ToolMessage), or the list of tool
+    calls that ``route_tool_calls`` sends. Output: ``{"messages": [ToolMessage, ...]}``.
+
+    * Unknown tool → error ToolMessage naming close matches.
+    * Transport failures and timeouts → error ToolMessage (``handle_tool_errors``, as in ``ToolNode``); LangGraph
+      interrupts always propagate.
+    * A server's questions (elicitation) become ``mcp_elicitation`` interrupts; the graph needs a checkpointer.
+    * Progress notifications are streamed as ``{"type": "mcp_progress", ...}`` on ``stream_mode="custom"``.
+    """
+
+    def __init__(
+        self,
+        servers: McpServers,
+        *,
+        name: str = "tools",
+        messages_key: str = "messages",
+        handle_tool_errors: ErrorHandler = True,
+        tags: list[str] | None = None,
+    ) -> None:
+        super().__init__(self._func, self._afunc, name=name, tags=tags, trace=False)
+        self.servers = servers
+        self.messages_key = messages_key
+        self.handle_tool_errors = handle_tool_errors
+
+    # ------------------------------------------------------------------------------------------- entry points
+
+    def _func(self, input: Any, config: RunnableConfig) -> Any:
+        context = contextvars.copy_context()
+        return self.servers.run_sync(lambda: self._afunc(input, config), context=context)
+
+    async def _afunc(self, input: Any, config: RunnableConfig) -> Any:
+        calls = self._calls(input)
+        if len(calls) == 1:
+            message = await self._run_one(calls[0])
+            return {self.messages_key: [message]}
+        # Several calls in one task: each runs as its own @task, so one call's pause never re-runs a sibling.
+        futures = [_call_task(self, call) for call in calls]
+        messages = [await future for future in futures]
+        return {self.messages_key: messages}
+
+    def _calls(self, input: Any) -> list[ToolCall]:
+        if _is_send_payload(input):
+            return cast(list[ToolCall], input)
+        if isinstance(input, dict) and input.get("__type") == "tool_call_with_context":
+            return [cast(ToolCall, input["tool_call"])]
+        return pending_tool_calls(messages_of(input, self.messages_key))
+
+    # ------------------------------------------------------------------------------------------- one call
+
+    async def _run_one(self, call: ToolCall) -> ToolMessage:
+        call_id = call.get("id") or ""
+        name = call["name"]
+        try:
+            tool = await self.servers.get_tool(name)
+        except ToolNotFoundError as exc:
+            return ToolMessage(content=f"Error: {exc}", name=name, tool_call_id=call_id, status="error")
+        except GraphBubbleUp:
+            raise
+        except Exception as exc:
+            return self._error_message(exc, name, call_id)
+        writer = _stream_writer()
+
+        async def progress(value: float, total: float | None, message: str | None) -> None:
+            if writer is not None:
+                writer(
+                    {
+                        "type": "mcp_progress",
+                        "tool_call_id": call_id,
+                        "server": tool.server,
+                        "tool": tool.name,
+                        "progress": value,
+                        "total": total,
+                        "message": message,
+                    }
+                )
+
+        try:
+            asker = InterruptAsker(call_id)
+            result = await run_call(
+                self.servers,
+                tool,
+                dict(call.get("args") or {}),
+                tool_call_id=call_id,
+                asker=asker,
+                progress=progress,
+            )
+        except GraphBubbleUp:
+            raise
+        except NoCheckpointerError as exc:
+            return ToolMessage(content=f"Error: {exc}", name=name, tool_call_id=call_id, status="error")
+        except Exception as exc:
+            if is_invalid_resume(exc):
+                raise
+            return self._error_message(exc, name, call_id)
+        return to_tool_message(
+            result, tool_call_id=call_id, name=name, routing=self.servers.routing_for(tool.server)
+        )
+
+    def _error_message(self, exc: Exception, name: str, call_id: str) -> ToolMessage:
+        handler = self.handle_tool_errors
+        if handler is False:
+            raise exc
+        if isinstance(handler, str):
+            text = handler
+        elif isinstance(handler, type | tuple):
+            if not isinstance(exc, handler):
+                raise exc
+            text = f"Error: {exc}"
+        elif callable(handler) and handler is not True:
+            text = handler(exc)
+        else:
+            text = f"Error: {exc}" if str(exc) else f"Error: {exc!r}"
+        return ToolMessage(content=text, name=name, tool_call_id=call_id, status="error")
+
+
+@task(name="mcp_tool_call")
+async def _call_task(node: McpToolNode, call: ToolCall) -> ToolMessage:
+    return await node._run_one(call)
+
+
+def _stream_writer() -> Callable[[Any], None] | None:
+    try:
+        return get_stream_writer()
+    except RuntimeError:
+        return None
+
+
+class ToolCallRouter:
+    """Conditional-edge function: one ``Send`` per pending tool call to the tool node, else ``otherwise``.
+
+    ``route_tool_calls`` is the default instance (tool node ``"tools"``, otherwise ``END``); build your own with
+    ``ToolCallRouter(node="mcp_tools", otherwise="agent")``.
+    """
+
+    def __init__(self, node: str = "tools", otherwise: str = END, *, messages_key: str = "messages") -> None:
+        self.node = node
+        self.otherwise = otherwise
+        self.messages_key = messages_key
+
+    def __call__(self, state: Any) -> Sequence[Send] | str:
+        calls = pending_tool_calls(messages_of(state, self.messages_key))
+        if not calls:
+            return self.otherwise
+        return [Send(self.node, [call]) for call in calls]
+
+
+route_tool_calls = ToolCallRouter()
+"""Route each pending tool call to the ``"tools"`` node in its own task; ``END`` when there is none."""

@@ -1,0 +1,387 @@
+"""``McpServers``: many MCP connections with one lifecycle, the tool catalog, and routing a published name to a server.
+
+Event loops: an ``mcp.Client`` can only be used from the loop it was entered in, so ``McpServers`` keeps **one
+connection per server per event loop**, started lazily on first use in that loop. Synchronous callers (e.g. a graph
+run with ``graph.invoke``) go through a private background loop owned by this object. The catalog (tool listings)
+is shared by all loops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextvars
+import difflib
+import threading
+import time
+import weakref
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
+
+import mcp.types as types
+
+from langgraph_mcp.catalog import CatalogReport, McpTool, SkippedTool, build_tool, check_collisions
+from langgraph_mcp.config import McpServersConfig, OutputRouting, ServerSpec
+from langgraph_mcp.connection import ServerConnection, era_of
+from langgraph_mcp.errors import (
+    ConfigError,
+    EventLoopError,
+    LangGraphMcpError,
+    ServerConnectionError,
+    ServerDiscoveryError,
+    ToolNotFoundError,
+)
+
+if TYPE_CHECKING:
+    from langchain_core.tools import BaseTool
+
+T = TypeVar("T")
+CacheMode: TypeAlias = Literal["use", "refresh", "bypass"]
+ConnectionErrorPolicy: TypeAlias = Literal["raise", "ignore"] | Callable[[str, BaseException], None]
+MAX_PAGES = 1000
+
+
+class _Listing:
+    def __init__(self, tools: list[McpTool], skipped: list[SkippedTool], ttl_ms: int) -> None:
+        self.tools = tools
+        self.skipped = skipped
+        # ttlMs > 0 is the server's freshness hint; without one the listing stays until a tools-changed
+        # notification or an explicit refresh (re-listing before every call would double the traffic).
+        self.expires = time.monotonic() + ttl_ms / 1000 if ttl_ms > 0 else float("inf")
+
+    @property
+    def fresh(self) -> bool:
+        return time.monotonic() < self.expires
+
+
+class McpServers:
+    """Connections to a set of MCP servers, their tool catalog, and calls by published tool name.
+
+    Use as ``async with McpServers(config) as servers:`` or just call it: connections start lazily in the
+    running event loop, and ``await servers.aclose()`` (or ``servers.close()`` from sync code) ends them all.
+    """
+
+    def __init__(
+        self,
+        config: McpServersConfig | Mapping[str, Any] | str | Path,
+        *,
+        on_connection_error: ConnectionErrorPolicy = "raise",
+    ) -> None:
+        self.config = McpServersConfig.load(config)
+        if not (on_connection_error in ("raise", "ignore") or callable(on_connection_error)):
+            raise ConfigError("on_connection_error must be 'raise', 'ignore' or a callable(server, error)")
+        self.on_connection_error = on_connection_error
+        self.report = CatalogReport()
+        self._listings: dict[str, _Listing] = {}
+        self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, ServerConnection]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._list_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._portal: tuple[asyncio.AbstractEventLoop, threading.Thread] | None = None
+        self._portal_lock = threading.Lock()
+        self._closed = False
+
+    # ------------------------------------------------------------------------------------------- lifecycle
+
+    async def __aenter__(self) -> McpServers:
+        await self.list_tools()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.config.servers)
+
+    def spec(self, server: str) -> ServerSpec:
+        try:
+            return self.config.servers[server]
+        except KeyError:
+            raise ConfigError(
+                f"no MCP server named {server!r}; configured: {', '.join(self.names)}"
+            ) from None
+
+    def routing_for(self, server: str) -> OutputRouting:
+        return self.config.routing_for(server)
+
+    def connection(self, server: str) -> ServerConnection:
+        """This event loop's connection to ``server`` (not started until first used)."""
+        if self._closed:
+            raise EventLoopError("McpServers was closed; create a new one")
+        loop = asyncio.get_running_loop()
+        connections = self._loops.get(loop)
+        if connections is None:
+            connections = {}
+            self._loops[loop] = connections
+        conn = connections.get(server)
+        if conn is None:
+            conn = ServerConnection(server, self.spec(server), on_tools_changed=self._invalidate)
+            connections[server] = conn
+        return conn
+
+    async def aclose(self) -> None:
+        """Close every connection: this loop's, the private sync loop's, and other running loops'."""
+        self._closed = True
+        current = asyncio.get_running_loop()
+        for loop, connections in list(self._loops.items()):
+            coros = [conn.close() for conn in connections.values()]
+            if loop is current:
+                await asyncio.gather(*coros, return_exceptions=True)
+            elif loop.is_running():
+                futures = [asyncio.run_coroutine_threadsafe(c, loop) for c in coros]
+                await asyncio.gather(*(asyncio.wrap_future(f) for f in futures), return_exceptions=True)
+            else:
+                for c in coros:
+                    c.close()
+        self._loops.clear()
+        self._stop_portal()
+
+    def close(self) -> None:
+        """Synchronous :meth:`aclose` for code that has no event loop running."""
+        self._refuse_inside_loop("close()", "await servers.aclose()")
+        asyncio.run(self.aclose())
+
+    # ------------------------------------------------------------------------------------------- sync bridge
+
+    def run_sync(
+        self, make: Callable[[], Coroutine[Any, Any, T]], *, context: contextvars.Context | None = None
+    ) -> T:
+        """Run an async operation from synchronous code on this object's private event loop.
+
+        ``context`` (default: a copy of the caller's) is the context the coroutine runs in, so LangGraph's
+        ``interrupt()``, config and stream writer work inside it.
+        """
+        self._refuse_inside_loop("a synchronous call", "use the async API (await ...)")
+        loop = self._portal_loop()
+        ctx = context if context is not None else contextvars.copy_context()
+        done: concurrent.futures.Future[T] = concurrent.futures.Future()
+
+        def start() -> None:
+            task = loop.create_task(make(), context=ctx)
+
+            def finish(t: asyncio.Task[T]) -> None:
+                if t.cancelled():
+                    done.cancel()
+                elif (error := t.exception()) is not None:
+                    done.set_exception(error)
+                else:
+                    done.set_result(t.result())
+
+            task.add_done_callback(finish)
+
+        loop.call_soon_threadsafe(start)
+        return done.result()
+
+    @staticmethod
+    def _refuse_inside_loop(what: str, instead: str) -> None:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        raise EventLoopError(
+            f"{what} on McpServers was made from a thread that is running an event loop, which it would block; "
+            f"{instead}, or run the graph with ainvoke/astream"
+        )
+
+    def _portal_loop(self) -> asyncio.AbstractEventLoop:
+        with self._portal_lock:
+            if self._portal is None:
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(target=loop.run_forever, name="langgraph-mcp-sync", daemon=True)
+                thread.start()
+                self._portal = (loop, thread)
+            return self._portal[0]
+
+    def _stop_portal(self) -> None:
+        with self._portal_lock:
+            portal, self._portal = self._portal, None
+        if portal is not None:
+            loop, thread = portal
+            loop.call_soon_threadsafe(loop.stop)
+            if threading.current_thread() is not thread:
+                thread.join(timeout=10)
+
+    # ------------------------------------------------------------------------------------------- catalog
+
+    def _invalidate(self, server: str) -> None:
+        self._listings.pop(server, None)
+
+    async def list_tools(
+        self, servers: Sequence[str] | None = None, cache_mode: CacheMode = "use"
+    ) -> list[McpTool]:
+        """List the tools of ``servers`` (default: all), per the connection-error policy.
+
+        ``cache_mode``: ``use`` serves a fresh cached listing, ``refresh`` always asks the servers and stores the
+        answer, ``bypass`` asks without touching the cache.
+        """
+        names = list(servers) if servers is not None else self.names
+        for name in names:
+            self.spec(name)
+        results = await asyncio.gather(
+            *(self._listing(name, cache_mode) for name in names), return_exceptions=True
+        )
+        tools: list[McpTool] = []
+        for name, result in zip(names, results, strict=True):
+            if isinstance(result, BaseException):
+                if not isinstance(result, Exception):
+                    raise result
+                self._handle_failure(name, result)
+                continue
+            self.report.failed_servers.pop(name, None)
+            tools.extend(result.tools)
+        self.report.skipped = [s for listing in self._listings.values() for s in listing.skipped]
+        check_collisions(tools)
+        return tools
+
+    def _handle_failure(self, server: str, error: Exception) -> None:
+        self.report.failed_servers[server] = error
+        policy = self.on_connection_error
+        if policy == "raise":
+            if isinstance(error, LangGraphMcpError):
+                raise error
+            raise ServerDiscoveryError(server, f"listing tools failed: {error!r}") from error
+        if callable(policy):
+            policy(server, error)
+
+    async def _listing(self, server: str, cache_mode: CacheMode) -> _Listing:
+        cached = self._listings.get(server)
+        if cache_mode == "use" and cached is not None and cached.fresh:
+            return cached
+        listing = await self._fetch(server)
+        if cache_mode != "bypass":
+            self._listings[server] = listing
+        return listing
+
+    async def _fetch(self, server: str) -> _Listing:
+        conn = self.connection(server)
+        spec = conn.spec
+        try:
+            await conn.client()
+        except ServerConnectionError as exc:
+            raise ServerDiscoveryError(server, str(exc).split(": ", 1)[-1]) from exc.__cause__
+        raw: list[types.Tool] = []
+        cursor: str | None = None
+        ttl_ms = 0
+        deadline = time.monotonic() + spec.connect_timeout
+        for _ in range(MAX_PAGES):
+            remaining = max(0.1, deadline - time.monotonic())
+
+            async def page(client: Any, cursor: str | None = cursor) -> types.ListToolsResult:
+                result: types.ListToolsResult = await client.list_tools(cursor=cursor, cache_mode="bypass")
+                return result
+
+            try:
+                result = await conn.request(page, timeout=remaining)
+            except TimeoutError:
+                raise ServerDiscoveryError(
+                    server,
+                    f"tools/list did not answer within the discovery timeout ({spec.connect_timeout:g}s)",
+                ) from None
+            except ServerConnectionError as exc:
+                raise ServerDiscoveryError(server, str(exc).split(": ", 1)[-1]) from exc
+            raw.extend(result.tools)
+            ttl_ms = ttl_ms or result.ttl_ms
+            cursor = result.next_cursor
+            if cursor is None:
+                break
+        tools: list[McpTool] = []
+        skipped: list[SkippedTool] = []
+        taken: set[str] = set()
+        for tool in raw:
+            built = build_tool(
+                server,
+                tool,
+                prefix=spec.prefix,
+                separator=self.config.separator,
+                invalid_names=self.config.invalid_names,
+                trusted=spec.trust_annotations,
+                taken=taken,
+            )
+            if isinstance(built, SkippedTool):
+                skipped.append(built)
+            else:
+                taken.add(built.published_name)
+                tools.append(built)
+        return _Listing(tools, skipped, ttl_ms)
+
+    def cached_tool(self, published_name: str) -> McpTool | None:
+        """The listed tool with this published name, from the cache only (no I/O)."""
+        for listing in self._listings.values():
+            for tool in listing.tools:
+                if tool.published_name == published_name:
+                    return tool
+        return None
+
+    def cached_tools(self) -> list[McpTool]:
+        return [tool for listing in self._listings.values() for tool in listing.tools]
+
+    async def get_tool(self, published_name: str) -> McpTool:
+        """The tool published as ``published_name``; lists servers if needed. Raises ``ToolNotFoundError``."""
+        tool = self.cached_tool(published_name)
+        if tool is not None:
+            return tool
+        loop = asyncio.get_running_loop()
+        lock = self._list_locks.setdefault(loop, asyncio.Lock())
+        async with lock:
+            tool = self.cached_tool(published_name)
+            if tool is None:
+                missing = [name for name in self.names if name not in self._listings]
+                if missing:
+                    await self._list_quietly(missing)
+                tool = self.cached_tool(published_name)
+        if tool is None:
+            names = [t.published_name for t in self.cached_tools()]
+            raise ToolNotFoundError(published_name, difflib.get_close_matches(published_name, names, n=3))
+        return tool
+
+    async def _list_quietly(self, servers: list[str]) -> None:
+        """List servers for a lookup: a broken server must not hide another server's tools."""
+        results = await asyncio.gather(*(self._listing(s, "use") for s in servers), return_exceptions=True)
+        for server, result in zip(servers, results, strict=True):
+            if isinstance(result, Exception):
+                self.report.failed_servers[server] = result
+
+    def server_status(self, server: str) -> dict[str, Any]:
+        """What is known about ``server`` in this loop: era negotiated, server info, last error."""
+        try:
+            conn = self.connection(server)
+        except RuntimeError:
+            conn = None
+        error = self.report.failed_servers.get(server)
+        return {
+            "server": server,
+            "protocol_version": conn.protocol_version if conn else None,
+            "era": era_of(conn.protocol_version) if conn else None,
+            "server_info": conn.server_info.name if conn and conn.server_info else None,
+            "error": str(error) if error else None,
+            "tools": len(self._listings[server].tools) if server in self._listings else None,
+        }
+
+    # ------------------------------------------------------------------------------------------- calls
+
+    async def call_tool(
+        self,
+        published_name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        progress: Callable[[float, float | None, str | None], Awaitable[None]] | None = None,
+    ) -> types.CallToolResult:
+        """Call a tool by published name and return the server's ``CallToolResult``.
+
+        Transport failures of read-only or idempotent tools are retried (``retries`` per server). A tool that asks
+        for input can't be answered here: use :class:`~langgraph_mcp.McpToolNode` in a graph for that.
+        """
+        from langgraph_mcp.elicitation.driver import call_without_questions
+
+        tool = await self.get_tool(published_name)
+        return await call_without_questions(self, tool, dict(arguments or {}), progress=progress)
+
+    async def get_tools(self, servers: Sequence[str] | None = None) -> list[BaseTool]:
+        """LangChain ``StructuredTool``s for ``create_agent`` / ``ToolNode`` (see :mod:`langgraph_mcp.tools`)."""
+        from langgraph_mcp.tools import make_langchain_tools
+
+        return make_langchain_tools(self, await self.list_tools(servers))

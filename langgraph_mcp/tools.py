@@ -1,0 +1,120 @@
+"""LangChain ``StructuredTool``s over MCP tools, for ``create_agent`` and ``ToolNode`` users.
+
+They share the connection layer and the call driver with ``McpToolNode``: inside a graph (with a checkpointer) a
+server's question pauses the run with the same ``mcp_elicitation`` interrupt. An ``isError`` result raises a
+``ToolException`` carrying the result when the tool is invoked directly; inside a LangGraph tool node it becomes an
+error ToolMessage.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool, StructuredTool, ToolException
+from langgraph.config import get_config
+
+from langgraph_mcp.catalog import McpTool
+from langgraph_mcp.elicitation.asker import InterruptAsker
+from langgraph_mcp.elicitation.driver import run_call
+from langgraph_mcp.results import convert_result
+
+if TYPE_CHECKING:
+    from mcp.types import CallToolResult
+
+    from langgraph_mcp.servers import McpServers
+
+
+class McpToolError(ToolException):
+    """An MCP tool returned ``isError``; ``result`` is the server's ``CallToolResult``."""
+
+    def __init__(self, message: str, result: CallToolResult) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+def _in_graph() -> bool:
+    try:
+        configurable = get_config().get("configurable", {})
+    except RuntimeError:
+        return False
+    return "__pregel_scratchpad" in configurable
+
+
+def _handle_error(error: ToolException) -> str:
+    # Inside a graph the model should read the server's error; invoked directly, the caller gets the exception.
+    if not _in_graph():
+        raise error
+    return str(error)
+
+
+def make_langchain_tools(servers: McpServers, tools: list[McpTool]) -> list[BaseTool]:
+    """One ``StructuredTool`` per MCP tool, named by its published name."""
+    return [_make_tool(servers, tool) for tool in tools]
+
+
+def _make_tool(servers: McpServers, tool: McpTool) -> BaseTool:
+    async def run(**arguments: Any) -> tuple[Any, Any]:
+        call_id = ""
+        asker: InterruptAsker | None = None
+        if _in_graph():
+            call_id = _current_tool_call_id()
+            asker = InterruptAsker(call_id)
+        result = await run_call(servers, tool, arguments, tool_call_id=call_id, asker=asker)
+        converted = convert_result(result, servers.routing_for(tool.server))
+        if converted.status == "error":
+            raise McpToolError(converted.text or f"MCP tool {tool.published_name!r} failed", result)
+        return converted.content, converted.artifact
+
+    def run_sync(**arguments: Any) -> tuple[Any, Any]:
+        return servers.run_sync(lambda: run(**arguments))
+
+    return McpStructuredTool(
+        name=tool.published_name,
+        description=tool.description or tool.display_name,
+        args_schema=tool.input_schema,
+        coroutine=run,
+        func=run_sync,
+        response_format="content_and_artifact",
+        handle_tool_error=_handle_error,
+        metadata={
+            "annotations": tool.annotations,
+            "hints": tool.effective_hints,
+            "declared_hints": tool.declared_hints,
+            "server": tool.server,
+            "mcp_tool": tool.name,
+            "trusted": tool.trusted,
+        },
+    )
+
+
+_TOOL_CALL_ID: contextvars.ContextVar[str] = contextvars.ContextVar("langgraph_mcp_tool_call_id", default="")
+
+
+def _current_tool_call_id() -> str:
+    return _TOOL_CALL_ID.get()
+
+
+def _call_id_of(value: Any) -> str:
+    if isinstance(value, dict) and value.get("type") == "tool_call":
+        return str(value.get("id") or "")
+    return ""
+
+
+class McpStructuredTool(StructuredTool):
+    """A ``StructuredTool`` that remembers which tool call it runs (interrupt payloads carry the call's id)."""
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        token = _TOOL_CALL_ID.set(_call_id_of(input))
+        try:
+            return await super().ainvoke(input, config, **kwargs)
+        finally:
+            _TOOL_CALL_ID.reset(token)
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        token = _TOOL_CALL_ID.set(_call_id_of(input))
+        try:
+            return super().invoke(input, config, **kwargs)
+        finally:
+            _TOOL_CALL_ID.reset(token)
