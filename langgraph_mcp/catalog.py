@@ -11,7 +11,7 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import mcp.types as types
 
@@ -62,12 +62,12 @@ class McpTool:
             value = (self.annotations or {}).get(key)
             if isinstance(value, bool):
                 hints[key] = value
-        return DeclaredHints(**hints)  # type: ignore[typeddict-item]
+        return cast(DeclaredHints, hints)
 
     @property
     def effective_hints(self) -> EffectiveHints:
         """Declared hints over the spec defaults. Destructive/idempotent mean nothing for a read-only tool."""
-        merged: EffectiveHints = {**SPEC_DEFAULTS, **self.declared_hints}  # type: ignore[typeddict-item]
+        merged = cast(EffectiveHints, {**SPEC_DEFAULTS, **self.declared_hints})
         if merged["readOnlyHint"]:
             merged["destructiveHint"] = False
             merged["idempotentHint"] = True

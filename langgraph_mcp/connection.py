@@ -20,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Literal, TypeVar
+from typing import IO, Any, Literal, TextIO, TypeVar, cast
 
 import anyio
 import httpx2
@@ -286,7 +286,8 @@ class ServerConnection:
             common["list_roots_callback"] = self._on_list_roots
         if isinstance(spec, StdioServer):
             params = StdioServerParameters(command=spec.command, args=spec.args, env=spec.env, cwd=spec.cwd)
-            return Client(stdio_client(params, errlog=stderr) if stderr else stdio_client(params), **common)
+            transport = stdio_client(params, errlog=cast(TextIO, stderr)) if stderr else stdio_client(params)
+            return Client(transport, **common)
         if isinstance(spec, HttpServer):
             http = create_mcp_http_client(
                 headers=spec.headers or None,
@@ -379,7 +380,7 @@ class ServerConnection:
                 outcome.set_exception(ServerConnectionError(self.name, "the request was cancelled"))
 
         tg.start_soon(job)
-        waiters = [outcome, loop.create_task(self._protocol_error_event.wait())]
+        waiters: list[asyncio.Future[Any]] = [outcome, loop.create_task(self._protocol_error_event.wait())]
         try:
             done, _ = await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -433,8 +434,8 @@ class ServerConnection:
                         tool,
                         arguments,
                         read_timeout_seconds=read_timeout,
-                        progress_callback=progress,
-                        input_responses=input_responses,  # type: ignore[arg-type]
+                        progress_callback=cast(Any, progress),
+                        input_responses=cast(Any, input_responses),
                         request_state=request_state,
                         allow_input_required=True,
                     )

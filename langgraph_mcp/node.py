@@ -8,6 +8,7 @@ inside the node, which gives every call the same isolation.
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 from collections.abc import Callable, Sequence
 from typing import Any, cast
@@ -17,7 +18,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph._internal._runnable import RunnableCallable
 from langgraph.config import get_stream_writer
 from langgraph.constants import END
-from langgraph.errors import GraphBubbleUp, is_invalid_resume
+from langgraph.errors import GraphBubbleUp, GraphInterrupt, is_invalid_resume
 from langgraph.func import task
 from langgraph.types import Send
 
@@ -79,9 +80,15 @@ class McpToolNode(RunnableCallable):
             message = await self._run_one(calls[0])
             return {self.messages_key: [message]}
         # Several calls in one task: each runs as its own @task, so one call's pause never re-runs a sibling.
-        futures = [_call_task(self, call) for call in calls]
-        messages = [await future for future in futures]
-        return {self.messages_key: messages}
+        futures = [cast(Any, _call_task)(self, call) for call in calls]
+        outcomes = await asyncio.gather(*futures, return_exceptions=True)
+        interrupts = [i for o in outcomes if isinstance(o, GraphInterrupt) for i in o.args[0]]
+        if interrupts:
+            raise GraphInterrupt(tuple(interrupts))
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
+        return {self.messages_key: list(outcomes)}
 
     def _calls(self, input: Any) -> list[ToolCall]:
         if _is_send_payload(input):
@@ -151,14 +158,14 @@ class McpToolNode(RunnableCallable):
             if not isinstance(exc, handler):
                 raise exc
             text = f"Error: {exc}"
-        elif callable(handler) and handler is not True:
+        elif callable(handler):
             text = handler(exc)
         else:
             text = f"Error: {exc}" if str(exc) else f"Error: {exc!r}"
         return ToolMessage(content=text, name=name, tool_call_id=call_id, status="error")
 
 
-@task(name="mcp_tool_call")
+@task(name="mcp_tool_call")  # type: ignore[arg-type]
 async def _call_task(node: McpToolNode, call: ToolCall) -> ToolMessage:
     return await node._run_one(call)
 

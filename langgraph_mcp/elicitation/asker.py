@@ -13,7 +13,7 @@ against the question before saving it: a bad answer is refused and the same inte
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any
 
 from langgraph.config import get_config
 from langgraph.types import interrupt
@@ -98,4 +98,5 @@ class InterruptAsker:
         model = answers_response_schema(requests)
         validated = interrupt(payload, response_schema=model)
         self.consumed = index + 1
-        return cast(ElicitationAnswers, validated.answers())
+        answers: ElicitationAnswers = validated.answers()
+        return answers

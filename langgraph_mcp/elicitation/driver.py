@@ -206,11 +206,11 @@ async def _modern(
         raw_requests = dict(result.input_requests)
         requests = _modern_requests(conn, raw_requests)
         the_asker = _need_asker(asker, tool) if requests else asker
-        answers: ElicitationAnswers = {}
+        round_answers: ElicitationAnswers = {}
         if requests:
             assert the_asker is not None
             try:
-                answers, cursor = the_asker.answer(
+                round_answers, cursor = the_asker.answer(
                     _payload(tool, tool_call_id, arguments, round_, requests), requests, cursor
                 )
             except GraphInterrupt:
@@ -227,7 +227,7 @@ async def _modern(
                     ),
                 )
                 raise
-        responses = _responses(requests, answers, raw_requests, conn)
+        responses = _responses(requests, round_answers, raw_requests, conn)
         state = result.request_state
 
 

@@ -1,0 +1,830 @@
+"""Elicitation questions and answers: turning MCP requests into payload entries, and checking answers to them.
+
+An MCP server asks for input with ``elicitation/create`` (a *form* with a flat ``requestedSchema``, or a
+*URL* to open). The tool node turns each request into an :class:`~langgraph_mcp.payloads.ElicitationRequest`
+(:func:`request_from_params`) and raises one ``mcp_elicitation`` interrupt; the resume value is a dict of
+:class:`~langgraph_mcp.payloads.ElicitationAnswer` keyed like the requests.
+
+The MCP client SDK does not check an answer's content against ``requestedSchema``, and LangGraph *saves* a
+resume value before the node sees it: an answer rejected inside the node would be replayed on every later
+resume and poison the task. So answers are checked **before** they are saved, by passing the model class from
+:func:`answers_response_schema` as ``interrupt(payload, response_schema=...)``. A bad answer then makes the
+resume raise ``pydantic.ValidationError`` (whose text carries the :class:`~langgraph_mcp.errors.AnswerError`
+message, naming the request key and the field), nothing is saved, and the same interrupt can be answered
+again.
+
+Form content is checked with ``jsonschema`` (Draft 2020-12) plus a format checker that really checks the four
+formats MCP allows: ``date`` and ``date-time`` (RFC 3339), ``email`` and ``uri`` (absolute RFC 3986 URI).
+``jsonschema``'s own ``email`` check only looks for an ``@``, so ``email`` uses the WHATWG (HTML
+``<input type=email>``) rule here; ``date-time`` and ``uri`` use ``jsonschema``'s checkers (backed by the
+``format-nongpl`` extras) and fall back to small built-in checkers when those extras are missing.
+
+Legacy (2025-era) elicitation has no server-chosen request keys; :func:`question_key` derives stable ones.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from datetime import date
+from typing import Any, ClassVar, Literal, cast
+from urllib.parse import urlsplit
+
+import jsonschema  # type: ignore[import-untyped]
+import mcp.types as types
+from pydantic import ConfigDict, GetJsonSchemaHandler, RootModel, model_validator
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
+
+from langgraph_mcp.errors import AnswerError
+from langgraph_mcp.payloads import (
+    AcceptAnswer,
+    CancelAnswer,
+    DeclineAnswer,
+    ElicitationAnswer,
+    ElicitationAnswers,
+    ElicitationRequest,
+    FormRequest,
+    UrlRequest,
+)
+
+__all__ = [
+    "ElicitationAnswersModel",
+    "answers_fit",
+    "answers_response_schema",
+    "question_key",
+    "request_from_params",
+    "sensitive_fields",
+    "to_elicit_result",
+    "url_host",
+    "validate_answers",
+]
+
+_ACTIONS: tuple[str, ...] = ("accept", "decline", "cancel")
+_ANSWER_ENTRIES = frozenset({"action", "content"})
+
+# --------------------------------------------------------------------------------------------- requests
+
+
+def request_from_params(
+    params: types.ElicitRequestFormParams | types.ElicitRequestURLParams,
+) -> ElicitationRequest:
+    """Turn an MCP ``elicitation/create`` request into the payload entry a UI renders.
+
+    A form becomes ``{"mode": "form", "message", "requested_schema", "sensitive"}`` (``sensitive`` from
+    :func:`sensitive_fields`; the schema is copied, exactly as the server sent it); a URL request becomes
+    ``{"mode": "url", "message", "url", "host"}`` (``host`` from :func:`url_host`).
+    """
+    if isinstance(params, types.ElicitRequestFormParams):
+        schema = copy.deepcopy(dict(params.requested_schema))
+        return FormRequest(
+            mode="form",
+            message=params.message,
+            requested_schema=schema,
+            sensitive=sensitive_fields(schema),
+        )
+    if isinstance(params, types.ElicitRequestURLParams):
+        return UrlRequest(mode="url", message=params.message, url=params.url, host=url_host(params.url))
+    raise TypeError(
+        f"expected ElicitRequestFormParams or ElicitRequestURLParams, got {type(params).__name__}"
+    )
+
+
+_WORD_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+_SECRET_WORDS = frozenset(
+    {
+        "password",
+        "passwd",
+        "pwd",
+        "passphrase",
+        "passcode",
+        "pin",
+        "otp",
+        "token",
+        "secret",
+        "credential",
+        "credentials",
+        "apikey",
+        "accesskey",
+        "privatekey",
+        "creditcard",
+        "cardnumber",
+        "cvv",
+        "cvc",
+        "ssn",
+    }
+)
+_SECRET_PAIRS = frozenset(
+    {
+        ("pass", "word"),
+        ("pass", "phrase"),
+        ("pass", "code"),
+        ("api", "key"),
+        ("access", "key"),
+        ("private", "key"),
+        ("credit", "card"),
+        ("card", "number"),
+        ("security", "code"),
+        ("social", "security"),
+    }
+)
+_NOT_SECRET_AFTER = frozenset(
+    {
+        "count",
+        "limit",
+        "limits",
+        "budget",
+        "usage",
+        "type",
+        "length",
+        "size",
+        "policy",
+        "hint",
+        "expiry",
+        "expires",
+        "expiration",
+        "name",
+        "id",
+        "strength",
+    }
+)
+"""A secret word followed by one of these describes a secret without being one (``token_count``)."""
+
+
+def _words(text: str) -> list[str]:
+    """Split a name or title into lower-case words: ``apiKey`` / ``API_KEY`` / ``"API key"`` -> api, key."""
+    return [w.lower() for w in _WORD_RE.findall(text)]
+
+
+def _looks_secret(text: str) -> bool:
+    words = _words(text)
+    for i, word in enumerate(words):
+        span = 0
+        if word in _SECRET_WORDS:
+            span = 1
+        elif i + 1 < len(words) and (word, words[i + 1]) in _SECRET_PAIRS:
+            span = 2
+        if span and (i + span >= len(words) or words[i + span] not in _NOT_SECRET_AFTER):
+            return True
+    return False
+
+
+def sensitive_fields(requested_schema: dict[str, Any]) -> list[str]:
+    """Names of the form fields that look secret, in schema order, so a UI can mask them while typing.
+
+    A field is sensitive if its schema says ``format: "password"`` or ``writeOnly: true``, or if its name or
+    title, split into words (on ``_``, ``-``, spaces and camelCase), contains a secret word: password,
+    passphrase, passcode, PIN, OTP, token, secret, credential(s), API key, access key, private key, credit
+    card, card number, security code, CVV/CVC, SSN, social security. Whole words only: ``username``,
+    ``description``, ``pinned`` and ``tokenizer`` are not sensitive; nor is a word that only describes a
+    secret (``token_count``, ``password_hint``, ``api_key_name``).
+    """
+    properties = requested_schema.get("properties") if isinstance(requested_schema, Mapping) else None
+    if not isinstance(properties, Mapping):
+        return []
+    found: list[str] = []
+    for name, prop in properties.items():
+        if not isinstance(name, str):
+            continue
+        prop = prop if isinstance(prop, Mapping) else {}
+        title = prop.get("title")
+        if (
+            prop.get("format") == "password"
+            or prop.get("writeOnly") is True
+            or _looks_secret(name)
+            or (isinstance(title, str) and _looks_secret(title))
+        ):
+            found.append(name)
+    return found
+
+
+def url_host(url: str) -> str:
+    """The host a URL points to, as a UI should show it before the user opens the URL.
+
+    User info is dropped (``https://bank.example@evil.example/`` -> ``evil.example``), the name is lower-cased
+    and shown in its ASCII (punycode) form so look-alike Unicode names stand out, and an explicit port is kept
+    (``localhost:8080``). Returns ``""`` for a URL without a host (``mailto:``, ``urn:``) or one that can't be
+    parsed.
+    """
+    try:
+        parts = urlsplit(url.strip())
+        hostname = parts.hostname
+        port = parts.port
+    except ValueError:
+        return ""
+    if not hostname:
+        return ""
+    if ":" in hostname:  # IPv6 literal
+        host = f"[{hostname}]"
+    else:
+        try:
+            host = hostname.encode("idna").decode("ascii")
+        except UnicodeError:
+            host = hostname
+    return f"{host}:{port}" if port is not None else host
+
+
+def question_key(
+    message: str,
+    requested_schema: dict[str, Any] | None,
+    url: str | None,
+    match: Literal["strict", "schema"],
+) -> str:
+    """A short stable key (``"q-<12 hex>"``) for a legacy elicitation question (legacy has no server keys).
+
+    Give ``requested_schema`` for a form or ``url`` for a URL request (exactly one). With ``match="strict"``
+    the key hashes the message and the schema (canonical JSON) or the URL, so a reworded question gets a new
+    key; with ``match="schema"`` only the schema (or the URL) counts, so a message with volatile text ("9
+    seats left") keeps its key. SHA-256 based: the same in every process.
+    """
+    if (requested_schema is None) == (url is None):
+        raise ValueError("question_key needs exactly one of requested_schema (form) or url (URL request)")
+    if match not in ("strict", "schema"):
+        raise ValueError(f"match must be 'strict' or 'schema', got {match!r}")
+    subject: list[Any] = ["form", requested_schema] if url is None else ["url", url]
+    material: list[Any] = [match, *subject] if match == "schema" else [match, message, *subject]
+    canonical = json.dumps(material, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "q-" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:12]
+
+
+# --------------------------------------------------------------------------------------------- formats
+
+_EMAIL_RE = re.compile(
+    r"[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?"
+    r"(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*"
+)
+_DATE_TIME_RE = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))", re.ASCII
+)
+_URI_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*")
+
+
+def _is_email(instance: object) -> bool:
+    """WHATWG "valid e-mail address" (what ``<input type=email>`` accepts): ``local@label(.label)*``."""
+    return not isinstance(instance, str) or _EMAIL_RE.fullmatch(instance) is not None
+
+
+def _is_date_time(instance: object) -> bool:
+    """RFC 3339 ``date-time`` (fallback when ``rfc3339-validator`` is not installed)."""
+    if not isinstance(instance, str):
+        return True
+    m = _DATE_TIME_RE.fullmatch(instance)
+    if m is None:
+        return False
+    year, month, day, hour, minute, second = (int(g) for g in m.group(1, 2, 3, 4, 5, 6))
+    try:
+        date(year, month, day)
+    except ValueError:
+        return False
+    if hour > 23 or minute > 59 or second > 60:  # 60: leap second
+        return False
+    return m.group(7) is None or (int(m.group(8)) <= 23 and int(m.group(9)) <= 59)
+
+
+def _is_uri(instance: object) -> bool:
+    """Absolute RFC 3986 URI: a scheme, then only URI characters (fallback without ``rfc3986-validator``)."""
+    return not isinstance(instance, str) or _URI_RE.fullmatch(instance) is not None
+
+
+def _make_format_checker() -> Any:
+    checker = jsonschema.FormatChecker(formats=())
+    checker.checkers = dict(jsonschema.Draft202012Validator.FORMAT_CHECKER.checkers)
+    checker.checkers["email"] = (_is_email, ())
+    if "date-time" not in checker.checkers:
+        checker.checkers["date-time"] = (_is_date_time, ())
+    if "uri" not in checker.checkers:
+        checker.checkers["uri"] = (_is_uri, ())
+    return checker
+
+
+_FORMAT_CHECKER = _make_format_checker()
+
+_FORMAT_HINTS = {
+    "date": "YYYY-MM-DD",
+    "date-time": "RFC 3339, e.g. 2026-01-31T09:30:00Z",
+    "email": "e.g. name@example.com",
+    "uri": "an absolute URI, e.g. https://example.com/page",
+}
+
+
+@functools.lru_cache(maxsize=512)
+def _validator(canonical_schema: str) -> Any:
+    """A compiled validator for one schema (raises ``jsonschema.SchemaError`` for an invalid schema)."""
+    schema = json.loads(canonical_schema)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema, format_checker=_FORMAT_CHECKER)
+
+
+# --------------------------------------------------------------------------------------------- describing
+
+
+def _show(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _options(schema: object) -> list[tuple[Any, str | None]] | None:
+    """The allowed values of an enum schema with their display titles, or ``None`` if it is not an enum."""
+    if not isinstance(schema, Mapping):
+        return None
+    enum = schema.get("enum")
+    if isinstance(enum, list):
+        names = schema.get("enumNames")
+        titles: list[Any] = (
+            names if isinstance(names, list) and len(names) == len(enum) else [None] * len(enum)
+        )
+        return [(v, t if isinstance(t, str) else None) for v, t in zip(enum, titles, strict=True)]
+    for keyword in ("oneOf", "anyOf"):
+        alternatives = schema.get(keyword)
+        if isinstance(alternatives, list) and alternatives:
+            if not all(isinstance(a, Mapping) and "const" in a for a in alternatives):
+                return None
+            return [
+                (a["const"], a.get("title") if isinstance(a.get("title"), str) else None)
+                for a in alternatives
+            ]
+    return None
+
+
+def _format_options(options: list[tuple[Any, str | None]]) -> str:
+    shown = [_show(v) if t is None or t == v else f"{_show(v)} ({t})" for v, t in options[:12]]
+    if len(options) > 12:
+        shown.append(f"... ({len(options) - 12} more)")
+    return ", ".join(shown)
+
+
+def _range(prop: Mapping[str, Any], low: str, high: str, unit: str = "") -> str:
+    lo, hi = prop.get(low), prop.get(high)
+    if lo is not None and hi is not None:
+        return f" of {lo} to {hi}{unit}" if unit else f" between {lo} and {hi}"
+    if lo is not None:
+        return f" of at least {lo}{unit}"
+    if hi is not None:
+        return f" of at most {hi}{unit}"
+    return ""
+
+
+def _expected(prop: object) -> str:
+    """What a field accepts, in words: ``an integer between 1 and 9``, ``format date, YYYY-MM-DD``."""
+    if not isinstance(prop, Mapping):
+        return "any value"
+    kind = prop.get("type")
+    if kind == "array":
+        item_options = _options(prop.get("items"))
+        text = f"a list of options from {_format_options(item_options)}" if item_options else "a list"
+        lo, hi = prop.get("minItems"), prop.get("maxItems")
+        if lo is not None and hi is not None:
+            return f"{text}, choosing {lo} to {hi}"
+        if lo is not None or hi is not None:
+            return (
+                f"{text}, choosing at {'least' if lo is not None else 'most'} {lo if lo is not None else hi}"
+            )
+        return text
+    options = _options(prop)
+    if options is not None:
+        return f"one of {_format_options(options)}"
+    if kind == "string":
+        fmt = prop.get("format")
+        length = _range(prop, "minLength", "maxLength", " characters")
+        if isinstance(fmt, str) and fmt in _FORMAT_HINTS:
+            return f"format {fmt}, {_FORMAT_HINTS[fmt]}" + (f"; a string{length}" if length else "")
+        if isinstance(fmt, str) and fmt != "password":
+            return f"a string in format {fmt}" + (f"{length}" if length else "")
+        return f"a string{length}"
+    if kind in ("integer", "number"):
+        text = "an integer" if kind == "integer" else "a number"
+        bounds = _range(prop, "minimum", "maximum")
+        if prop.get("exclusiveMinimum") is not None:
+            bounds += f" greater than {prop['exclusiveMinimum']}"
+        if prop.get("exclusiveMaximum") is not None:
+            bounds += f" less than {prop['exclusiveMaximum']}"
+        return text + bounds
+    if kind == "boolean":
+        return "true or false"
+    if isinstance(kind, list):
+        return "a value of type " + " or ".join(str(k) for k in kind)
+    return "a value matching the field's schema"
+
+
+_TYPE_WORDS = {
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "true or false",
+    "array": "a list",
+    "object": "an object",
+    "null": "null",
+}
+
+
+def _problem(error: Any, hide: bool) -> str:
+    """One ``jsonschema`` error as a short sentence about the value (``hide``: never show a secret value)."""
+    kind, value, limit = error.validator, error.instance, error.validator_value
+    shown = "the value" if hide else _show(value)
+    if kind == "type":
+        wanted = limit if isinstance(limit, list) else [limit]
+        return f"{shown} is not " + " or ".join(_TYPE_WORDS.get(str(w), str(w)) for w in wanted)
+    if kind in ("enum", "const", "oneOf", "anyOf"):
+        return f"{shown} is not one of the allowed values"
+    if kind == "format":
+        return f"{shown} is not a valid {limit}"
+    if kind == "minimum":
+        return f"{shown} is less than the minimum {limit}"
+    if kind == "maximum":
+        return f"{shown} is more than the maximum {limit}"
+    if kind == "exclusiveMinimum":
+        return f"{shown} is not greater than {limit}"
+    if kind == "exclusiveMaximum":
+        return f"{shown} is not less than {limit}"
+    if kind in ("minLength", "maxLength") and isinstance(value, str):
+        return (
+            f"{shown} is too {'short' if kind == 'minLength' else 'long'} "
+            f"({len(value)} character{'' if len(value) == 1 else 's'}, "
+            f"{'minimum' if kind == 'minLength' else 'maximum'} {limit})"
+        )
+    if kind in ("minItems", "maxItems") and isinstance(value, list):
+        return (
+            f"{len(value)} selected, {'at least' if kind == 'minItems' else 'at most'} {limit} "
+            f"option{'s' if limit != 1 else ''} allowed"
+        )
+    if kind == "uniqueItems":
+        return f"{shown} selects the same option more than once"
+    if kind == "pattern":
+        return f"{shown} does not match the pattern {limit!r}"
+    if kind == "multipleOf":
+        return f"{shown} is not a multiple of {limit}"
+    return str(error.message)
+
+
+_PRIORITY = {"type": 0, "enum": 1, "const": 1, "oneOf": 1, "anyOf": 1, "format": 2}
+
+
+# --------------------------------------------------------------------------------------------- validation
+
+
+def _content_problems(
+    key: str, schema: Mapping[str, Any], content: dict[str, Any], defaulted: set[str], secret: set[str]
+) -> None:
+    """Raise one ``AnswerError`` listing every problem of ``content`` against the form ``schema``."""
+    properties: Mapping[str, Any] = schema.get("properties") or {}
+    required = [r for r in schema.get("required") or [] if isinstance(r, str)]
+    order: dict[str, int] = {}
+    for name in [*properties, *required]:
+        order.setdefault(name, len(order))
+    problems: list[tuple[int, str | None, str]] = []
+
+    for name in content:
+        if name not in order:
+            fields = ", ".join(repr(f) for f in order) or "none"
+            problems.append((len(order), name, f"unknown field {name!r} (the form's fields: {fields})"))
+    for name in required:
+        if name not in content:
+            problems.append(
+                (
+                    order[name],
+                    name,
+                    f"field {name!r} is required (expected {_expected(properties.get(name))})",
+                )
+            )
+
+    try:
+        canonical = json.dumps(schema, sort_keys=True, separators=(",", ":"))
+        errors = list(_validator(canonical).iter_errors(content))
+    except jsonschema.SchemaError as exc:
+        raise AnswerError(
+            f"answer for {key!r}: the server's requested_schema is not a valid JSON schema ({exc.message}); "
+            "this form can't be accepted, answer 'decline' or 'cancel'",
+            key=key,
+        ) from None
+    except Exception as exc:  # unresolvable $ref, non-JSON schema values, ...
+        raise AnswerError(
+            f"answer for {key!r}: the server's requested_schema can't be applied "
+            f"({type(exc).__name__}: {exc}); "
+            "this form can't be accepted, answer 'decline' or 'cancel'",
+            key=key,
+        ) from None
+
+    by_field: dict[str | None, Any] = {}
+    for error in errors:
+        path = list(error.absolute_path)
+        if not path and error.validator in ("required", "additionalProperties"):
+            continue  # reported above, with better wording
+        field = path[0] if path and isinstance(path[0], str) else None
+        best = by_field.get(field)
+        rank = (_PRIORITY.get(error.validator, 5), len(path))
+        if best is None or rank < (_PRIORITY.get(best.validator, 5), len(list(best.absolute_path))):
+            by_field[field] = error
+    for field, error in by_field.items():
+        if field is None:
+            problems.append((-1, None, _problem(error, hide=bool(secret))))
+            continue
+        path = list(error.absolute_path)
+        item = f"item {path[1]}: " if len(path) > 1 and isinstance(path[1], int) else ""
+        origin = " (the schema's default)" if field in defaulted else ""
+        problems.append(
+            (
+                order.get(field, len(order)),
+                field,
+                f"field {field!r}{origin}: {item}{_problem(error, hide=field in secret)} "
+                f"(expected {_expected(properties.get(field))})",
+            )
+        )
+
+    if not problems:
+        for name, value in content.items():
+            if not _is_content_value(value):
+                problems.append(
+                    (
+                        order.get(name, len(order)),
+                        name,
+                        f"field {name!r}: {'the value' if name in secret else _show(value)} "
+                        "is not a form value "
+                        "(expected a string, a number, true/false or a list of strings)",
+                    )
+                )
+    if problems:
+        problems.sort(key=lambda p: p[0])
+        raise AnswerError(
+            f"answer for {key!r}: " + "; ".join(p[2] for p in problems), key=key, field=problems[0][1]
+        )
+
+
+def _is_content_value(value: object) -> bool:
+    """What ``ElicitResult.content`` can carry: ``str | int | float | bool | list[str] | None``."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return True
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _form_content(key: str, form: FormRequest, content: object) -> dict[str, Any]:
+    schema = form.get("requested_schema")
+    if not isinstance(schema, Mapping) or not isinstance(schema.get("properties", {}), Mapping):
+        raise AnswerError(
+            f"answer for {key!r}: the server's requested_schema is not an object schema with 'properties'; "
+            "this form can't be accepted, answer 'decline' or 'cancel'",
+            key=key,
+        )
+    if not isinstance(content, Mapping):
+        raise AnswerError(
+            f"answer for {key!r}: 'content' must be an object with the form's fields, "
+            f"got {type(content).__name__}",
+            key=key,
+        )
+    for name in content:
+        if not isinstance(name, str):
+            raise AnswerError(f"answer for {key!r}: field names must be strings, got {name!r}", key=key)
+    normalized: dict[str, Any] = copy.deepcopy(dict(content))
+    properties: Mapping[str, Any] = schema.get("properties") or {}
+    required = set(r for r in schema.get("required") or [] if isinstance(r, str))
+    defaulted: set[str] = set()
+    for name, prop in properties.items():
+        if name in normalized or name in required or not isinstance(prop, Mapping):
+            continue
+        if prop.get("default") is not None:
+            normalized[name] = copy.deepcopy(prop["default"])
+            defaulted.add(name)
+    secret = set(sensitive_fields(schema))
+    declared = form.get("sensitive")
+    if isinstance(declared, list):
+        secret.update(name for name in declared if isinstance(name, str))
+    _content_problems(key, schema, normalized, defaulted, secret)
+    return normalized
+
+
+def _answer(key: str, request: ElicitationRequest, answer: object) -> ElicitationAnswer:
+    shape = (
+        '{"action": "accept", "content": {...}}, {"action": "decline"} or {"action": "cancel"}'
+        if request.get("mode") == "form"
+        else '{"action": "accept"}, {"action": "decline"} or {"action": "cancel"}'
+    )
+    if not isinstance(answer, Mapping):
+        raise AnswerError(
+            f"answer for {key!r} must be an object like {shape}, got {type(answer).__name__} {_show(answer)}",
+            key=key,
+        )
+    extra = [e for e in answer if e not in _ANSWER_ENTRIES]
+    if extra:
+        raise AnswerError(
+            f"answer for {key!r} has unknown entr{'ies' if len(extra) > 1 else 'y'} "
+            f"{', '.join(repr(e) for e in extra)} (expected {shape})",
+            key=key,
+        )
+    if "action" not in answer:
+        raise AnswerError(f"answer for {key!r} has no 'action' (expected {shape})", key=key)
+    action = answer["action"]
+    if action not in _ACTIONS:
+        raise AnswerError(
+            f"answer for {key!r}: action {_show(action)} is not one of 'accept', 'decline', 'cancel'", key=key
+        )
+    content = answer.get("content")
+    if action != "accept":
+        if content is not None:
+            raise AnswerError(
+                f"answer for {key!r}: a {action!r} answer carries no content (send {{'action': {action!r}}})",
+                key=key,
+            )
+        return DeclineAnswer(action="decline") if action == "decline" else CancelAnswer(action="cancel")
+    mode = request.get("mode")
+    if mode == "url":
+        if content is not None:
+            raise AnswerError(
+                f"answer for {key!r}: a URL request only asks for consent; an accept answer must not carry "
+                "content (send {'action': 'accept'})",
+                key=key,
+            )
+        return AcceptAnswer(action="accept")
+    if mode != "form":
+        raise AnswerError(
+            f"request {key!r} has unknown mode {_show(mode)} (expected 'form' or 'url')", key=key
+        )
+    if content is None:
+        raise AnswerError(
+            f"answer for {key!r}: accepting a form needs 'content', an object with the form's fields "
+            f"(expected {shape})",
+            key=key,
+        )
+    form = cast(FormRequest, request)
+    return AcceptAnswer(action="accept", content=_form_content(key, form, content))
+
+
+def validate_answers(requests: Mapping[str, ElicitationRequest], answers: object) -> ElicitationAnswers:
+    """Check a resume value against the questions it answers and return it normalized.
+
+    ``answers`` must be a mapping with exactly the request keys, each value
+    ``{"action": "accept" | "decline" | "cancel"}``. Accepting a form needs ``content`` that fits its
+    ``requested_schema`` (types, ``required``, ``enum`` / titled ``oneOf`` / multi-select arrays,
+    ``minimum``/``maximum``, ``minLength``/``maxLength``, formats ``date``, ``date-time``, ``email``, ``uri``)
+    and has no field the schema does not list. Decline and cancel carry no content, and neither does any
+    answer to a URL request (``"content": None`` counts as absent).
+
+    Returns a new dict in request order; accepted form content has the schema's ``default`` filled in for
+    omitted optional fields. The input is never modified.
+
+    Raises:
+        AnswerError: naming the request key (``.key``) and, for content problems, the first bad field
+            (``.field``); the message lists every problem with what was expected.
+    """
+    if not isinstance(answers, Mapping):
+        raise AnswerError(
+            "answers must be an object mapping each request key to an answer, e.g. "
+            f'{{"<key>": {{"action": "accept", ...}}}}; got {type(answers).__name__}'
+        )
+    expected = ", ".join(repr(k) for k in requests) or "none"
+    missing = [k for k in requests if k not in answers]
+    unknown = [k for k in answers if not isinstance(k, str) or k not in requests]
+    if missing or unknown:
+        parts = []
+        if missing:
+            parts.append("no answer for " + ", ".join(repr(k) for k in missing))
+        if unknown:
+            parts.append("answer for unknown key " + ", ".join(repr(k) for k in unknown))
+        first = missing[0] if missing else unknown[0]
+        raise AnswerError(
+            f"{'; '.join(parts)} (answer exactly the request keys: {expected})",
+            key=first if isinstance(first, str) else repr(first),
+        )
+    return {key: _answer(key, request, answers[key]) for key, request in requests.items()}
+
+
+def answers_fit(requests: Mapping[str, ElicitationRequest], answers: object) -> bool:
+    """True if :func:`validate_answers` would accept ``answers``."""
+    try:
+        validate_answers(requests, answers)
+    except AnswerError:
+        return False
+    return True
+
+
+def to_elicit_result(answer: ElicitationAnswer) -> types.ElicitResult:
+    """The MCP ``ElicitResult`` to send back to the server for one (validated) answer."""
+    action = answer.get("action")
+    if action not in _ACTIONS:
+        raise AnswerError(f"action {_show(action)} is not one of 'accept', 'decline', 'cancel'")
+    content: Any = answer.get("content")
+    if content is not None and action != "accept":
+        raise AnswerError(f"a {action!r} answer carries no content")
+    return types.ElicitResult(action=action, content=copy.deepcopy(content))
+
+
+# ------------------------------------------------------------------------------------------- response schema
+
+
+class ElicitationAnswersModel(RootModel[dict[str, Any]]):
+    """Base of the models :func:`answers_response_schema` builds (each bound to one set of requests).
+
+    Validating runs :func:`validate_answers`; the validated object's :meth:`answers` (or ``.root``) is the
+    normalized answers dict. Errors never echo the input (``hide_input_in_errors``): answers may hold secrets.
+    """
+
+    model_config = ConfigDict(hide_input_in_errors=True)
+
+    mcp_requests: ClassVar[dict[str, ElicitationRequest]] = {}
+    mcp_json_schema: ClassVar[dict[str, Any]] = {}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _validate(cls, data: Any) -> Any:
+        if isinstance(data, ElicitationAnswersModel):  # e.g. an instance of a rebuilt class
+            data = data.root
+        return validate_answers(cls.mcp_requests, data)
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return copy.deepcopy(cls.mcp_json_schema)
+
+    def answers(self) -> ElicitationAnswers:
+        """The normalized answers (defaults applied), one per request key: the value to send to the server."""
+        return cast(ElicitationAnswers, self.root)
+
+
+def _action_schema(
+    action: str, title: str, description: str, content: dict[str, Any] | None
+) -> dict[str, Any]:
+    properties: dict[str, Any] = {"action": {"type": "string", "const": action}}
+    if content is not None:
+        properties["content"] = content
+    return {
+        "title": title,
+        "description": description,
+        "type": "object",
+        "properties": properties,
+        "required": ["action", "content"] if content is not None else ["action"],
+        "additionalProperties": False,
+    }
+
+
+def _answers_json_schema(requests: dict[str, ElicitationRequest]) -> dict[str, Any]:
+    properties: dict[str, Any] = {}
+    for key, request in requests.items():
+        if request.get("mode") == "url":
+            url_request = cast(UrlRequest, request)
+            accept = _action_schema(
+                "accept",
+                "Accept",
+                f"The user agrees to open {url_request.get('url')} (host {url_request.get('host')}).",
+                None,
+            )
+            description = f"{url_request.get('message', '')}\n\nURL: {url_request.get('url')}"
+        else:
+            form = cast(FormRequest, request)
+            content = copy.deepcopy(form.get("requested_schema")) or {}
+            if isinstance(content, dict):
+                content.pop("$schema", None)
+                content.pop("$id", None)
+                content["type"] = "object"
+                content["additionalProperties"] = False
+            accept = _action_schema("accept", "Accept", "The user filled in the form.", content)
+            description = str(form.get("message", ""))
+        properties[key] = {
+            "title": key,
+            "description": description,
+            "oneOf": [
+                accept,
+                _action_schema("decline", "Decline", "The user said no.", None),
+                _action_schema("cancel", "Cancel", "The user dismissed the question without choosing.", None),
+            ],
+        }
+    return {
+        "title": "ElicitationAnswers",
+        "description": "One answer per request key: accept (a form's content), decline, or cancel.",
+        "type": "object",
+        "properties": properties,
+        "required": list(requests),
+        "additionalProperties": False,
+    }
+
+
+@functools.lru_cache(maxsize=256)
+def _answers_model(requests_json: str) -> type[ElicitationAnswersModel]:
+    requests: dict[str, ElicitationRequest] = json.loads(requests_json)
+
+    class ElicitationAnswers(ElicitationAnswersModel):
+        mcp_requests: ClassVar[dict[str, ElicitationRequest]] = requests
+        mcp_json_schema: ClassVar[dict[str, Any]] = _answers_json_schema(requests)
+
+    return ElicitationAnswers
+
+
+def answers_response_schema(requests: Mapping[str, ElicitationRequest]) -> type[ElicitationAnswersModel]:
+    """The model class to pass as ``interrupt(payload, response_schema=...)`` for these requests.
+
+    Validating a resume value runs :func:`validate_answers`, so a bad answer raises
+    ``pydantic.ValidationError`` (its text holds the :class:`~langgraph_mcp.errors.AnswerError` message,
+    naming key and field, and ``errors()[0]["ctx"]["error"]`` is the ``AnswerError``) before LangGraph saves
+    anything. ``interrupt()`` returns an instance: call ``.answers()`` (or read ``.root``) for the normalized
+    answers dict.
+
+    The JSON schema clients see (``Interrupt.response_schema``) is an object with one property per request
+    key, each a ``oneOf`` of accept (with ``content`` = the form's ``requested_schema``, closed to extra
+    fields; no content for a URL request), decline and cancel. The class depends only on ``requests`` (by
+    value, in order), so a new process rebuilds an identical one from the payload on resume.
+    """
+    requests_json = json.dumps(dict(requests), separators=(",", ":"), ensure_ascii=False)
+    return _answers_model(requests_json)
