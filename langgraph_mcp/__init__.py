@@ -1,37 +1,85 @@
 """langgraph-mcp: MCP servers as first-class parts of LangGraph graphs, with humans in control."""
 
-from langgraph_mcp.catalog import McpTool
-from langgraph_mcp.config import (
-    HttpServer,
-    InProcessServer,
-    McpServersConfig,
-    OutputRouting,
-    SseServer,
-    StdioServer,
-)
-from langgraph_mcp.errors import (
-    AnswerError,
-    ConfigError,
-    DecisionError,
-    LangGraphMcpError,
-    ResumeError,
-    ServerConnectionError,
-    ServerDiscoveryError,
-    ToolCallTimeoutError,
-    ToolNameCollisionError,
-    ToolNotFoundError,
-)
-from langgraph_mcp.node import McpToolNode, ToolCallRouter, route_tool_calls
-from langgraph_mcp.payloads import (
-    APPROVAL_INTERRUPT_TYPE,
-    ELICITATION_INTERRUPT_TYPE,
-    ApprovalInterrupt,
-    Decision,
-    ElicitationAnswer,
-    ElicitationAnswers,
-    ElicitationInterrupt,
-)
-from langgraph_mcp.servers import McpServers
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from langgraph_mcp.catalog import McpTool
+    from langgraph_mcp.config import (
+        HttpServer,
+        InProcessServer,
+        McpServersConfig,
+        OutputRouting,
+        SseServer,
+        StdioServer,
+    )
+    from langgraph_mcp.errors import (
+        AnswerError,
+        ConfigError,
+        DecisionError,
+        LangGraphMcpError,
+        ResumeError,
+        ServerConnectionError,
+        ServerDiscoveryError,
+        ToolCallTimeoutError,
+        ToolNameCollisionError,
+        ToolNotFoundError,
+    )
+    from langgraph_mcp.node import McpToolNode, ToolCallRouter, route_tool_calls
+    from langgraph_mcp.payloads import (
+        APPROVAL_INTERRUPT_TYPE,
+        ELICITATION_INTERRUPT_TYPE,
+        ApprovalInterrupt,
+        Decision,
+        ElicitationAnswer,
+        ElicitationAnswers,
+        ElicitationInterrupt,
+    )
+    from langgraph_mcp.servers import McpServers
+
+# Imported lazily: `python -m langgraph_mcp.examples.demo_server` must start fast, without LangGraph.
+_EXPORTS: dict[str, str] = {
+    "APPROVAL_INTERRUPT_TYPE": "langgraph_mcp.payloads",
+    "AnswerError": "langgraph_mcp.errors",
+    "ApprovalInterrupt": "langgraph_mcp.payloads",
+    "ConfigError": "langgraph_mcp.errors",
+    "Decision": "langgraph_mcp.payloads",
+    "DecisionError": "langgraph_mcp.errors",
+    "ELICITATION_INTERRUPT_TYPE": "langgraph_mcp.payloads",
+    "ElicitationAnswer": "langgraph_mcp.payloads",
+    "ElicitationAnswers": "langgraph_mcp.payloads",
+    "ElicitationInterrupt": "langgraph_mcp.payloads",
+    "HttpServer": "langgraph_mcp.config",
+    "InProcessServer": "langgraph_mcp.config",
+    "LangGraphMcpError": "langgraph_mcp.errors",
+    "McpServers": "langgraph_mcp.servers",
+    "McpServersConfig": "langgraph_mcp.config",
+    "McpTool": "langgraph_mcp.catalog",
+    "McpToolNode": "langgraph_mcp.node",
+    "OutputRouting": "langgraph_mcp.config",
+    "ResumeError": "langgraph_mcp.errors",
+    "ServerConnectionError": "langgraph_mcp.errors",
+    "ServerDiscoveryError": "langgraph_mcp.errors",
+    "SseServer": "langgraph_mcp.config",
+    "StdioServer": "langgraph_mcp.config",
+    "ToolCallRouter": "langgraph_mcp.node",
+    "ToolCallTimeoutError": "langgraph_mcp.errors",
+    "ToolNameCollisionError": "langgraph_mcp.errors",
+    "ToolNotFoundError": "langgraph_mcp.errors",
+    "route_tool_calls": "langgraph_mcp.node",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "APPROVAL_INTERRUPT_TYPE",

@@ -46,6 +46,8 @@ MODERN_VERSION = "2026-07-28"
 # How long an abandoned legacy question may stay unanswered after its call was cancelled before it gets an
 # error answer (servers on the TypeScript SDK 1.x don't withdraw a question when its call is cancelled).
 ABANDON_GRACE_SECONDS = 1.0
+# How long a request still waits for its answer after the server sent a line the SDK could not parse.
+PROTOCOL_ERROR_GRACE_SECONDS = 0.5
 
 
 def flatten_exception(exc: BaseException) -> BaseException:
@@ -193,6 +195,11 @@ class ServerConnection:
         return self._client is not None
 
     @property
+    def alive(self) -> bool:
+        """Connected, and the transport has not reported the server gone."""
+        return self._client is not None and not self._transport_closed()
+
+    @property
     def protocol_version(self) -> str | None:
         return self._client.protocol_version if self._client is not None else None
 
@@ -212,9 +219,14 @@ class ServerConnection:
 
     async def client(self) -> Client:
         """The live client, starting or restarting the connection as needed (bounded attempts)."""
-        if self._client is not None:
+        if self._client is not None and not self._transport_closed():
             return self._client
         async with self._start_lock:
+            if self._client is not None and self._transport_closed():
+                # The server went away between calls (e.g. the stdio process died): restart before sending, so
+                # even a non-idempotent call is safe — it was never delivered to the dead server.
+                self.mark_dead(ServerConnectionError(self.name, "the server closed the connection"))
+                await self._wait_owner()
             if self._client is not None:
                 return self._client
             if self.closed:
@@ -227,6 +239,12 @@ class ServerConnection:
             await self._start()
             assert self._client is not None
             return self._client
+
+    def _transport_closed(self) -> bool:
+        client = self._client
+        session = getattr(client, "_session", None)
+        # The SDK's JSON-RPC dispatcher flags EOF on the transport; it has no public accessor for it.
+        return bool(getattr(getattr(session, "_dispatcher", None), "_closed", False))
 
     async def _start(self) -> None:
         self._starts += 1
@@ -380,11 +398,20 @@ class ServerConnection:
                 outcome.set_exception(ServerConnectionError(self.name, "the request was cancelled"))
 
         tg.start_soon(job)
-        waiters: list[asyncio.Future[Any]] = [outcome, loop.create_task(self._protocol_error_event.wait())]
+        deadline = loop.time() + timeout
+        # Only a message that can't be parsed *while this request is in flight* may be its answer.
+        protocol_error = self._protocol_error_event
+        watcher = loop.create_task(protocol_error.wait())
         try:
-            done, _ = await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait(
+                [outcome, watcher], timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+            if outcome not in done and watcher in done:
+                # It may also be stray output (a banner printed on stdout): give the real answer a moment.
+                grace = min(PROTOCOL_ERROR_GRACE_SECONDS, max(0.0, deadline - loop.time()))
+                done, _ = await asyncio.wait([outcome], timeout=grace)
         finally:
-            waiters[1].cancel()
+            watcher.cancel()
         if outcome in done:
             try:
                 return outcome.result()
@@ -393,7 +420,9 @@ class ServerConnection:
                     self.mark_dead(exc)
                 raise
         scope.cancel()
-        if self._protocol_error is not None:
+        # Nobody waits for the cancelled job's outcome any more; don't let asyncio log it as never retrieved.
+        outcome.add_done_callback(lambda f: f.cancelled() or f.exception())
+        if protocol_error.is_set() and self._protocol_error is not None:
             raise ServerConnectionError(
                 self.name, f"sent a message the MCP SDK cannot parse: {self._protocol_error}"
             ) from self._protocol_error
@@ -547,8 +576,10 @@ class ServerConnection:
         if isinstance(message, Exception):
             # The SDK could not parse something the server sent (e.g. JSON nested past pydantic-core's limit).
             # The request it answered would otherwise wait forever: wake every waiter with this error.
+            # A fresh event for later requests: one stray line must not fail every request after it.
             self._protocol_error = message
-            self._protocol_error_event.set()
+            event, self._protocol_error_event = self._protocol_error_event, asyncio.Event()
+            event.set()
             return
         if isinstance(message, types.ToolListChangedNotification) and self._on_tools_changed is not None:
             self._on_tools_changed(self.name)

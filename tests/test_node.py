@@ -59,9 +59,7 @@ async def test_parallel_calls_in_both_eras_pause_and_resume_with_one_command(
     assert pending["legacy"].value["round"] == 1
     assert new.events.counts["add.enter"] == 1
 
-    out = await graph.ainvoke(
-        Command(resume={i.id: accept_all(i) for i in out["__interrupt__"]}), config()
-    )
+    out = await graph.ainvoke(Command(resume={i.id: accept_all(i) for i in out["__interrupt__"]}), config())
     # The legacy tool asks a second question on the same (parked) call.
     (second,) = out["__interrupt__"]
     assert second.value["tool_call_id"] == "legacy" and second.value["round"] == 2
@@ -99,7 +97,9 @@ async def test_two_questions_in_one_round(mode: str) -> None:
 async def test_three_round_tool_pauses_once_per_round(mode: str) -> None:
     srv = build_server()
     servers = McpServers({"demo": in_process(srv, mode)})
-    graph = one_turn_graph(servers, [call("demo_book_three_rounds", "c1", destination="Lima")], InMemorySaver())
+    graph = one_turn_graph(
+        servers, [call("demo_book_three_rounds", "c1", destination="Lima")], InMemorySaver()
+    )
     out = await graph.ainvoke(start(), config())
     rounds = []
     while "__interrupt__" in out:
@@ -117,7 +117,9 @@ async def test_three_round_tool_pauses_once_per_round(mode: str) -> None:
 async def test_decline_and_cancel_reach_the_tool(mode: str, action: str, expected: str) -> None:
     srv = build_server()
     servers = McpServers({"demo": in_process(srv, mode)})
-    graph = one_turn_graph(servers, [call("demo_book_trip_outcome", "c1", destination="Rome")], InMemorySaver())
+    graph = one_turn_graph(
+        servers, [call("demo_book_trip_outcome", "c1", destination="Rome")], InMemorySaver()
+    )
     out = await graph.ainvoke(start(), config())
     (pending,) = out["__interrupt__"]
     answer = {key: {"action": action} for key in pending.value["requests"]}
@@ -188,11 +190,15 @@ async def test_wrong_answer_is_refused_before_saving_and_the_same_interrupt_take
     else:
         wrong[field] = bad
     with pytest.raises(pydantic.ValidationError) as refused:
-        await graph.ainvoke(Command(resume={pending.id: {key: {"action": "accept", "content": wrong}}}), config())
+        await graph.ainvoke(
+            Command(resume={pending.id: {key: {"action": "accept", "content": wrong}}}), config()
+        )
     assert needle in str(refused.value) and key in str(refused.value)
     snapshot = await graph.aget_state(config())
     assert [i.id for i in snapshot.interrupts] == [pending.id]
-    out = await graph.ainvoke(Command(resume={pending.id: {key: {"action": "accept", "content": good}}}), config())
+    out = await graph.ainvoke(
+        Command(resume={pending.id: {key: {"action": "accept", "content": good}}}), config()
+    )
     message = tool_messages(out)["c1"]
     assert message.status == "success", text_of(message)
     assert "Ada" in text_of(message)

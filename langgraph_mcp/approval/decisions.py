@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar, cast
 from urllib.parse import unquote
 
-import jsonschema  # type: ignore[import-untyped]  # no stubs installed
+import jsonschema  # type: ignore[import-untyped,unused-ignore]  # stubs may be missing
 from pydantic import PlainValidator, RootModel, WithJsonSchema
 from referencing.exceptions import Unresolvable
 

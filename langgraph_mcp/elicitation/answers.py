@@ -34,7 +34,7 @@ from datetime import date
 from typing import Any, ClassVar, Literal, cast
 from urllib.parse import urlsplit
 
-import jsonschema  # type: ignore[import-untyped]
+import jsonschema
 import mcp.types as types
 from pydantic import ConfigDict, GetJsonSchemaHandler, RootModel, model_validator
 from pydantic.json_schema import JsonSchemaValue

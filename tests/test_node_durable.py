@@ -1,0 +1,226 @@
+"""The durable paths: resume in another process, after a server restart, after the park timeout; retries."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
+
+from langgraph_mcp import McpServers
+from langgraph_mcp.examples.demo_server import build_server
+from tests.node_support import (
+    TOMORROW,
+    accept_all,
+    call,
+    in_process,
+    one_turn_graph,
+    start,
+    text_of,
+    tool_messages,
+)
+
+pytestmark = pytest.mark.anyio
+ROOT = Path(__file__).resolve().parents[1]
+CHILD = ROOT / "tests" / "node_child.py"
+
+
+def events(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def count(path: Path, tool: str, event: str) -> int:
+    return sum(1 for e in events(path) if e["tool"] == tool and e["event"] == event)
+
+
+def child(
+    db: Path, mode: str, tool: str, args: dict[str, Any], log: Path, resume: Any = None
+) -> dict[str, Any]:
+    argv = [sys.executable, str(CHILD), str(db), mode, tool, json.dumps(args), str(log)]
+    if resume is not None:
+        argv.append(json.dumps(resume))
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return report
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_pause_in_one_process_resume_in_others_commits_once(tmp_path: Path, mode: str) -> None:
+    db, log = tmp_path / "checkpoints.sqlite", tmp_path / "events.jsonl"
+    args = {"destination": "Oslo"}
+    report = child(db, mode, "demo_two_questions_commit", args, log)
+    answered = 0
+    while report["interrupts"]:
+        (pending,) = report["interrupts"]
+        answered += 1
+        resume = {pending["id"]: _accept(pending["value"])}
+        report = child(db, mode, "demo_two_questions_commit", args, log, resume)
+    assert report["messages"]["c1"]["status"] == "success"
+    assert report["messages"]["c1"]["text"].startswith(f"Booked Oslo on {TOMORROW}")
+    assert answered == (1 if mode == "auto" else 2)
+    assert count(log, "two_questions_commit", "commit") == 1
+    assert len({e["pid"] for e in events(log)}) == answered + 1  # a new server process every time
+
+
+def _accept(value: dict[str, Any]) -> dict[str, Any]:
+    from langgraph.types import Interrupt
+
+    return accept_all(Interrupt(value=value, id="x"))
+
+
+def _stdio(log: Path, mode: str, **options: Any) -> dict[str, Any]:
+    return {
+        "command": sys.executable,
+        "args": ["-m", "langgraph_mcp.examples.demo_server", "stdio"],
+        "env": {"DEMO_EVENTS_FILE": str(log)},
+        "mode": mode,
+        **options,
+    }
+
+
+async def _until(condition: Any, timeout: float = 10.0) -> None:
+    import asyncio
+
+    async with asyncio.timeout(timeout):
+        while not condition():
+            await asyncio.sleep(0.02)
+
+
+async def _server_pid(servers: McpServers) -> int:
+    result = await servers.call_tool("demo_stats", {})
+    pid: int = result.structured_content["pid"]
+    return pid
+
+
+async def test_modern_state_refused_after_restart_falls_back_to_reissue(tmp_path: Path) -> None:
+    log = tmp_path / "events.jsonl"
+    servers = McpServers({"demo": _stdio(log, "modern")})
+    graph = one_turn_graph(
+        servers, [call("demo_book_three_rounds", "c1", destination="Lima")], InMemorySaver()
+    )
+    cfg: Any = {"configurable": {"thread_id": "t"}}
+    out = await graph.ainvoke(start(), cfg)
+    (pending,) = out["__interrupt__"]
+    old_pid = await _server_pid(servers)
+    os.kill(old_pid, signal.SIGKILL)  # the saved requestState's key dies with the process
+    await _until(lambda: not servers.connection("demo").alive)
+    out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), cfg)
+    while "__interrupt__" in out:
+        (pending,) = out["__interrupt__"]
+        out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), cfg)
+    message = tool_messages(out)["c1"]
+    assert message.status == "success", text_of(message)
+    assert await _server_pid(servers) != old_pid
+    assert count(log, "book_three_rounds", "commit") == 1
+    await servers.aclose()
+
+
+async def test_modern_fast_path_costs_one_call_per_round() -> None:
+    srv = build_server()
+    servers = McpServers({"demo": in_process(srv, "modern")})
+    graph = one_turn_graph(
+        servers, [call("demo_book_three_rounds", "c1", destination="Lima")], InMemorySaver()
+    )
+    cfg: Any = {"configurable": {"thread_id": "t"}}
+    out = await graph.ainvoke(start(), cfg)
+    while "__interrupt__" in out:
+        (pending,) = out["__interrupt__"]
+        out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), cfg)
+    assert tool_messages(out)["c1"].status == "success"
+    # The first call plus one call per answered round — never a re-issue from scratch.
+    assert srv.events.counts["book_three_rounds.request"] == 4
+    await servers.aclose()
+
+
+async def test_legacy_fast_path_does_pre_question_work_once() -> None:
+    srv = build_server()
+    servers = McpServers({"demo": in_process(srv, "legacy")})
+    graph = one_turn_graph(
+        servers, [call("demo_book_trip_legacy", "c1", destination="Rome")], InMemorySaver()
+    )
+    cfg: Any = {"configurable": {"thread_id": "t"}}
+    out = await graph.ainvoke(start(), cfg)
+    (pending,) = out["__interrupt__"]
+    out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), cfg)
+    assert text_of(tool_messages(out)["c1"]) == f"Booked Rome on {TOMORROW}"
+    counts = srv.events.counts
+    assert counts["book_trip_legacy.enter"] == 1  # parked: one attempt, no replay
+    assert counts["book_trip_legacy.request"] == 1
+    assert counts["book_trip_legacy.answered:accept"] == 1
+    assert not [k for k in counts if k.endswith(".cancelled")]
+    await servers.aclose()
+
+
+async def test_parked_call_past_its_park_timeout_is_cancelled_then_replayed() -> None:
+    srv = build_server()
+    servers = McpServers({"demo": in_process(srv, "legacy", park_timeout=0.3)})
+    graph = one_turn_graph(
+        servers, [call("demo_book_trip_legacy", "c1", destination="Rome")], InMemorySaver()
+    )
+    cfg: Any = {"configurable": {"thread_id": "t"}}
+    out = await graph.ainvoke(start(), cfg)
+    (pending,) = out["__interrupt__"]
+    conn = servers.connection("demo")
+    assert conn.parked_count == 1
+    import asyncio
+
+    await asyncio.sleep(1.8)  # park timeout + the grace period for the abandoned question
+    assert conn.parked_count == 0
+    assert srv.events.counts["book_trip_legacy.commit"] == 0
+    out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), cfg)
+    assert text_of(tool_messages(out)["c1"]) == f"Booked Rome on {TOMORROW}"
+    assert srv.events.counts["book_trip_legacy.enter"] == 2  # replayed once
+    assert srv.events.counts["book_trip_legacy.commit"] == 1
+    await servers.aclose()
+
+
+async def test_three_concurrent_legacy_calls_with_identical_questions_get_their_own_answers() -> None:
+    srv = build_server()
+    servers = McpServers({"demo": in_process(srv, "legacy")})
+    calls = [call("demo_book_trip_legacy", f"c{i}", destination="Rome") for i in range(3)]
+    graph = one_turn_graph(servers, calls, InMemorySaver())
+    cfg: Any = {"configurable": {"thread_id": "t"}}
+    out = await graph.ainvoke(start(), cfg)
+    pending = {i.value["tool_call_id"]: i for i in out["__interrupt__"]}
+    assert len(pending) == 3 and len({i.id for i in pending.values()}) == 3
+    dates = {"c0": "2027-01-01", "c1": "2027-02-02", "c2": "2027-03-03"}
+    resume = {
+        i.id: {key: {"action": "accept", "content": {"date": dates[cid]}} for key in i.value["requests"]}
+        for cid, i in pending.items()
+    }
+    out = await graph.ainvoke(Command(resume=resume), cfg)
+    messages = tool_messages(out)
+    assert {cid: text_of(messages[cid]) for cid in dates} == {
+        cid: f"Booked Rome on {date}" for cid, date in dates.items()
+    }
+    await servers.aclose()
+
+
+@pytest.mark.parametrize(("tool", "retried"), [("demo_flaky_read", True), ("demo_flaky_delete", False)])
+async def test_transport_failure_is_retried_only_for_retry_safe_tools(
+    tmp_path: Path, tool: str, retried: bool
+) -> None:
+    log = tmp_path / "events.jsonl"
+    servers = McpServers({"demo": _stdio(log, "auto")})
+    marker = tmp_path / "marker"
+    graph = one_turn_graph(servers, [call(tool, "c1", marker=str(marker))], InMemorySaver())
+    out = await graph.ainvoke(start(), {"configurable": {"thread_id": "t"}})
+    message = tool_messages(out)["c1"]
+    name = tool.removeprefix("demo_")
+    if retried:
+        assert message.status == "success", text_of(message)
+        assert count(log, name, "enter") == 2
+    else:
+        assert message.status == "error"
+        assert count(log, name, "enter") == 1
+    await servers.aclose()
