@@ -182,7 +182,7 @@ async def test_wrong_answer_is_refused_before_saving_and_the_same_interrupt_take
     graph = one_turn_graph(servers, [call("demo_register", "c1")], InMemorySaver())
     out = await graph.ainvoke(start(), config())
     (pending,) = out["__interrupt__"]
-    ((key, request),) = pending.value["requests"].items()
+    (key,) = pending.value["requests"]
     good = {"name": "Ada", "age": 36, "email": "ada@example.com", "plan": "pro", "start": TOMORROW}
     wrong = dict(good)
     if bad is None:
