@@ -1,0 +1,437 @@
+"""The approval gate: a compiled subgraph that asks a human about tool calls before they run.
+
+Wire it between the model and the tool node::
+
+    from langgraph.prebuilt import tools_condition
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("agent", agent)
+    builder.add_node("approval_gate", create_approval_gate(servers, policy))
+    builder.add_node("tools", McpToolNode(servers))
+    builder.add_edge(START, "agent")
+    builder.add_conditional_edges("agent", tools_condition, {"tools": "approval_gate", END: END})
+    builder.add_conditional_edges("approval_gate", ToolCallRouter("tools", "agent"), ["tools", "agent"])
+    builder.add_edge("tools", "agent")
+    graph = builder.compile(checkpointer=InMemorySaver())
+
+After the gate, route each call still without a ``ToolMessage`` to the tool node in its own task, and route
+"nothing left to run" back to the model (not to ``END``): when every call was rejected, answered or denied,
+the model should still see those ``ToolMessage``\\s.
+
+For every tool call of the last ``AIMessage`` that has no ``ToolMessage`` yet, the gate asks the
+:class:`~langgraph_mcp.approval.policy.ApprovalPolicy` for a verdict:
+
+* ``allow`` - the call passes untouched;
+* ``deny`` - the call gets an error ``ToolMessage`` carrying the reason, nobody is asked (also when the
+  call would need a human but the graph has no checkpointer, or when its server is unreachable so it
+  could not be checked);
+* ``ask`` - an ``mcp_approval`` interrupt (:class:`~langgraph_mcp.payloads.ApprovalInterrupt`) in a task of
+  its own, so each paused call has its own interrupt id and one ``Command(resume={id: decision, ...})`` (see
+  :func:`langgraph_mcp.resume.resume_command`) answers any number of them.
+
+Decisions (LangChain's shapes): ``approve`` lets the call go on; ``edit`` replaces the call's arguments in
+the ``AIMessage`` itself (same message id, so ``add_messages`` replaces it: the tool node runs what was
+approved and the history shows it; the original arguments are kept in the message's
+``response_metadata["mcp_approval_edits"]``); ``reject`` answers the call with an error ``ToolMessage`` saying
+a human rejected it and why; ``respond`` answers it with the human's text (the tool does not run). Every
+decision is checked before it is saved (``interrupt(..., response_schema=...)``): a bad one makes the resume
+raise ``pydantic.ValidationError`` and the same interrupt stays answerable.
+
+Subgraph layout (``name`` is the node name in the parent, ``approval_gate`` by default)::
+
+    START -> check --(one Send per asked call)--> review --> apply -> END
+                   \\------------(nothing to ask)---------/
+
+``check`` computes the verdicts once (it is not re-run when a review resumes); every ``review`` task only adds
+its own decision to a private, dict-merging channel; ``apply`` alone rewrites the ``AIMessage`` and adds the
+``ToolMessage``\\s. Parallel edits of several calls of one message therefore never overwrite each other. The
+private channels stay inside the subgraph: the parent only sees ``messages``.
+
+With ``compat=True`` each payload also carries LangChain's ``HITLRequest`` keys (``action_requests`` and
+``review_configs``, one item each) and is answered with ``{"decisions": [decision]}``, which is what Agent
+Chat UI renders and sends; calls are then asked **one at a time**, because that UI resumes without an
+interrupt id and so supports a single pending interrupt.
+
+The calls of one model turn run after the whole gate is done, allowed ones included (they are not asked
+about, but they wait for the answers about their siblings). Elicitation happens in the tool node, after the
+gate: a call that passes the gate and then asks the user a question pauses again there, so a turn with both
+approvals and questions takes two resumes: first the decisions, then the answers (each one ``Command``, for
+any number of calls, built by :func:`~langgraph_mcp.resume.resume_command`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, TypedDict, cast
+
+from langchain_core.messages import AIMessage, AnyMessage, ToolCall, ToolMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph._internal._runnable import RunnableCallable
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.message import add_messages
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Send, interrupt
+
+from langgraph_mcp.approval.decisions import DecisionResponse, decision_response_schema, validate_decision
+from langgraph_mcp.approval.policy import ApprovalPolicy, Verdict
+from langgraph_mcp.catalog import McpTool
+from langgraph_mcp.errors import ToolNotFoundError
+from langgraph_mcp.messages import last_ai_message, messages_of, pending_tool_calls
+from langgraph_mcp.payloads import (
+    APPROVAL_INTERRUPT_TYPE,
+    ApprovalInterrupt,
+    Decision,
+)
+from langgraph_mcp.servers import McpServers
+
+__all__ = ["approval_payload", "create_approval_gate", "rejection_message"]
+
+_REVIEWS = "mcp_gate_reviews"
+"""Private channel: the approval payloads ``check`` produced, in the model's call order."""
+_DECISIONS = "mcp_gate_decisions"
+"""Private channel: ``{tool_call_id: Decision}``, merged from every review task."""
+_DENIED = "mcp_gate_denied"
+"""Private channel: ``{tool_call_id: reason}`` for calls the policy denied."""
+
+_MAX_DESCRIBED_ARGS = 2_000
+_CHECKPOINTER = "__pregel_checkpointer"
+
+
+def _merge(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
+    """Reducer of the private decision channels: each task adds its own keys."""
+    return {**(left or {}), **(right or {})}
+
+
+class _ReviewInput(TypedDict):
+    payload: ApprovalInterrupt
+
+
+# ------------------------------------------------------------------------------------------------ payloads
+
+
+def _describe(call: ToolCall, tool: McpTool | None, verdict: Verdict) -> str:
+    name = call["name"]
+    args = json.dumps(call.get("args") or {}, ensure_ascii=False, default=str)
+    if len(args) > _MAX_DESCRIBED_ARGS:
+        args = args[:_MAX_DESCRIBED_ARGS] + "..."
+    if tool is None:
+        head = f"Tool call {name!r} needs approval ({verdict.reason})."
+    else:
+        what = f" {tool.description.strip()}" if tool.description.strip() else ""
+        head = (
+            f"Tool call {name!r} (MCP server {tool.server!r}, tool {tool.name!r}) needs approval "
+            f"({verdict.reason}).{what}"
+        )
+    return f"{head}\n\nArgs: {args}"
+
+
+def approval_payload(
+    call: ToolCall, tool: McpTool | None, verdict: Verdict, *, compat: bool = False
+) -> ApprovalInterrupt:
+    """The ``mcp_approval`` interrupt value for one call the policy asks about.
+
+    With ``compat=True`` it also carries LangChain's ``HITLRequest`` keys (one action request, one review
+    config), so Agent Chat UI renders it.
+    """
+    name = call["name"]
+    args = dict(call.get("args") or {})
+    description = _describe(call, tool, verdict)
+    payload: ApprovalInterrupt = {
+        "type": APPROVAL_INTERRUPT_TYPE,
+        "tool_call_id": call.get("id") or "",
+        "server": tool.server if tool is not None else None,
+        "tool": tool.name if tool is not None else name,
+        "published_name": name,
+        "arguments": args,
+        "hints": tool.hints if tool is not None else None,
+        "reason": verdict.reason,
+        "allowed_decisions": list(verdict.allowed_decisions),
+        "description": description,
+    }
+    if tool is not None:
+        payload["input_schema"] = tool.input_schema
+    if compat:
+        payload["action_requests"] = [{"name": name, "args": args, "description": description}]
+        payload["review_configs"] = [
+            {"action_name": name, "allowed_decisions": list(verdict.allowed_decisions)}
+        ]
+    return payload
+
+
+def rejection_message(call_name: str, tool_call_id: str, message: str | None) -> ToolMessage:
+    """The error ``ToolMessage`` the model gets for a call a human rejected."""
+    text = f"A human reviewer rejected this call to {call_name!r}; it was not run."
+    if message and message.strip():
+        text += f" Reason: {message.strip()}"
+    return ToolMessage(content=text, name=call_name, tool_call_id=tool_call_id, status="error")
+
+
+def _denial_message(call_name: str, tool_call_id: str, reason: str) -> ToolMessage:
+    text = f"The approval gate denied this call to {call_name!r}; it was not run. Reason: {reason}"
+    return ToolMessage(content=text, name=call_name, tool_call_id=tool_call_id, status="error")
+
+
+# ------------------------------------------------------------------------------------------------ editing
+
+
+def _with_args(ai: AIMessage, edits: Mapping[str, dict[str, Any]]) -> AIMessage:
+    """A copy of ``ai`` (same id) whose calls in ``edits`` carry the edited args everywhere they appear."""
+    calls = [
+        cast(ToolCall, {**call, "args": edits[call_id]})
+        if (call_id := call.get("id") or "") in edits
+        else call
+        for call in ai.tool_calls
+    ]
+    content: Any = ai.content
+    if isinstance(content, list):  # provider tool-use blocks repeat the arguments (Anthropic, v1 blocks)
+        blocks: list[Any] = []
+        for block in content:
+            if isinstance(block, dict) and block.get("id") in edits:
+                if block.get("type") == "tool_use":
+                    block = {**block, "input": edits[block["id"]]}
+                elif block.get("type") == "tool_call":
+                    block = {**block, "args": edits[block["id"]]}
+            blocks.append(block)
+        content = blocks
+    additional = dict(ai.additional_kwargs)
+    raw_calls = additional.get("tool_calls")
+    if isinstance(raw_calls, list):  # OpenAI-style raw calls: function.arguments is a JSON string
+        rewritten = []
+        for raw in raw_calls:
+            if isinstance(raw, dict) and raw.get("id") in edits and isinstance(raw.get("function"), dict):
+                function = {**raw["function"], "arguments": json.dumps(edits[raw["id"]], ensure_ascii=False)}
+                raw = {**raw, "function": function}
+            rewritten.append(raw)
+        additional["tool_calls"] = rewritten
+    metadata = dict(ai.response_metadata)
+    originals = dict(metadata.get("mcp_approval_edits") or {})
+    for call in ai.tool_calls:
+        if call.get("id") in edits:
+            originals.setdefault(call["id"], call.get("args"))
+    metadata["mcp_approval_edits"] = originals
+    update = {
+        "content": content,
+        "additional_kwargs": additional,
+        "response_metadata": metadata,
+        "tool_calls": calls,
+    }
+    if type(ai) is AIMessage:  # keep every other field as it is
+        return ai.model_copy(update=update)
+    return AIMessage(  # a chunk (or a subclass): a plain message, so stale chunk fields can't disagree
+        content=content,
+        additional_kwargs=additional,
+        response_metadata=metadata,
+        id=ai.id,
+        name=ai.name,
+        tool_calls=calls,
+        invalid_tool_calls=list(ai.invalid_tool_calls),
+        usage_metadata=ai.usage_metadata,
+    )
+
+
+# ------------------------------------------------------------------------------------------------ the gate
+
+
+class _Gate:
+    """The node functions of one gate subgraph (bound to its servers, policy and options)."""
+
+    def __init__(
+        self, servers: McpServers, policy: ApprovalPolicy, *, compat: bool, messages_key: str
+    ) -> None:
+        self.servers = servers
+        self.policy = policy
+        self.compat = compat
+        self.messages_key = messages_key
+
+    # -- tool lookups -------------------------------------------------------------------------------
+
+    def _unreachable_owner(self, name: str) -> str | None:
+        """A failed server that may publish ``name`` (so "not an MCP tool" can't be concluded)."""
+        for server in self.servers.report.failed_servers:
+            if server not in self.servers.config.servers:
+                continue
+            spec = self.servers.spec(server)
+            if not spec.prefix or name.startswith(f"{server}{self.servers.config.separator}"):
+                return server
+        return None
+
+    async def _alookup(self, names: Sequence[str]) -> dict[str, McpTool | None]:
+        found: dict[str, McpTool | None] = {}
+        for name in dict.fromkeys(names):
+            try:
+                found[name] = await self.servers.get_tool(name)
+            except ToolNotFoundError:
+                found[name] = None
+        return found
+
+    def _lookup(self, names: Sequence[str]) -> dict[str, McpTool | None]:
+        found: dict[str, McpTool | None] = {name: self.servers.cached_tool(name) for name in names}
+        missing = [name for name, tool in found.items() if tool is None]
+        if missing:
+            found.update(self.servers.run_sync(lambda: self._alookup(missing)))
+        return found
+
+    # -- check ----------------------------------------------------------------------------------------
+
+    def _calls(self, state: Any) -> list[ToolCall]:
+        seen: set[str] = set()
+        calls = []
+        for call in pending_tool_calls(messages_of(state, self.messages_key)):
+            call_id = call.get("id") or ""
+            if call_id not in seen:  # a repeated id can only get one ToolMessage
+                seen.add(call_id)
+                calls.append(call)
+        return calls
+
+    def _verdicts(
+        self, calls: list[ToolCall], tools: Mapping[str, McpTool | None], config: RunnableConfig
+    ) -> dict[str, Any]:
+        can_pause = config.get("configurable", {}).get(_CHECKPOINTER) is not None
+        reviews: list[ApprovalInterrupt] = []
+        denied: dict[str, str] = {}
+        for call in calls:
+            tool = tools.get(call["name"])
+            owner = self._unreachable_owner(call["name"]) if tool is None else None
+            if owner is not None:
+                error = self.servers.report.failed_servers.get(owner)
+                verdict = Verdict.deny(
+                    f"the MCP server {owner!r} that may publish {call['name']!r} is unavailable, so the call "
+                    f"could not be checked ({error})"
+                )
+            else:
+                verdict = self.policy.verdict(call, tool)
+            if verdict.denied:
+                denied[call.get("id") or ""] = verdict.reason
+            elif verdict.needs_approval and not can_pause:  # fail closed: nobody can be asked
+                denied[call.get("id") or ""] = (
+                    f"it needs a human's approval ({verdict.reason}), but the graph has no checkpointer to "
+                    "pause on: compile it with one, e.g. graph.compile(checkpointer=InMemorySaver())"
+                )
+            elif verdict.needs_approval:
+                reviews.append(approval_payload(call, tool, verdict, compat=self.compat))
+        return {_REVIEWS: reviews, _DENIED: denied}
+
+    def check(self, state: Any, config: RunnableConfig) -> dict[str, Any]:
+        calls = self._calls(state)
+        return self._verdicts(calls, self._lookup([c["name"] for c in calls]) if calls else {}, config)
+
+    async def acheck(self, state: Any, config: RunnableConfig) -> dict[str, Any]:
+        calls = self._calls(state)
+        return self._verdicts(calls, await self._alookup([c["name"] for c in calls]) if calls else {}, config)
+
+    # -- routing and review -------------------------------------------------------------------------------
+
+    def route(self, state: Any) -> str | list[Send]:
+        """A ``Send`` per call still waiting for a decision (compat mode: the first only), else ``apply``."""
+        decided = state.get(_DECISIONS) or {}
+        todo = [p for p in state.get(_REVIEWS) or [] if p["tool_call_id"] not in decided]
+        if not todo:
+            return "apply"
+        if self.compat:
+            todo = todo[:1]
+        return [Send("review", {"payload": p}) for p in todo]
+
+    def review(self, state: _ReviewInput) -> dict[str, Any]:
+        payload = state["payload"]
+        answer = interrupt(payload, response_schema=decision_response_schema(payload, compat=self.compat))
+        decision: Decision
+        if isinstance(answer, DecisionResponse):
+            decision = answer.decision()
+        else:  # defensive: a plain value (validated again; it was checked before it was saved)
+            value = answer
+            if isinstance(answer, Mapping) and "decisions" in answer and "type" not in answer:
+                value = (answer.get("decisions") or [None])[0]
+            decision = validate_decision(payload, value)
+        return {_DECISIONS: {payload["tool_call_id"]: decision}}
+
+    # -- apply --------------------------------------------------------------------------------------------
+
+    def apply(self, state: Any) -> dict[str, Any]:
+        decisions: dict[str, Decision] = state.get(_DECISIONS) or {}
+        denied: dict[str, str] = state.get(_DENIED) or {}
+        undecided = [
+            p["tool_call_id"] for p in state.get(_REVIEWS) or [] if p["tool_call_id"] not in decisions
+        ]
+        if undecided:  # fail closed: a call that needed a human must never slip through undecided
+            raise RuntimeError(f"approval gate: no decision for tool call(s) {undecided}; nothing was run")
+        if not decisions and not denied:
+            return {}
+        messages: list[AnyMessage] = messages_of(state, self.messages_key)
+        ai = last_ai_message(messages)
+        if ai is None:
+            return {}
+        names = {call.get("id") or "": call["name"] for call in ai.tool_calls}
+        edits: dict[str, dict[str, Any]] = {}
+        out: list[AnyMessage] = []
+        for call_id, decision in decisions.items():
+            name = names.get(call_id, "")
+            if decision["type"] == "edit":
+                edits[call_id] = dict(decision["edited_action"]["args"])
+            elif decision["type"] == "reject":
+                out.append(rejection_message(name, call_id, decision.get("message")))
+            elif decision["type"] == "respond":
+                out.append(ToolMessage(content=decision["message"], name=name, tool_call_id=call_id))
+        for call_id, reason in denied.items():
+            out.append(_denial_message(names.get(call_id, ""), call_id, reason))
+        if edits:
+            out.insert(0, _with_args(ai, edits))
+        return {self.messages_key: out} if out else {}
+
+
+def create_approval_gate(
+    servers: McpServers,
+    policy: ApprovalPolicy | Mapping[str, Any] | str | os.PathLike[str] | None = None,
+    *,
+    compat: bool = False,
+    name: str = "approval_gate",
+    messages_key: str = "messages",
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """Build the approval gate: a compiled subgraph over ``messages``, added between the model and the tools.
+
+    ``policy`` is an :class:`~langgraph_mcp.approval.policy.ApprovalPolicy`, or what
+    :meth:`ApprovalPolicy.load` accepts (a JSON file path or a mapping); ``None`` means the default policy
+    (ask about destructive tools, allow the rest). Tools are looked up in ``servers`` by the called name; a
+    name no server publishes gets the policy's ``non_mcp`` verdict. ``compat=True`` adds LangChain's
+    ``HITLRequest`` keys to each payload, expects ``{"decisions": [decision]}`` answers, and asks one call at
+    a time (Agent Chat UI).
+
+    The subgraph is compiled without a checkpointer, so it uses its parent's (``langgraph dev`` provides one
+    when the gate is served on its own). ``name`` names the compiled graph (use it as the node name).
+    """
+    gate = _Gate(
+        servers,
+        ApprovalPolicy.load(policy) if policy is not None else ApprovalPolicy(),
+        compat=compat,
+        messages_key=messages_key,
+    )
+    messages_type = Annotated[list[AnyMessage], add_messages]
+    typed_dict: Any = TypedDict  # the message key is only known at run time
+    io_schema = typed_dict("ApprovalGateIO", {messages_key: messages_type})
+    state_schema = typed_dict(
+        "ApprovalGateState",
+        {
+            messages_key: messages_type,
+            _REVIEWS: list[ApprovalInterrupt],
+            _DECISIONS: Annotated[dict[str, Decision], _merge],
+            _DENIED: Annotated[dict[str, str], _merge],
+        },
+        total=False,
+    )
+    builder: StateGraph[Any, Any, Any, Any] = StateGraph(
+        state_schema, input_schema=io_schema, output_schema=io_schema
+    )
+    builder.add_node("check", RunnableCallable(gate.check, gate.acheck, name="check", trace=False))
+    # No input_schema on "review" (its input is the Send payload): a node's input schema is also what its
+    # conditional edge reads, and the compat-mode router after it must see the whole subgraph state.
+    builder.add_node("review", RunnableCallable(gate.review, None, name="review", trace=False))
+    builder.add_node("apply", RunnableCallable(gate.apply, None, name="apply", trace=False))
+    builder.add_edge(START, "check")
+    builder.add_conditional_edges("check", gate.route, ["review", "apply"])
+    if compat:  # one review per step: route to the next call, or to apply
+        builder.add_conditional_edges("review", gate.route, ["review", "apply"])
+    else:  # all reviews run in one step; a branch only sees its own task's writes, so never re-route here
+        builder.add_edge("review", "apply")
+    builder.add_edge("apply", END)
+    return builder.compile(name=name)
