@@ -6,6 +6,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from langgraph_mcp.approval.gate import create_approval_gate
+    from langgraph_mcp.approval.policy import ApprovalPolicy, Verdict
     from langgraph_mcp.catalog import McpTool
     from langgraph_mcp.config import (
         HttpServer,
@@ -37,10 +39,17 @@ if TYPE_CHECKING:
         ElicitationAnswers,
         ElicitationInterrupt,
     )
+    from langgraph_mcp.resume import PendingMcpInterrupt, pending_interrupts, resume_command
     from langgraph_mcp.servers import McpServers
 
 # Imported lazily: `python -m langgraph_mcp.examples.demo_server` must start fast, without LangGraph.
 _EXPORTS: dict[str, str] = {
+    "ApprovalPolicy": "langgraph_mcp.approval.policy",
+    "Verdict": "langgraph_mcp.approval.policy",
+    "create_approval_gate": "langgraph_mcp.approval.gate",
+    "PendingMcpInterrupt": "langgraph_mcp.resume",
+    "pending_interrupts": "langgraph_mcp.resume",
+    "resume_command": "langgraph_mcp.resume",
     "APPROVAL_INTERRUPT_TYPE": "langgraph_mcp.payloads",
     "AnswerError": "langgraph_mcp.errors",
     "ApprovalInterrupt": "langgraph_mcp.payloads",
@@ -86,6 +95,7 @@ __all__ = [
     "ELICITATION_INTERRUPT_TYPE",
     "AnswerError",
     "ApprovalInterrupt",
+    "ApprovalPolicy",
     "ConfigError",
     "Decision",
     "DecisionError",
@@ -100,6 +110,7 @@ __all__ = [
     "McpTool",
     "McpToolNode",
     "OutputRouting",
+    "PendingMcpInterrupt",
     "ResumeError",
     "ServerConnectionError",
     "ServerDiscoveryError",
@@ -109,5 +120,9 @@ __all__ = [
     "ToolCallTimeoutError",
     "ToolNameCollisionError",
     "ToolNotFoundError",
+    "Verdict",
+    "create_approval_gate",
+    "pending_interrupts",
+    "resume_command",
     "route_tool_calls",
 ]

@@ -59,6 +59,8 @@ def flatten_exception(exc: BaseException) -> BaseException:
 
 def is_connection_lost(exc: BaseException) -> bool:
     exc = flatten_exception(exc)
+    if isinstance(exc, TimeoutError):  # an OSError subclass, but a slow server is not a lost connection
+        return False
     if isinstance(exc, MCPError):
         return exc.code == types.CONNECTION_CLOSED
     return isinstance(
@@ -247,6 +249,9 @@ class ServerConnection:
         return bool(getattr(getattr(session, "_dispatcher", None), "_closed", False))
 
     async def _start(self) -> None:
+        # A dead connection's owner may still be shutting its server down: let it finish first, so two owners
+        # never share this object's state (the old one's cleanup would clear the new client) and no process leaks.
+        await self._wait_owner()
         self._starts += 1
         self._stop = asyncio.Event()
         self._ready = asyncio.Event()
@@ -287,9 +292,10 @@ class ServerConnection:
             if not isinstance(self._error, asyncio.CancelledError):
                 logger.debug("MCP server %r connection ended: %r", self.name, self._error)
         finally:
-            self._client = None
-            self._task_group = None
-            self._ready.set()
+            if self._owner is asyncio.current_task():  # never clear a newer owner's state
+                self._client = None
+                self._task_group = None
+                self._ready.set()
             self._close_stderr(stderr)
 
     def _make_client(self, stderr: IO[str] | None) -> Client:
@@ -401,15 +407,14 @@ class ServerConnection:
         deadline = loop.time() + timeout
         # Only a message that can't be parsed *while this request is in flight* may be its answer.
         protocol_error = self._protocol_error_event
-        watcher = loop.create_task(protocol_error.wait())
+        watcher: asyncio.Future[Any] = loop.create_task(protocol_error.wait())
+        waiters: list[asyncio.Future[Any]] = [outcome, watcher]
         try:
-            done, _ = await asyncio.wait(
-                [outcome, watcher], timeout=timeout, return_when=asyncio.FIRST_COMPLETED
-            )
+            done, _ = await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
             if outcome not in done and watcher in done:
                 # It may also be stray output (a banner printed on stdout): give the real answer a moment.
                 grace = min(PROTOCOL_ERROR_GRACE_SECONDS, max(0.0, deadline - loop.time()))
-                done, _ = await asyncio.wait([outcome], timeout=grace)
+                done, _ = await asyncio.wait(waiters[:1], timeout=grace)
         finally:
             watcher.cancel()
         if outcome in done:

@@ -17,11 +17,21 @@ import time
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias, TypeVar
 
 import mcp.types as types
+import pydantic
+from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from langgraph_mcp.catalog import CatalogReport, McpTool, SkippedTool, build_tool, check_collisions
+from langgraph_mcp.catalog import (
+    PUBLISHED_NAME_PATTERN,
+    CatalogReport,
+    McpTool,
+    SkippedTool,
+    build_tool,
+    check_collisions,
+    publish_name,
+)
 from langgraph_mcp.config import McpServersConfig, OutputRouting, ServerSpec
 from langgraph_mcp.connection import ServerConnection, era_of
 from langgraph_mcp.errors import (
@@ -40,6 +50,61 @@ T = TypeVar("T")
 CacheMode: TypeAlias = Literal["use", "refresh", "bypass"]
 ConnectionErrorPolicy: TypeAlias = Literal["raise", "ignore"] | Callable[[str, BaseException], None]
 MAX_PAGES = 1000
+
+
+class _Page(NamedTuple):
+    result: types.ListToolsResult
+    unparseable: list[tuple[str, str]]
+    """(tool name, why) for listed tools that are not even valid ``mcp.types.Tool``s."""
+
+
+async def _lenient_page(client: Any, cursor: str | None, error: pydantic.ValidationError) -> _Page:
+    """Fetch one ``tools/list`` page without the SDK's whole-page validation; parse each tool on its own.
+
+    Uses the session's private request stamp and dispatcher (the SDK has no public unvalidated request); if
+    they are missing (a newer SDK), the original validation error stands.
+    """
+    session = client.session
+    stamp = getattr(session, "_stamp", None)
+    dispatcher = getattr(session, "_dispatcher", None)
+    absorb = getattr(session, "_absorb_tool_listing", None)
+    if stamp is None or dispatcher is None or absorb is None:
+        raise error
+    params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+    data = types.ListToolsRequest(params=params).model_dump(by_alias=True, mode="json", exclude_none=True)
+    opts: dict[str, Any] = {}
+    stamp(data, opts)
+    raw = await dispatcher.send_raw_request(data["method"], data.get("params"), opts)
+    entries = raw.get("tools") if isinstance(raw, dict) else None
+    if not isinstance(entries, list):
+        raise error
+    tools: list[types.Tool] = []
+    unparseable: list[tuple[str, str]] = []
+    for index, entry in enumerate(entries):
+        try:
+            tools.append(types.Tool.model_validate(entry, by_name=False))
+        except pydantic.ValidationError as exc:
+            name = entry.get("name") if isinstance(entry, dict) else None
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'tool'}: {e['msg']}" for e in exc.errors()
+            )
+            label = str(name) if name is not None else f"#{index}"
+            unparseable.append((label, f"not a valid MCP tool ({problems})"))
+    next_cursor = raw.get("nextCursor")
+    ttl_ms = raw.get("ttlMs")
+    result = types.ListToolsResult(
+        tools=tools,
+        next_cursor=next_cursor if isinstance(next_cursor, str) else None,
+        ttl_ms=ttl_ms if isinstance(ttl_ms, int) and ttl_ms > 0 and not _is_legacy_client(client) else 0,
+    )
+    # Let the session learn the output schemas it checks call results against (else its first call to one of
+    # these tools re-lists, and fails the same validation).
+    absorb(result, complete=cursor is None and result.next_cursor is None)
+    return _Page(result, unparseable)
+
+
+def _is_legacy_client(client: Any) -> bool:
+    return client.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS
 
 
 class _Listing:
@@ -264,18 +329,26 @@ class McpServers:
         except ServerConnectionError as exc:
             raise ServerDiscoveryError(server, str(exc).split(": ", 1)[-1]) from exc.__cause__
         raw: list[types.Tool] = []
+        skipped: list[SkippedTool] = []
         cursor: str | None = None
         ttl_ms = 0
         deadline = time.monotonic() + spec.connect_timeout
         for _ in range(MAX_PAGES):
             remaining = max(0.1, deadline - time.monotonic())
 
-            async def page(client: Any, cursor: str | None = cursor) -> types.ListToolsResult:
-                result: types.ListToolsResult = await client.list_tools(cursor=cursor, cache_mode="bypass")
-                return result
+            async def page(client: Any, cursor: str | None = cursor) -> _Page:
+                try:
+                    result: types.ListToolsResult = await client.list_tools(
+                        cursor=cursor, cache_mode="bypass"
+                    )
+                except pydantic.ValidationError as exc:
+                    # The SDK validates the whole page against the wire schema, so one malformed tool would
+                    # hide every tool of the server: re-read the page unvalidated, judge each tool on its own.
+                    return await _lenient_page(client, cursor, exc)
+                return _Page(result, [])
 
             try:
-                result = await conn.request(page, timeout=remaining)
+                result, unparseable = await conn.request(page, timeout=remaining)
             except TimeoutError:
                 raise ServerDiscoveryError(
                     server,
@@ -284,13 +357,17 @@ class McpServers:
             except ServerConnectionError as exc:
                 raise ServerDiscoveryError(server, str(exc).split(": ", 1)[-1]) from exc
             raw.extend(result.tools)
+            skipped.extend(SkippedTool(server, name, why) for name, why in unparseable)
             ttl_ms = ttl_ms or result.ttl_ms
             cursor = result.next_cursor
             if cursor is None:
                 break
         tools: list[McpTool] = []
-        skipped: list[SkippedTool] = []
-        taken: set[str] = set()
+        # Names that are valid as listed come first: a sanitised name must never take one of them.
+        valid = (
+            publish_name(server, t.name, prefix=spec.prefix, separator=self.config.separator) for t in raw
+        )
+        taken: set[str] = {name for name in valid if PUBLISHED_NAME_PATTERN.match(name)}
         for tool in raw:
             built = build_tool(
                 server,
