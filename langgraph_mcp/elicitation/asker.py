@@ -34,8 +34,10 @@ class InterruptAsker:
     """Gets answers for one tool call's questions from LangGraph interrupts (one instance per node run)."""
 
     def __init__(self, tool_call_id: str) -> None:
-        config = get_config()
-        configurable = config.get("configurable", {})
+        try:
+            configurable = get_config().get("configurable", {})
+        except RuntimeError:  # called outside a graph: calls work, questions can't pause
+            configurable = {}
         self._scratchpad = configurable.get(_SCRATCHPAD)
         self.has_checkpointer = configurable.get(_CHECKPOINTER) is not None
         self.key: tuple[str, ...] = (
