@@ -12,10 +12,7 @@ def messages_of(state: Any, messages_key: str = "messages") -> list[AnyMessage]:
     """The message list of a graph state (dict, object with the attribute, or a plain list)."""
     if isinstance(state, list):
         return state
-    if isinstance(state, dict):
-        messages = state.get(messages_key)
-    else:
-        messages = getattr(state, messages_key, None)
+    messages = state.get(messages_key) if isinstance(state, dict) else getattr(state, messages_key, None)
     if messages is None:
         raise ValueError(f"no {messages_key!r} key in the state given to the MCP tool node / router")
     return list(messages)

@@ -15,8 +15,8 @@ from langgraph.types import Command
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from langgraph_mcp import McpServers  # noqa: E402
-from tests.node_support import call, one_turn_graph, start, text_of, tool_messages  # noqa: E402
+from langgraph_mcp import McpServers
+from tests.node_support import call, one_turn_graph, start, text_of, tool_messages
 
 
 async def main(db: str, mode: str, tool: str, args: str, events: str, resume: str | None) -> None:
