@@ -477,6 +477,12 @@ class ServerConnection:
                     error = _unwrap_for_caller(exc)
                     if is_connection_lost(error):
                         self.mark_dead(error)
+                        if not isinstance(error, ServerConnectionError):  # say which server and call
+                            lost = ServerConnectionError(
+                                self.name, f"connection lost during the call to {tool!r} ({_describe(error)})"
+                            )
+                            lost.__cause__ = error
+                            error = lost
                     handle.events.put_nowait(FailedEvent(error))
                     if isinstance(exc, asyncio.CancelledError):
                         raise

@@ -1,0 +1,175 @@
+"""Argument parsing, logging, and turning failures into one clear message and an exit code.
+
+Exit codes:
+
+* ``0`` — done.
+* ``1`` — the tool call ended with an error result (including a call a human rejected), a server could not be
+  reached, or something unexpected failed.
+* ``2`` — bad input: arguments, server config, policy, answers file, unknown tool or thread;
+  ``tools --strict`` when a server failed.
+* ``3`` — the thread is paused waiting for a human (``--no-input``, Ctrl-C or end of input at a prompt);
+  continue it with ``langgraph-mcp resume --thread ID``.
+* ``130`` — Ctrl-C while the graph was running.
+
+Logging is quiet by default (errors only; a stdio server's stderr goes to the ``langgraph_mcp.server.<name>``
+logger at INFO, so it never reaches the terminal); ``-v`` shows INFO, ``-vv`` DEBUG.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import warnings
+from collections.abc import Callable, Sequence
+
+from rich.console import Console
+from rich.text import Text
+
+__all__ = ["build_parser", "run"]
+
+_EPILOG = """exit codes: 0 done; 1 tool error, unreachable server or unexpected failure; 2 bad input
+(arguments, config, policy, answers file, unknown tool or thread; tools --strict with a failed server); 3 the
+thread waits for a human (continue it with `langgraph-mcp resume --thread ID`); 130 Ctrl-C while running."""
+
+Command = Callable[[argparse.Namespace, Console, Console], int]
+
+
+def _add_config(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help='server config JSON ({"mcpServers": {...}}); default: the bundled demo server over stdio',
+    )
+    parser.add_argument(
+        "--policy", metavar="FILE", help="approval policy JSON (default: ask about destructive tools)"
+    )
+
+
+def _add_db(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db",
+        metavar="PATH",
+        help="SQLite checkpoint database (default: per-user data dir, or $LANGGRAPH_MCP_DB)",
+    )
+
+
+def _command(name: str) -> Command:
+    """The function behind a subcommand, imported only when it runs (``--help`` stays fast)."""
+    if name == "demo":
+        from langgraph_mcp.cli.demo import cmd_demo
+
+        return cmd_demo
+    from langgraph_mcp.cli import commands
+
+    func: Command = getattr(commands, f"cmd_{name}")
+    return func
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="langgraph-mcp",
+        description="MCP servers in LangGraph graphs, with humans in control.",
+        epilog=_EPILOG,
+    )
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="show logs (-v info, -vv debug)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    tools = sub.add_parser(
+        "tools", help="list each server's tools, hints and approval verdicts", epilog=_EPILOG
+    )
+    _add_config(tools)
+    tools.add_argument("--strict", action="store_true", help="exit 2 if any server failed")
+    tools.set_defaults(command_name="tools")
+
+    call = sub.add_parser(
+        "call", help="run one tool call through the approval gate and the tool node", epilog=_EPILOG
+    )
+    call.add_argument("tool", metavar="PUBLISHED_NAME", help="the tool's published name, e.g. demo_book_trip")
+    call.add_argument("--args", default="{}", metavar="JSON", help="arguments as a JSON object (default: {})")
+    _add_config(call)
+    call.add_argument("--thread", metavar="ID", help="thread id (default: a new call-XXXXXXXX)")
+    _add_db(call)
+    call.add_argument(
+        "--no-input", action="store_true", help="never prompt: leave the thread pending instead"
+    )
+    call.set_defaults(command_name="call")
+
+    pending = sub.add_parser("pending", help="show what a thread waits for", epilog=_EPILOG)
+    pending.add_argument("--thread", required=True, metavar="ID")
+    _add_db(pending)
+    pending.add_argument("--config", metavar="FILE", help="server config (default: the thread's own)")
+    pending.add_argument("--json", action="store_true", help="print the pending interrupts as JSON")
+    pending.set_defaults(command_name="pending")
+
+    resume = sub.add_parser("resume", help="answer what a thread waits for and continue it", epilog=_EPILOG)
+    resume.add_argument("--thread", required=True, metavar="ID")
+    resume.add_argument(
+        "--answers",
+        metavar="FILE",
+        help='JSON {"<tool_call_id or published name>": <decision or answers>, ...}; the rest is asked',
+    )
+    _add_db(resume)
+    resume.add_argument("--config", metavar="FILE", help="server config (default: the thread's own)")
+    resume.add_argument(
+        "--no-input", action="store_true", help="never prompt: leave what is unanswered pending"
+    )
+    resume.set_defaults(command_name="resume")
+
+    demo = sub.add_parser(
+        "demo", help="an agent turn over the bundled server: approvals, questions, transcript", epilog=_EPILOG
+    )
+    demo.add_argument(
+        "--yes", action="store_true", help="approve everything, fill forms with defaults/samples"
+    )
+    demo.add_argument(
+        "--answers", metavar="FILE", help="answers JSON keyed by tool_call_id or published name"
+    )
+    demo.add_argument("--model", metavar="PROVIDER:MODEL", help="a real chat model via init_chat_model")
+    _add_db(demo)
+    demo.add_argument(
+        "--no-input", action="store_true", help="never prompt: leave the thread pending instead"
+    )
+    demo.set_defaults(command_name="demo")
+    return parser
+
+
+def _configure_logging(verbosity: int) -> None:
+    """Errors only by default; ``-v``: this package at INFO (server stderr included); ``-vv``: DEBUG."""
+    root = logging.ERROR if verbosity <= 0 else logging.WARNING if verbosity == 1 else logging.INFO
+    logging.basicConfig(
+        level=root, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s", force=True
+    )
+    if verbosity > 0:
+        logging.getLogger("langgraph_mcp").setLevel(logging.INFO if verbosity == 1 else logging.DEBUG)
+    else:
+        warnings.simplefilter("ignore")
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv`` and run the command; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _configure_logging(args.verbose)
+    from langgraph_mcp.cli.runner import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, CliError
+    from langgraph_mcp.errors import ConfigError, LangGraphMcpError, ServerConnectionError
+
+    console = Console(highlight=False)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    try:
+        return _command(args.command_name)(args, console, err)
+    except CliError as exc:
+        err.print(Text(f"error: {exc}", style="red"))
+        return exc.code
+    except ConfigError as exc:
+        err.print(Text(f"error: {exc}", style="red"))
+        return EXIT_USAGE
+    except ServerConnectionError as exc:
+        err.print(Text(f"error: {exc}", style="red"))
+        return EXIT_FAILED
+    except LangGraphMcpError as exc:
+        err.print(Text(f"error: {exc}", style="red"))
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        err.print(Text("interrupted", style="yellow"))
+        return EXIT_INTERRUPTED

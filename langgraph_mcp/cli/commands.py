@@ -1,0 +1,252 @@
+"""The ``tools``, ``call``, ``pending`` and ``resume`` commands (``demo``: :mod:`langgraph_mcp.cli.demo`).
+
+Each command takes the parsed arguments and the consoles and returns an exit code (see
+:mod:`langgraph_mcp.cli.runner` for their meaning); failures with a clear message raise
+:class:`~langgraph_mcp.cli.runner.CliError`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+from pathlib import Path
+from typing import Any
+
+from langgraph.graph.state import CompiledStateGraph
+from rich.console import Console
+from rich.text import Text
+
+from langgraph_mcp.approval.policy import ApprovalPolicy
+from langgraph_mcp.cli.render import RunView, render_pending, render_tools
+from langgraph_mcp.cli.responders import AnswersFile, InteractiveResponder, Responder
+from langgraph_mcp.cli.runner import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_PENDING,
+    EXIT_USAGE,
+    CliError,
+    Outcome,
+    Session,
+    build_call_graph,
+    check_arguments,
+    drive,
+    known_calls,
+    resolve_tool,
+    state_messages,
+    thread_state,
+)
+from langgraph_mcp.cli.store import ThreadRecord, default_db_path, load_thread, new_thread_id, save_thread
+from langgraph_mcp.resume import pending_interrupts
+
+__all__ = ["cmd_call", "cmd_pending", "cmd_resume", "cmd_tools", "load_policy", "report_pending"]
+
+
+def _abs(path: str | None) -> str | None:
+    return str(Path(path).expanduser().resolve()) if path else None
+
+
+def db_path(args: argparse.Namespace) -> Path:
+    return Path(args.db).expanduser() if getattr(args, "db", None) else default_db_path()
+
+
+def load_policy(path: str | None) -> ApprovalPolicy:
+    """The approval policy from ``--policy`` (a JSON file), or the default policy."""
+    return ApprovalPolicy.load(path) if path else ApprovalPolicy()
+
+
+def report_pending(console: Console, thread_id: str, db: Path, outcome: Outcome) -> int:
+    """Print that the thread waits (and how to continue it); return :data:`EXIT_PENDING`."""
+    waiting = ", ".join(f"{i.kind} for {i.tool_call_id}" for i in outcome.pending)
+    console.print(Text.assemble(("Thread ", "bold"), (thread_id, "bold yellow"), f" is waiting: {waiting}."))
+    db_hint = f" --db {db}" if db != default_db_path() else ""
+    console.print(f"Continue it with: langgraph-mcp resume --thread {thread_id}{db_hint}")
+    return EXIT_PENDING
+
+
+# ------------------------------------------------------------------------------------------------ tools
+
+
+def cmd_tools(args: argparse.Namespace, console: Console, err: Console) -> int:
+    """A table per server (era, status or error; tools, hints, verdicts); ``--strict`` fails on errors."""
+    policy = load_policy(args.policy)
+    with Session() as session:
+        servers = session.open_servers(args.config, on_connection_error="ignore")
+
+        async def discover() -> tuple[list[Any], list[dict[str, Any]]]:
+            tools = await servers.list_tools()
+            return tools, [servers.server_status(name) for name in servers.names]
+
+        tools, statuses = session.loop.run(discover())
+        render_tools(console, statuses, tools, servers.report.skipped, policy)
+        failed = [s["server"] for s in statuses if s.get("error")]
+    if failed:
+        err.print(Text(f"{len(failed)} server(s) failed: {', '.join(failed)}", style="red"))
+        if args.strict:
+            return EXIT_USAGE
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------------------------------------ call
+
+
+def _parse_args_json(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CliError(f"--args is not valid JSON ({exc.msg} at column {exc.colno}): {text}") from exc
+    if not isinstance(value, dict):
+        raise CliError(f"--args must be a JSON object of arguments, got {type(value).__name__}: {text}")
+    return value
+
+
+def _responders(args: argparse.Namespace, console: Console, answers: AnswersFile | None) -> list[Responder]:
+    responders: list[Responder] = []
+    if answers is not None:
+        responders.append(answers)
+    if not args.no_input:
+        responders.append(InteractiveResponder(console))
+    return responders
+
+
+def _finish_call(console: Console, err: Console, record: ThreadRecord, db: Path, outcome: Outcome) -> int:
+    if outcome.status == "pending":
+        return report_pending(console, record.thread_id, db, outcome)
+    message = outcome.tool_message(str(record.options.get("tool_call_id")))
+    if message is None:
+        err.print(Text("The call ended without a result.", style="red"))
+        return EXIT_FAILED
+    return EXIT_FAILED if message.status == "error" else EXIT_OK
+
+
+def cmd_call(args: argparse.Namespace, console: Console, err: Console) -> int:
+    """Run one tool call through the approval gate and the tool node, in a checkpointed thread."""
+    call_args = _parse_args_json(args.args)
+    policy = load_policy(args.policy)
+    db = db_path(args)
+    thread_id = args.thread or new_thread_id("call")
+    if args.thread and load_thread(db, thread_id) is not None:
+        raise CliError(
+            f"thread {thread_id!r} already exists in {db}; continue it with `langgraph-mcp resume --thread "
+            f"{thread_id}`, or pick a new id"
+        )
+    with Session() as session:
+        servers = session.open_servers(args.config)
+        tool = resolve_tool(session, servers, args.tool)
+        check_arguments(tool, call_args)
+        tool_call_id = f"call_{secrets.token_hex(6)}"
+        record = ThreadRecord(
+            thread_id,
+            "call",
+            config=_abs(args.config),
+            policy=_abs(args.policy),
+            options={"tool": args.tool, "args": call_args, "tool_call_id": tool_call_id},
+        )
+        graph = build_call_graph(servers, policy, session.checkpointer(db))
+        save_thread(db, record)
+        config = {"configurable": {"thread_id": thread_id}}
+        console.print(Text.assemble(("thread ", "dim"), (thread_id, "bold"), (f"  ({db})", "dim")))
+        view = RunView(console, transcript=False, policy=policy, tools=[tool])
+        request = {"name": args.tool, "args": call_args, "id": tool_call_id}
+        outcome = drive(
+            session,
+            graph,
+            config,
+            {"messages": [], "request": request},
+            view,
+            _responders(args, console, None),
+        )
+        return _finish_call(console, err, record, db, outcome)
+
+
+# ------------------------------------------------------------------------------------------ pending / resume
+
+
+def _record(db: Path, thread_id: str) -> ThreadRecord:
+    record = load_thread(db, thread_id)
+    if record is None:
+        raise CliError(f"no thread {thread_id!r} in {db} (give --db if it was started with another database)")
+    return record
+
+
+def _graph_for(
+    session: Session, record: ThreadRecord, db: Path, args: argparse.Namespace
+) -> tuple[CompiledStateGraph[Any, Any, Any, Any], ApprovalPolicy]:
+    """The graph that made the thread, rebuilt from its record (``--config`` overrides the stored path)."""
+    config = args.config or record.config
+    policy = load_policy(record.policy)
+    servers = session.open_servers(config)
+    checkpointer = session.checkpointer(db)
+    if record.kind == "demo":
+        from langgraph_mcp.cli.demo import demo_model
+        from langgraph_mcp.examples.demo_graph import build_graph
+
+        return build_graph(
+            servers, policy=policy, model=demo_model(record.options.get("model")), checkpointer=checkpointer
+        ), policy
+    return build_call_graph(servers, policy, checkpointer), policy
+
+
+def cmd_pending(args: argparse.Namespace, console: Console, err: Console) -> int:
+    """List what a thread waits for (typed), or ``--json`` for scripts."""
+    db = db_path(args)
+    record = _record(db, args.thread)
+    with Session() as session:
+        graph, _ = _graph_for(session, record, db, args)
+        state = thread_state(session, graph, {"configurable": {"thread_id": args.thread}})
+        pending = pending_interrupts(state)
+    if args.json:
+        console.print_json(
+            data=[
+                {
+                    "interrupt_id": i.interrupt_id,
+                    "kind": i.kind,
+                    "tool_call_id": i.tool_call_id,
+                    "payload": i.payload,
+                }
+                for i in pending
+            ]
+        )
+        return EXIT_OK
+    if not pending:
+        status = "finished" if not state.next else f"stopped before {', '.join(state.next)}"
+        console.print(f"Thread {args.thread} has nothing pending ({status}).")
+        return EXIT_OK
+    console.print(
+        Text.assemble(("Thread ", "bold"), (args.thread, "bold yellow"), f" ({record.kind}) waits for:")
+    )
+    for item in pending:
+        console.print(render_pending(item))
+        console.print(Text(f"    interrupt id: {item.interrupt_id}", style="dim"))
+    console.print(f"Answer with: langgraph-mcp resume --thread {args.thread} [--answers FILE]")
+    return EXIT_OK
+
+
+def cmd_resume(args: argparse.Namespace, console: Console, err: Console) -> int:
+    """Continue a paused thread in this (new) process: answers file entries first, then the terminal."""
+    db = db_path(args)
+    record = _record(db, args.thread)
+    answers = AnswersFile.load(args.answers) if args.answers else None
+    with Session() as session:
+        graph, policy = _graph_for(session, record, db, args)
+        config = {"configurable": {"thread_id": args.thread}}
+        state = thread_state(session, graph, config)
+        if answers is not None:
+            answers.check_known(known_calls(state))
+        tools = session.servers.cached_tools() if session.servers else []
+        view = RunView(console, transcript=record.kind == "demo", policy=policy, tools=tools)
+        view.mark_seen(state_messages(state))
+        outcome = drive(session, graph, config, None, view, _responders(args, console, answers), resume=True)
+        if answers is not None:
+            unused = [k for k, v in answers.entries.items() if v]
+            if unused:
+                err.print(Text(f"answers file entries not used: {', '.join(unused)}", style="yellow"))
+        if record.kind == "demo":
+            if outcome.status == "pending":
+                return report_pending(console, record.thread_id, db, outcome)
+            return EXIT_OK
+        if outcome.status == "done":
+            message = outcome.tool_message(str(record.options.get("tool_call_id")))
+            if message is not None and message.tool_call_id not in view.printed_results:
+                view.tool_result(message)
+        return _finish_call(console, err, record, db, outcome)

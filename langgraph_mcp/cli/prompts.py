@@ -1,0 +1,310 @@
+"""Terminal prompts: approval decisions and elicitation forms, asked with ``rich.prompt``.
+
+Forms are typed from the request's ``requested_schema``: defaults are pre-filled (Enter keeps them), enums are
+offered as choices, booleans as yes/no, numbers are parsed, and fields the payload marks ``sensitive`` are
+read without echo. Each value is checked on its own as soon as it is typed (with the same rules that check the
+whole answer before LangGraph saves it, :func:`~langgraph_mcp.elicitation.answers.validate_answers`), so a bad
+value is asked again right away; the complete answer is checked once more before it is returned.
+
+A URL request shows the message, the URL and its host, and is **never opened** by the CLI: the user opens it
+themselves and then says whether they accept.
+
+Ctrl-C (``KeyboardInterrupt``) and end of input (``EOFError``) propagate to the caller, which leaves the
+thread pending: nothing typed so far is saved.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import tempfile
+from collections.abc import Mapping
+from typing import Any, cast
+
+from rich.console import Console
+from rich.prompt import Confirm, Prompt
+from rich.text import Text
+
+from langgraph_mcp.approval.decisions import validate_decision
+from langgraph_mcp.elicitation.answers import validate_answers
+from langgraph_mcp.errors import AnswerError, DecisionError
+from langgraph_mcp.payloads import (
+    ApprovalInterrupt,
+    Decision,
+    ElicitationAnswer,
+    ElicitationAnswers,
+    ElicitationInterrupt,
+    FormRequest,
+    UrlRequest,
+)
+
+__all__ = ["ask_approval", "ask_elicitation", "ask_form", "field_options"]
+
+_DECISION_HELP = {
+    "approve": "run the call as proposed",
+    "edit": "change the arguments, then run it",
+    "reject": "don't run it (optionally say why)",
+    "respond": "don't run it; give the model this answer instead",
+}
+_ACTIONS = ("accept", "decline", "cancel")
+_MISSING = object()
+
+
+def _pick(console: Console, label: str, options: list[str], default: str | None = None) -> str:
+    """Ask for one of ``options``; a unique prefix is enough (``a`` for ``approve``)."""
+    shown = "/".join(options)
+    while True:
+        raw = Prompt.ask(
+            Text.assemble(label, " ", (f"[{shown}]", "magenta")),
+            console=console,
+            default=default if default is not None else ...,
+            show_default=default is not None,
+        )
+        answer = str(raw).strip().lower()
+        if answer in options:
+            return answer
+        matches = [o for o in options if o.startswith(answer)] if answer else []
+        if len(matches) == 1:
+            return matches[0]
+        console.print(Text(f"Please answer one of: {', '.join(options)}", style="red"))
+
+
+# ------------------------------------------------------------------------------------------------ approval
+
+
+def _edit_in_editor(console: Console, args: dict[str, Any]) -> str | None:
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    if not editor:
+        return None
+    with tempfile.NamedTemporaryFile("w+", suffix=".json", delete=False, encoding="utf-8") as handle:
+        json.dump(args, handle, indent=2, ensure_ascii=False)
+        path = handle.name
+    try:
+        subprocess.run([*shlex.split(editor), path], check=False)
+        with open(path, encoding="utf-8") as edited:
+            return edited.read()
+    finally:
+        os.unlink(path)
+
+
+def _ask_edit(console: Console, payload: ApprovalInterrupt) -> Decision:
+    args = payload.get("arguments") or {}
+    use_editor = bool(os.environ.get("VISUAL") or os.environ.get("EDITOR"))
+    while True:
+        text = _edit_in_editor(console, args) if use_editor else None
+        if text is None:
+            text = Prompt.ask(
+                "New arguments (JSON object)", console=console, default=json.dumps(args, ensure_ascii=False)
+            )
+        try:
+            new_args = json.loads(text)
+        except json.JSONDecodeError as exc:
+            console.print(Text(f"Not valid JSON: {exc}", style="red"))
+            use_editor = False
+            continue
+        try:
+            return validate_decision(
+                payload,
+                {"type": "edit", "edited_action": {"name": payload["published_name"], "args": new_args}},
+            )
+        except DecisionError as exc:
+            console.print(Text(str(exc), style="red"))
+            args = new_args if isinstance(new_args, dict) else args
+            use_editor = False
+
+
+def ask_approval(console: Console, payload: ApprovalInterrupt) -> Decision:
+    """Ask for a decision on one approval interrupt (only the decisions it allows are offered)."""
+    allowed = [d for d in payload.get("allowed_decisions", []) if d in _DECISION_HELP] or [
+        "approve",
+        "reject",
+    ]
+    for decision in allowed:
+        console.print(Text(f"    {decision}: {_DECISION_HELP[decision]}", style="dim"))
+    while True:
+        choice = _pick(console, f"Decision for {payload['published_name']}", list(allowed))
+        if choice == "approve":
+            return {"type": "approve"}
+        if choice == "edit":
+            return _ask_edit(console, payload)
+        if choice == "reject":
+            reason = Prompt.ask("Reason (optional)", console=console, default="", show_default=False)
+            return validate_decision(payload, {"type": "reject", **({"message": reason} if reason else {})})
+        message = Prompt.ask("Answer for the model", console=console, default="", show_default=False)
+        try:
+            return validate_decision(payload, {"type": "respond", "message": message})
+        except DecisionError as exc:
+            console.print(Text(str(exc), style="red"))
+
+
+# ------------------------------------------------------------------------------------------------ forms
+
+
+def field_options(prop: Mapping[str, Any]) -> list[tuple[Any, str | None]] | None:
+    """The choices of an enum field (``enum`` or titled ``oneOf``/``anyOf`` consts), or ``None``."""
+    enum = prop.get("enum")
+    if isinstance(enum, list):
+        names = prop.get("enumNames")
+        titles = names if isinstance(names, list) and len(names) == len(enum) else [None] * len(enum)
+        return [(v, t if isinstance(t, str) else None) for v, t in zip(enum, titles, strict=True)]
+    for keyword in ("oneOf", "anyOf"):
+        alternatives = prop.get(keyword)
+        if (
+            isinstance(alternatives, list)
+            and alternatives
+            and all(isinstance(a, Mapping) and "const" in a for a in alternatives)
+        ):
+            return [
+                (a["const"], a.get("title") if isinstance(a.get("title"), str) else None)
+                for a in alternatives
+            ]
+    return None
+
+
+def _field_problem(name: str, prop: Mapping[str, Any], value: Any) -> str | None:
+    """Why ``value`` does not fit this one field, or ``None`` (uses the full answer checker on one field)."""
+    request: FormRequest = {
+        "mode": "form",
+        "message": "",
+        "requested_schema": {"type": "object", "properties": {name: dict(prop)}, "required": [name]},
+        "sensitive": [],
+    }
+    try:
+        validate_answers({"field": request}, {"field": {"action": "accept", "content": {name: value}}})
+    except AnswerError as exc:
+        text = str(exc)
+        return text.split(": ", 1)[1] if text.startswith("answer for ") and ": " in text else text
+    return None
+
+
+def _parse(prop: Mapping[str, Any], raw: str) -> Any:
+    """Typed text as the field's JSON type (left as text when it doesn't parse: the check says why)."""
+    kind = prop.get("type")
+    text = raw.strip()
+    try:
+        if kind == "integer":
+            return int(text)
+        if kind == "number":
+            number = float(text)
+            return (
+                int(number) if number.is_integer() and "." not in text and "e" not in text.lower() else number
+            )
+    except ValueError:
+        return raw
+    if kind == "array":
+        return [part.strip() for part in text.split(",") if part.strip()]
+    return raw
+
+
+def _ask_field(console: Console, name: str, prop: Mapping[str, Any], required: bool, sensitive: bool) -> Any:
+    """One field's value, re-asked until it fits; ``_MISSING`` for an optional field left empty."""
+    title = prop.get("title") if isinstance(prop.get("title"), str) else name
+    description = prop.get("description")
+    label = Text(str(title), style="bold")
+    if description and description != title:
+        label.append(f" - {description}", style="dim")
+    if not required:
+        label.append(" (optional)", style="dim")
+    default = prop.get("default", _MISSING)
+    kind = prop.get("type")
+    options = field_options(prop)
+    item_options = field_options(prop.get("items") or {}) if kind == "array" else None
+    while True:
+        value: Any
+        if kind == "boolean" and options is None:
+            value = Confirm.ask(
+                label, console=console, default=bool(default) if default is not _MISSING else False
+            )
+        elif options is not None:
+            choices = [str(v) for v, _ in options]
+            titled = [f"{v} = {t}" for v, t in options if t and t != str(v)]
+            if titled:
+                console.print(Text("    " + "; ".join(titled), style="dim"))
+            raw = Prompt.ask(
+                label,
+                console=console,
+                choices=choices,
+                default=str(default) if default is not _MISSING else ...,
+            )
+            value = next(v for v, _ in options if str(v) == raw)
+        else:
+            hint = ""
+            if item_options is not None:
+                hint = f" (comma-separated, from: {', '.join(str(v) for v, _ in item_options)})"
+            elif prop.get("format") == "date" and "YYYY-MM-DD" not in str(description or ""):
+                hint = " (YYYY-MM-DD)"
+            elif prop.get("format") == "date-time":
+                hint = " (e.g. 2026-01-31T09:30:00Z)"
+            shown_default: Any = ...
+            if default is not _MISSING:
+                shown_default = ", ".join(map(str, default)) if isinstance(default, list) else str(default)
+            elif not required:
+                shown_default = ""
+            raw = Prompt.ask(
+                Text.assemble(label, (hint, "dim")),
+                console=console,
+                password=sensitive,
+                default=shown_default,
+                show_default=shown_default not in (..., "") and not sensitive,
+            )
+            if raw == "" and not required and default is _MISSING:
+                return _MISSING
+            value = _parse(prop, str(raw))
+            if item_options is not None and isinstance(value, list):
+                value = [next((v for v, _ in item_options if str(v) == part), part) for part in value]
+        problem = _field_problem(name, prop, value)
+        if problem is None:
+            return value
+        console.print(Text(f"    invalid: {problem}", style="red"))
+
+
+def ask_form(console: Console, key: str, request: FormRequest) -> ElicitationAnswer:
+    """Ask one form request: accept (then every field), decline or cancel."""
+    action = _pick(console, "Fill in the form?", ["accept", "decline", "cancel"], default="accept")
+    if action != "accept":
+        return cast(ElicitationAnswer, {"action": action})
+    schema = request.get("requested_schema") or {}
+    properties: Mapping[str, Any] = schema.get("properties") or {}
+    required = set(schema.get("required") or [])
+    sensitive = set(request.get("sensitive") or [])
+    while True:
+        content: dict[str, Any] = {}
+        for name, prop in properties.items():
+            value = _ask_field(
+                console, name, prop if isinstance(prop, Mapping) else {}, name in required, name in sensitive
+            )
+            if value is not _MISSING:
+                content[name] = value
+        answer: ElicitationAnswer = {"action": "accept", "content": content}
+        try:
+            validate_answers({key: request}, {key: answer})
+        except AnswerError as exc:  # only whole-form rules get here; each field was already checked
+            console.print(Text(f"The form does not fit yet: {exc}. Let's go through it again.", style="red"))
+            continue
+        return answer
+
+
+def ask_url(console: Console, request: UrlRequest) -> ElicitationAnswer:
+    """Show a URL request (URL and host; never opened here) and ask accept / decline / cancel."""
+    console.print(
+        Text.assemble("    Open this URL yourself if you trust ", (request.get("host") or "?", "bold"), ":")
+    )
+    console.print(Text(f"    {request['url']}"))
+    action = _pick(console, "Done / consent?", list(_ACTIONS), default="accept")
+    return cast(ElicitationAnswer, {"action": action})
+
+
+def ask_elicitation(console: Console, payload: ElicitationInterrupt) -> ElicitationAnswers:
+    """Ask every request of one elicitation interrupt; returns answers that pass ``validate_answers``."""
+    requests = payload.get("requests") or {}
+    answers: ElicitationAnswers = {}
+    for key, request in requests.items():
+        if len(requests) > 1:  # the pending view showed every message; say which one is being asked
+            console.print(Text.assemble(f"  [{key}] ", (request.get("message", ""), "bold")))
+        if request.get("mode") == "url":
+            answers[key] = ask_url(console, cast(UrlRequest, request))
+        else:
+            answers[key] = ask_form(console, key, cast(FormRequest, request))
+    return validate_answers(requests, answers)

@@ -1,0 +1,316 @@
+"""Running a graph from the CLI: its resources (event loop, servers, SQLite checkpointer) and the pause loop.
+
+:func:`drive` runs the graph until it finishes or pauses, shows what it waits for, gets a reply per pending
+interrupt from the responders (answers file, ``--yes``, the terminal), resumes with one ``Command`` built by
+:func:`langgraph_mcp.resume.resume_command`, and repeats. A pause nobody answers (``--no-input``, Ctrl-C or
+end of input at a prompt) leaves the thread pending in the database, to be resumed by ``langgraph-mcp resume``
+in another process.
+
+The graph runs on a private event loop in a background thread
+(:class:`~langgraph_mcp.cli.loop.BackgroundLoop`) while prompts block the main thread, so Ctrl-C at a prompt
+stops right there.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, cast
+
+import aiosqlite
+import jsonschema  # type: ignore[import-untyped,unused-ignore]
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, ToolCall, ToolMessage
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import StateSnapshot
+from pydantic import ValidationError
+
+from langgraph_mcp.approval.gate import create_approval_gate
+from langgraph_mcp.approval.policy import ApprovalPolicy
+from langgraph_mcp.catalog import McpTool
+from langgraph_mcp.cli.loop import BackgroundLoop
+from langgraph_mcp.cli.pending import PendingMcpInterrupt, Reply, command_for
+from langgraph_mcp.cli.render import RunView
+from langgraph_mcp.cli.responders import Responder, first_reply
+from langgraph_mcp.errors import ResumeError, ToolNotFoundError
+from langgraph_mcp.examples.demo_graph import DEMO_SERVER_CONFIG
+from langgraph_mcp.messages import last_ai_message
+from langgraph_mcp.node import McpToolNode, ToolCallRouter
+from langgraph_mcp.resume import pending_interrupts
+from langgraph_mcp.servers import ConnectionErrorPolicy, McpServers
+
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_OK",
+    "EXIT_PENDING",
+    "EXIT_USAGE",
+    "CliError",
+    "Outcome",
+    "Session",
+    "build_call_graph",
+    "drive",
+]
+
+EXIT_OK = 0
+"""Done."""
+EXIT_FAILED = 1
+"""The tool call ended with an error result, a server could not be reached, or something unexpected failed."""
+EXIT_USAGE = 2
+"""Bad input: arguments, server config, policy, answers file, unknown tool or thread; ``tools --strict`` with
+a failed server."""
+EXIT_PENDING = 3
+"""The thread is paused waiting for a human; ``langgraph-mcp resume --thread ID`` continues it."""
+EXIT_INTERRUPTED = 130
+"""Ctrl-C while the graph was running (not at a prompt)."""
+
+
+class CliError(Exception):
+    """A failure the CLI reports as one clear message and an exit code."""
+
+    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+# ------------------------------------------------------------------------------------------------ resources
+
+
+class Session:
+    """One command's resources: the background event loop, the MCP servers and the SQLite checkpointer."""
+
+    def __init__(self) -> None:
+        self.loop = BackgroundLoop()
+        self.servers: McpServers | None = None
+        self._conn: aiosqlite.Connection | None = None
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def open_servers(
+        self, config: str | Path | None, *, on_connection_error: ConnectionErrorPolicy = "raise"
+    ) -> McpServers:
+        """``McpServers`` for a config file (``None``: the bundled demo server). Raises ConfigError."""
+        self.servers = McpServers(
+            config if config is not None else DEMO_SERVER_CONFIG, on_connection_error=on_connection_error
+        )
+        return self.servers
+
+    def checkpointer(self, db: Path) -> AsyncSqliteSaver:
+        """An ``AsyncSqliteSaver`` on ``db`` (created if needed), bound to this session's loop."""
+        try:
+            db.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CliError(
+                f"cannot create the database directory {str(db.parent)!r}: {exc.strerror}"
+            ) from exc
+
+        async def open_saver() -> tuple[aiosqlite.Connection, AsyncSqliteSaver]:
+            conn = await aiosqlite.connect(str(db))
+            saver = AsyncSqliteSaver(conn)
+            await saver.setup()
+            return conn, saver
+
+        try:
+            self._conn, saver = self.loop.run(open_saver())
+        except Exception as exc:
+            raise CliError(f"cannot open the database {str(db)!r}: {exc}", EXIT_FAILED) from exc
+        return saver
+
+    def close(self) -> None:
+        async def shutdown() -> None:
+            if self.servers is not None:
+                await self.servers.aclose()
+            if self._conn is not None:
+                await self._conn.close()
+
+        try:
+            self.loop.run(shutdown())
+        except (Exception, KeyboardInterrupt):
+            pass
+        finally:
+            self.loop.close()
+
+
+def resolve_tool(session: Session, servers: McpServers, name: str) -> McpTool:
+    """The tool published as ``name``, else a clear ``CliError`` (close matches, failed servers)."""
+    try:
+        return session.loop.run(servers.get_tool(name))
+    except ToolNotFoundError as exc:
+        failed = servers.report.failed_servers
+        if failed:
+            lines = [str(exc)] + [f"MCP server {s!r} could not be reached: {e}" for s, e in failed.items()]
+            raise CliError("\n".join(lines), EXIT_FAILED) from exc
+        names = [t.published_name for t in servers.cached_tools()]
+        if not exc.close_matches:
+            close = difflib.get_close_matches(name, names, n=3, cutoff=0.4)
+            if close:
+                raise CliError(f"{exc} Did you mean: {', '.join(close)}?") from exc
+        raise CliError(str(exc)) from exc
+
+
+def check_arguments(tool: McpTool, args: Mapping[str, Any]) -> None:
+    """Check ``args`` against the tool's inputSchema before anything runs (clearer than a server error)."""
+    schema = tool.input_schema
+    try:
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        errors = sorted(cls(schema).iter_errors(dict(args)), key=lambda e: [str(p) for p in e.absolute_path])
+    except Exception:  # an unusual schema: let the server judge
+        return
+    if errors:
+        shown = "; ".join(
+            f"{'.'.join(str(p) for p in e.absolute_path) or '(arguments)'}: {e.message}" for e in errors[:5]
+        )
+        raise CliError(f"--args do not match the inputSchema of {tool.published_name}: {shown}")
+
+
+# ------------------------------------------------------------------------------------------------ call graph
+
+
+class CallState(MessagesState):
+    """State of the ``call`` graph: messages plus the one requested call."""
+
+    request: dict[str, Any]
+
+
+def build_call_graph(
+    servers: McpServers, policy: ApprovalPolicy, checkpointer: AsyncSqliteSaver | None
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """START → propose (an AIMessage with the one call) → approval_gate → router → tools → END."""
+
+    def propose(state: CallState) -> dict[str, list[BaseMessage]]:
+        request = state["request"]
+        call = ToolCall(name=request["name"], args=dict(request["args"]), id=request["id"], type="tool_call")
+        return {"messages": [AIMessage(content="", tool_calls=[call])]}
+
+    builder = StateGraph(CallState)
+    builder.add_node("propose", propose)
+    builder.add_node("approval_gate", create_approval_gate(servers, policy=policy))
+    builder.add_node("tools", McpToolNode(servers))
+    builder.add_edge(START, "propose")
+    builder.add_edge("propose", "approval_gate")
+    builder.add_conditional_edges(
+        "approval_gate", ToolCallRouter(node="tools", otherwise=END), ["tools", END]
+    )
+    builder.add_edge("tools", END)
+    return builder.compile(checkpointer=checkpointer, name="langgraph-mcp-call")
+
+
+# ------------------------------------------------------------------------------------------------ driving
+
+
+@dataclass
+class Outcome:
+    """How a drive ended: ``done`` (graph finished) or ``pending`` (left waiting for a human)."""
+
+    status: Literal["done", "pending"]
+    pending: list[PendingMcpInterrupt] = field(default_factory=list)
+    messages: list[BaseMessage] = field(default_factory=list)
+
+    def tool_message(self, tool_call_id: str) -> ToolMessage | None:
+        for message in self.messages:
+            if isinstance(message, ToolMessage) and message.tool_call_id == tool_call_id:
+                return message
+        return None
+
+
+async def _segment(
+    graph: CompiledStateGraph[Any, Any, Any, Any], value: Any, config: Any, view: RunView
+) -> None:
+    try:
+        async for mode, chunk in graph.astream(value, config, stream_mode=["updates", "custom"]):
+            if mode == "custom":
+                if isinstance(chunk, Mapping) and chunk.get("type") == "mcp_progress":
+                    view.progress_event(chunk)
+            elif mode == "updates" and isinstance(chunk, Mapping):
+                for node, update in chunk.items():
+                    if node == "__interrupt__" or not isinstance(update, Mapping):
+                        continue
+                    messages = update.get("messages")
+                    if isinstance(messages, list):
+                        view.messages(messages)
+    finally:
+        view.end_segment()
+
+
+def thread_state(
+    session: Session, graph: CompiledStateGraph[Any, Any, Any, Any], config: Any
+) -> StateSnapshot:
+    return session.loop.run(graph.aget_state(config, subgraphs=True))
+
+
+def state_messages(state: StateSnapshot) -> list[BaseMessage]:
+    values = state.values if isinstance(state.values, Mapping) else {}
+    return list(values.get("messages") or [])
+
+
+def known_calls(state: StateSnapshot) -> dict[str, str]:
+    """``published name -> tool_call_id`` of the last AI message's calls (what an answers file may name)."""
+    ai = last_ai_message(cast(list[AnyMessage], state_messages(state)))
+    return {call["name"]: call.get("id") or "" for call in (ai.tool_calls if ai else [])}
+
+
+def drive(
+    session: Session,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
+    config: Any,
+    first_input: Any,
+    view: RunView,
+    responders: Sequence[Responder],
+    *,
+    resume: bool = False,
+) -> Outcome:
+    """Run a thread with ``first_input`` until it finishes or nobody answers what it waits for.
+
+    ``resume=True`` starts from the thread's saved state instead (``first_input`` is ignored): answer what is
+    pending, or continue a run that stopped between steps.
+    """
+    value: Any = first_input
+    run = not resume
+    shown: set[str] = set()
+    while True:
+        if run:
+            try:
+                session.loop.run(_segment(graph, value, config, view))
+            except ValidationError as exc:  # a resume value the graph refused before saving it
+                raise CliError(f"the graph refused an answer (nothing was saved): {exc}") from exc
+        state = thread_state(session, graph, config)
+        messages = state_messages(state)
+        view.messages(messages)
+        pending = pending_interrupts(state)
+        if not pending:
+            if state.interrupts:
+                raise CliError(
+                    "the thread waits on interrupts that are not MCP approvals or elicitations; "
+                    "the CLI cannot answer them",
+                    EXIT_FAILED,
+                )
+            if not run and state.next:  # stopped between steps (e.g. Ctrl-C while running): carry on
+                value, run = None, True
+                continue
+            return Outcome("done", [], messages)
+        replies: dict[str, Reply] = {}
+        try:
+            for item in pending:
+                if item.interrupt_id not in shown:
+                    shown.add(item.interrupt_id)
+                    view.interrupt(item)
+                reply = first_reply(responders, item)
+                if reply is not None:
+                    replies[item.interrupt_id] = reply
+                    view.answered(item, reply)
+        except (KeyboardInterrupt, EOFError):
+            view.console.print()
+            return Outcome("pending", pending, messages)
+        if not replies:
+            return Outcome("pending", pending, messages)
+        try:
+            value = command_for(pending, replies)
+        except ResumeError as exc:
+            raise CliError(str(exc)) from exc
+        run = True

@@ -1,0 +1,98 @@
+"""The demo agent graph, shared by ``langgraph-mcp demo`` and LangGraph Studio.
+
+::
+
+    START → agent ──tool calls──► approval_gate ──one Send per remaining call──► tools ──► agent
+              │                           └──(nothing left to run)──► agent
+              └──no tool calls──► END
+
+* ``agent`` asks the chat model (the deterministic
+  :class:`~langgraph_mcp.examples.scripted_model.ScriptedChatModel` unless you pass one) with the servers'
+  tools bound.
+* ``approval_gate`` is the approval subgraph (:func:`langgraph_mcp.approval.gate.create_approval_gate`): it
+  pauses on ``mcp_approval`` interrupts for the calls the policy asks about, and answers rejected and denied
+  calls itself.
+* a :class:`~langgraph_mcp.ToolCallRouter` sends each remaining call to ``tools`` in its own task (back to
+  ``agent`` when none is left); ``tools`` is :class:`~langgraph_mcp.McpToolNode`, which pauses on
+  ``mcp_elicitation`` interrupts when a server asks the user.
+
+For Studio, compile without a checkpointer (the server brings its own) and open the servers in the run's own
+event loop: :mod:`langgraph_mcp.examples.studio` is that factory.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.runnables import Runnable
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from langgraph_mcp.approval.gate import create_approval_gate
+from langgraph_mcp.approval.policy import ApprovalPolicy
+from langgraph_mcp.messages import last_ai_message
+from langgraph_mcp.node import McpToolNode, ToolCallRouter
+from langgraph_mcp.servers import McpServers
+
+__all__ = ["DEMO_SERVER_CONFIG", "build_graph", "demo_server_config"]
+
+
+def demo_server_config(name: str = "demo") -> dict[str, Any]:
+    """Server config that starts the bundled demo server over stdio with this Python."""
+    return {name: {"command": sys.executable, "args": ["-m", "langgraph_mcp.examples.demo_server", "stdio"]}}
+
+
+DEMO_SERVER_CONFIG: dict[str, Any] = demo_server_config()
+"""``{"demo": {"command": <python>, "args": ["-m", "langgraph_mcp.examples.demo_server", "stdio"]}}``."""
+
+
+def _has_tool_calls(state: MessagesState) -> str:
+    ai = last_ai_message(state["messages"])
+    return "approval_gate" if ai is not None and ai.tool_calls else END
+
+
+def build_graph(
+    servers: McpServers,
+    *,
+    policy: ApprovalPolicy | None = None,
+    model: BaseChatModel | None = None,
+    checkpointer: BaseCheckpointSaver[Any] | None = None,
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """The agent → gate → router → :class:`~langgraph_mcp.McpToolNode` → agent graph over ``servers``.
+
+    ``model`` defaults to :class:`~langgraph_mcp.examples.scripted_model.ScriptedChatModel` (no network); any
+    chat model that supports ``bind_tools`` works. The tools are listed and bound on the agent's first turn,
+    in the running event loop. ``policy`` defaults to ``ApprovalPolicy()`` (read-only and non-destructive
+    calls run, destructive ones are asked about). Pass a ``checkpointer`` to pause and resume (elicitation and
+    approvals need one); leave it out for Studio, which supplies its own.
+    """
+    if model is None:
+        from langgraph_mcp.examples.scripted_model import ScriptedChatModel
+
+        model = ScriptedChatModel()
+    chat_model = model
+    bound: list[Runnable[LanguageModelInput, BaseMessage]] = []
+
+    async def agent(state: MessagesState) -> dict[str, list[BaseMessage]]:
+        if not bound:
+            bound.append(chat_model.bind_tools(await servers.get_tools()))
+        reply = await bound[0].ainvoke(state["messages"])
+        if not isinstance(reply, AIMessage):
+            reply = AIMessage(content=reply.content)
+        return {"messages": [reply]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("agent", agent)
+    builder.add_node("approval_gate", create_approval_gate(servers, policy=policy or ApprovalPolicy()))
+    builder.add_node("tools", McpToolNode(servers))
+    builder.add_edge(START, "agent")
+    builder.add_conditional_edges("agent", _has_tool_calls, ["approval_gate", END])
+    builder.add_conditional_edges(
+        "approval_gate", ToolCallRouter(node="tools", otherwise="agent"), ["tools", "agent"]
+    )
+    builder.add_edge("tools", "agent")
+    return builder.compile(checkpointer=checkpointer, name="langgraph-mcp-demo")

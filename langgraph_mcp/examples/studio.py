@@ -1,0 +1,60 @@
+"""The LangGraph Studio / ``langgraph dev`` graph factory for the demo agent (``langgraph.json`` points here).
+
+::
+
+    {"dependencies": ["."], "graphs": {"mcp_agent": "./langgraph_mcp/examples/studio.py:make_graph"}}
+
+The graph is :func:`langgraph_mcp.examples.demo_graph.build_graph` (scripted model → approval gate → one ``Send``
+per call → :class:`~langgraph_mcp.McpToolNode` → model) over the bundled demo server, started as a stdio
+subprocess. Three rules of the LangGraph API server shape this module:
+
+* **No checkpointer.** ``langgraph dev`` refuses a graph compiled with its own checkpointer or store; it brings
+  its own, which is what makes the ``mcp_approval`` and ``mcp_elicitation`` pauses resumable from Studio.
+* **Connections belong to the run.** The server calls the factory for every run *and* for schema reads, state
+  reads and state updates, always expecting the same topology. :class:`~langgraph_mcp.McpServers` starts a
+  connection lazily, in the event loop that first uses it, so building the graph never touches the server: the
+  subprocess starts when a run's first node lists or calls tools, in that run's loop, and is closed when the
+  run is done with the graph. Contexts that only read (``runtime.execution_runtime is None``) never start it.
+* **No blocking calls in the event loop.** The server raises ``BlockingError`` (blockbuster) for e.g.
+  ``time.sleep`` or blocking socket I/O inside async code. Everything here is async or pure; the stdio
+  stderr pump of the connection runs in its own thread.
+
+The factory takes ``runtime: ServerRuntime`` (``langgraph_sdk.runtime``), the form langgraph-api recognises by
+annotation and calls as an async context manager (verified against langgraph-api 0.16.7).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from langgraph.graph.state import CompiledStateGraph
+from langgraph_sdk.runtime import ServerRuntime
+
+from langgraph_mcp.approval.policy import ApprovalPolicy
+from langgraph_mcp.examples.demo_graph import build_graph, demo_server_config
+from langgraph_mcp.servers import McpServers
+
+__all__ = ["GRAPH_ID", "make_graph"]
+
+GRAPH_ID = "mcp_agent"
+"""The graph's id in the repository's ``langgraph.json`` (the ``assistant_id`` to run it with)."""
+
+
+@asynccontextmanager
+async def make_graph(runtime: ServerRuntime[Any]) -> AsyncIterator[CompiledStateGraph[Any, Any, Any, Any]]:
+    """Yield the demo graph over a fresh :class:`~langgraph_mcp.McpServers`, compiled without a checkpointer.
+
+    For a run (``runtime.execution_runtime`` set) the demo server starts on first use inside the run and is
+    stopped when the server leaves this context. For schema and state reads nothing is started.
+    """
+    servers = McpServers(demo_server_config())
+    graph = build_graph(servers, policy=ApprovalPolicy())
+    if runtime.execution_runtime is None:
+        yield graph
+        return
+    try:
+        yield graph
+    finally:
+        await servers.aclose()

@@ -1,0 +1,109 @@
+"""Test helpers: the bundled demo server as a stdio command or a live HTTP server, and process checks.
+
+Everything here starts real servers (no mocks) and stops what it starts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import uvicorn
+from mcp.server.mcpserver import MCPServer
+
+from langgraph_mcp.examples.demo_server import build_server, http_app
+
+SERVERS_DIR = Path(__file__).parent / "servers"
+RAW_SERVER = SERVERS_DIR / "raw_stdio_server.py"
+
+
+def raw_server_spec(mode: str, **options: Any) -> dict[str, Any]:
+    """A stdio config entry for ``tests/servers/raw_stdio_server.py`` in ``mode`` (``deep`` or ``banner``)."""
+    return {"command": sys.executable, "args": [str(RAW_SERVER), mode], **options}
+
+
+def stdio_demo_spec(*, events_file: Path | None = None, **options: Any) -> dict[str, Any]:
+    """A stdio server config entry running ``python -m langgraph_mcp.examples.demo_server stdio``.
+
+    ``events_file`` sets ``DEMO_EVENTS_FILE`` so every tool run is logged with the server's pid.
+    """
+    spec: dict[str, Any] = {
+        "command": sys.executable,
+        "args": ["-m", "langgraph_mcp.examples.demo_server", "stdio"],
+        **options,
+    }
+    if events_file is not None:
+        spec["env"] = {**spec.get("env", {}), "DEMO_EVENTS_FILE": str(events_file)}
+    return spec
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@asynccontextmanager
+async def http_demo_server(server: MCPServer | None = None) -> AsyncIterator[str]:
+    """Serve ``server`` (default: a fresh demo server) over streamable HTTP on 127.0.0.1 in this event loop.
+
+    Yields the ``/mcp`` URL; on exit uvicorn is told to stop and awaited.
+    """
+    port = free_port()
+    app = http_app(server if server is not None else build_server())
+    uv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(uv.serve)
+        with anyio.fail_after(10):
+            while not uv.started:
+                await anyio.sleep(0.02)
+        try:
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            uv.should_exit = True
+
+
+def process_exists(pid: int) -> bool:
+    """Whether a process with this pid exists and is not a zombie."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state != "Z"
+
+
+def child_pids() -> set[int]:
+    """Live (non-zombie) child processes of this test process, read from /proc."""
+    me = os.getpid()
+    children: set[int] = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        state, ppid = fields[0], int(fields[1])
+        if ppid == me and state != "Z":
+            children.add(int(entry.name))
+    return children
+
+
+def event_pids(events_file: Path, tool: str | None = None, event: str = "enter") -> list[int]:
+    """The pid of every ``event`` the demo server logged to ``DEMO_EVENTS_FILE`` (optionally for one tool)."""
+    if not events_file.exists():
+        return []
+    events = [json.loads(line) for line in events_file.read_text().splitlines() if line.strip()]
+    return [e["pid"] for e in events if e["event"] == event and (tool is None or e["tool"] == tool)]
