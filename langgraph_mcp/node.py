@@ -111,10 +111,13 @@ class McpToolNode(RunnableCallable):
         except Exception as exc:
             return self._error_message(exc, name, call_id)
         writer = _stream_writer()
+        # The SDK calls back from the connection's task; LangGraph's writer needs the node's context.
+        node_context = contextvars.copy_context()
 
         async def progress(value: float, total: float | None, message: str | None) -> None:
             if writer is not None:
-                writer(
+                node_context.run(
+                    writer,
                     {
                         "type": "mcp_progress",
                         "tool_call_id": call_id,
@@ -123,7 +126,7 @@ class McpToolNode(RunnableCallable):
                         "progress": value,
                         "total": total,
                         "message": message,
-                    }
+                    },
                 )
 
         try:

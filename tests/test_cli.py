@@ -197,11 +197,6 @@ def test_call_error_result_exits_1(db: Path) -> None:
     assert re.search(r"tool demo_always_fails \(call_[0-9a-f]+\) ERROR > .*always_fails: boom", result.stdout)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="node.py calls LangGraph's stream writer from the MCP progress callback, which runs outside the "
-    "node's context (get_config() fails there), so no mcp_progress event reaches stream_mode='custom'",
-)
 def test_call_shows_progress_from_the_server(db: Path) -> None:
     result = run_cli("call", "demo_slow", "--args", '{"seconds": 0.4, "steps": 4}', db=db)
 
