@@ -47,7 +47,7 @@ for line in sys.stdin:
     request_id, method = message["id"], message.get("method")
     if method == "initialize":
         info = {"name": f"raw-{MODE}", "version": "1.0.0"}
-        capabilities = {"tools": {}}
+        capabilities: dict[str, object] = {"tools": {}}
         result(
             request_id, {"protocolVersion": "2025-11-25", "capabilities": capabilities, "serverInfo": info}
         )
