@@ -121,10 +121,11 @@ def _raw_interrupts(pending: object) -> Iterable[tuple[str, object]]:
         if "id" in pending and "value" in pending:  # the LangGraph SDK's Interrupt dict
             yield str(pending["id"]), pending["value"]
             return
-        raise TypeError(
-            "pending must be interrupts (invoke output, GraphOutput, StateSnapshot, or a list of Interrupt); "
-            f"got a mapping with keys {sorted(map(str, pending))[:8]}"
-        )
+        if isinstance(pending.get("interrupts"), list):  # the LangGraph SDK's thread state
+            yield from _raw_interrupts(pending["interrupts"])
+            return
+        # An invoke output (or a run's final values) without "__interrupt__": the run did not pause.
+        return
     if isinstance(pending, list | tuple):
         for item in pending:
             yield from _raw_interrupts(item)

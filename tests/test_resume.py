@@ -141,8 +141,10 @@ def test_pending_input_shapes(pending: list[Interrupt]) -> None:
     assert ids(pending_interrupts(pending)) == expected  # its own output
     with pytest.raises(TypeError, match="pending must be interrupts"):
         pending_interrupts("nope")
-    with pytest.raises(TypeError, match="pending must be interrupts"):
-        pending_interrupts({"messages": []})
+    sdk_state = {"values": {}, "interrupts": [{"id": i.id, "value": i.value} for i in pending], "tasks": []}
+    assert ids(sdk_state) == expected  # the LangGraph SDK's thread state
+    # A finished run's output has no "__interrupt__": nothing is pending, so `while pending_interrupts(out):` ends.
+    assert ids({"messages": []}) == []
 
 
 def test_one_command_for_both_kinds(pending: list[Interrupt]) -> None:

@@ -1,0 +1,285 @@
+"""The Studio graph runs on a real ``langgraph dev`` server: it pauses for approval, then for a question, and finishes.
+
+The server serves the repository's ``langgraph.json`` unchanged (graph ``mcp_agent`` =
+``./langgraph_mcp/examples/studio.py:make_graph``) from a scratch directory, as ``langgraph dev`` in its own
+process group with blocking-call detection on (the default), no reload, no browser, no version check, no
+analytics and no tracing: it needs no network (loopback only). Every pause is answered with one
+``resume_command`` built from the interrupt dicts the SDK returns. At the end the server's process group is
+killed, and the test checks that no process it started is left behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from langgraph_sdk import get_client
+from langgraph_sdk.client import LangGraphClient
+
+from langgraph_mcp.examples.scripted_model import DEMO_PROMPT, demo_call_ids
+from langgraph_mcp.examples.studio import GRAPH_ID, make_graph
+from langgraph_mcp.resume import pending_interrupts, resume_command
+
+ROOT = Path(__file__).resolve().parents[1]
+LANGGRAPH = Path(sys.executable).with_name("langgraph")
+STARTUP_TIMEOUT = 120.0
+CALLS = demo_call_ids()  # published name -> tool call id of the scripted model's first turn
+HAVE_PROC = Path("/proc/self/stat").exists()
+BLOCKING_MARKERS = ("BlockingError", "Blocking call to", "identified a synchronous blocking call")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _processes() -> dict[int, tuple[int, str]]:
+    """``{pid: (ppid, command line)}`` of every live process, from ``/proc`` (Linux)."""
+    table = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()  # after "pid (comm)": state, ppid, ...
+        if fields[0] != "Z":
+            table[int(entry.name)] = (int(fields[1]), cmdline.strip())
+    return table
+
+
+def _descendants(root: int) -> dict[int, str]:
+    """``{pid: command line}`` of every live process below ``root``, whatever session it started."""
+    table = _processes()
+    found: dict[int, str] = {}
+    frontier = [root]
+    while frontier:
+        parent = frontier.pop()
+        for pid, (ppid, cmdline) in table.items():
+            if ppid == parent and pid not in found:
+                found[pid] = cmdline
+                frontier.append(pid)
+    return found
+
+
+def _demo_servers(root: int) -> dict[int, str]:
+    return {
+        pid: cmd for pid, cmd in _descendants(root).items() if "langgraph_mcp.examples.demo_server" in cmd
+    }
+
+
+def _wait_ready(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + STARTUP_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"langgraph dev exited with {process.returncode}:\n{log.read_text()[-4000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/ok", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.25)  # polling a subprocess's port from a sync fixture, not synchronizing tasks
+    pytest.fail(
+        f"langgraph dev did not answer on {url} within {STARTUP_TIMEOUT:g}s:\n{log.read_text()[-4000:]}"
+    )
+
+
+@dataclass(frozen=True)
+class DevServer:
+    url: str
+    pid: int
+    log: Path
+
+    def demo_servers(self) -> dict[int, str]:
+        """Demo MCP servers the dev server has running now (each stdio server gets its own session)."""
+        return _demo_servers(self.pid) if HAVE_PROC else {}
+
+    def blocking_calls_flagged(self) -> list[str]:
+        text = self.log.read_text(errors="replace")
+        return [marker for marker in BLOCKING_MARKERS if marker in text]
+
+
+@pytest.fixture(scope="module")
+def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevServer]:
+    """A ``langgraph dev`` server for the repository's ``langgraph.json``, killed (with its children) at the end."""
+    if not LANGGRAPH.exists():
+        pytest.skip("langgraph-cli[inmem] is not installed in this environment")
+    workdir = tmp_path_factory.mktemp("studio")
+    log = workdir / "langgraph-dev.log"
+    port = _free_port()
+    env = {
+        **os.environ,
+        "LANGGRAPH_NO_VERSION_CHECK": "true",
+        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+        "LANGSMITH_TRACING": "false",
+        "LANGCHAIN_TRACING_V2": "false",
+    }
+    env.pop("LANGGRAPH_ALLOW_BLOCKING", None)  # keep blockbuster on
+    # The server resolves langgraph.json's paths against its working directory and pickles its state to
+    # ./.langgraph_api there. Serve the repository's langgraph.json, unchanged, from a scratch directory in which
+    # ./langgraph_mcp is the repository's package: the checkout stays clean and concurrent runs don't collide.
+    project = workdir / "project"
+    project.mkdir()
+    shutil.copy(ROOT / "langgraph.json", project / "langgraph.json")
+    (project / "langgraph_mcp").symlink_to(ROOT / "langgraph_mcp", target_is_directory=True)
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [
+                str(LANGGRAPH),
+                "dev",
+                "--no-browser",
+                "--no-reload",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+            ],
+            cwd=project,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    server = DevServer(f"http://127.0.0.1:{port}", process.pid, log)
+    children: dict[int, str] = {}
+    try:
+        _wait_ready(server.url, process, log)
+        yield server
+    finally:
+        if HAVE_PROC:
+            children = _descendants(process.pid)  # before the kill: orphans lose their parent link
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+        alive = _processes() if HAVE_PROC else {}
+        leftovers = {pid: cmd for pid, cmd in children.items() if pid in alive and alive[pid][1] == cmd}
+        for pid in leftovers:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    assert not leftovers, f"processes left behind by langgraph dev: {leftovers}"
+
+
+def _tool_results(messages: list[dict[str, Any]]) -> dict[str, tuple[str, str]]:
+    """``{tool_call_id: (status, text)}`` of the ToolMessages in an SDK ``messages`` list."""
+    results = {}
+    for message in messages:
+        if message["type"] != "tool":
+            continue
+        content = message["content"]
+        if isinstance(content, list):
+            content = " ".join(b.get("text", "") for b in content if isinstance(b, dict))
+        results[message["tool_call_id"]] = (message.get("status", "success"), content)
+    return results
+
+
+def test_factory_is_called_with_the_server_runtime() -> None:
+    """langgraph-api passes ``runtime`` (not the config) to a factory whose parameter is a ServerRuntime."""
+    factory_utils = pytest.importorskip("langgraph_api._factory_utils")
+    hook = factory_utils._classify_factory(make_graph)
+    assert hook is not None
+    assert hook("<config>", "<runtime>") == {"runtime": "<runtime>"}
+
+
+def test_repository_langgraph_json_points_at_the_factory() -> None:
+    config = json.loads((ROOT / "langgraph.json").read_text())
+    graph = config["graphs"][GRAPH_ID]
+    path = graph["path"] if isinstance(graph, dict) else graph
+    assert path == "./langgraph_mcp/examples/studio.py:make_graph"
+    assert config["dependencies"] == ["."]
+
+
+async def _run(client: LangGraphClient, thread: str, **kwargs: Any) -> dict[str, Any]:
+    """Run the Studio graph on ``thread`` to its next pause or its end; the thread's values (plus ``__interrupt__``)."""
+    out = await client.runs.wait(thread, GRAPH_ID, **kwargs)
+    assert isinstance(out, dict), out
+    return out
+
+
+async def _wait_for_no_demo_servers(server: DevServer, timeout: float = 15.0) -> dict[int, str]:
+    """Wait until the run's connections are closed (the factory exits after the run's result is stored)."""
+    deadline = time.monotonic() + timeout
+    while (running := server.demo_servers()) and time.monotonic() < deadline:
+        await anyio.sleep(0.1)
+    return running
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_graph_is_described_without_starting_an_mcp_server(studio: DevServer) -> None:
+    client = get_client(url=studio.url)
+    assistants = await client.assistants.search(graph_id=GRAPH_ID)
+    assert assistants, f"no assistant for graph {GRAPH_ID!r}"
+    assistant_id = assistants[0]["assistant_id"]
+
+    drawn = await client.assistants.get_graph(assistant_id)
+    schemas = await client.assistants.get_schemas(assistant_id)
+
+    assert {"agent", "approval_gate", "tools"} <= {node["id"] for node in drawn["nodes"]}
+    input_schema = schemas["input_schema"]
+    assert input_schema is not None and "messages" in input_schema["properties"]
+    assert studio.demo_servers() == {}
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_thread_pauses_for_approval_then_question_and_finishes(studio: DevServer) -> None:
+    client = get_client(url=studio.url)
+    thread = (await client.threads.create())["thread_id"]
+
+    # 1. The model proposes three parallel calls; the gate asks about the destructive one. The booking call
+    #    passed the gate's policy but waits, like every call, until the gate is done.
+    out = await _run(client, thread, input={"messages": [{"role": "user", "content": DEMO_PROMPT}]})
+    pending = pending_interrupts(out)
+    assert [(p.kind, p.tool_call_id) for p in pending] == [("approval", CALLS["demo_delete_file"])]
+    assert pending[0].approval["reason"].startswith("destructiveHint")
+    state = await client.threads.get_state(thread)
+    assert [p.interrupt_id for p in pending_interrupts(state["interrupts"])] == [pending[0].interrupt_id]
+
+    # 2. Approved (the command is built from the thread state's interrupt dicts): the calls run, and the
+    #    booking server asks for a date.
+    command = resume_command(state["interrupts"], decisions={CALLS["demo_delete_file"]: {"type": "approve"}})
+    out = await _run(client, thread, command={"resume": command.resume})
+    pending = pending_interrupts(out)
+    assert [(p.kind, p.tool_call_id) for p in pending] == [("elicitation", CALLS["demo_book_trip"])]
+    (request_key,) = pending[0].elicitation["requests"]
+
+    # 3. Answered (built from the run output): the booking completes and the model summarizes.
+    answer = {request_key: {"action": "accept", "content": {"date": "2026-12-01"}}}
+    command = resume_command(out, answers={CALLS["demo_book_trip"]: answer})
+    out = await _run(client, thread, command={"resume": command.resume})
+    assert not out.get("__interrupt__")
+    results = _tool_results(out["messages"])
+    assert results[CALLS["demo_list_files"]][0] == "success"
+    assert results[CALLS["demo_delete_file"]] == ("success", "Deleted todo.txt")
+    assert results[CALLS["demo_book_trip"]] == ("success", "Booked Rome on 2026-12-01")
+    assert out["messages"][-1]["type"] == "ai"
+    assert "Booked Rome on 2026-12-01" in out["messages"][-1]["content"]
+    assert (await client.threads.get(thread))["status"] == "idle"
+
+    assert await _wait_for_no_demo_servers(studio) == {}, "a run left its MCP server running"
+    assert studio.blocking_calls_flagged() == []
