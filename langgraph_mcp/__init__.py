@@ -6,7 +6,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from langgraph_mcp.approval.gate import create_approval_gate
+    from langgraph_mcp.approval.gate import create_approval_gate, route_through_gate
     from langgraph_mcp.approval.policy import ApprovalPolicy, Verdict
     from langgraph_mcp.catalog import McpTool
     from langgraph_mcp.config import (
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
         ToolNameCollisionError,
         ToolNotFoundError,
     )
-    from langgraph_mcp.node import McpToolNode, ToolCallRouter, route_tool_calls
+    from langgraph_mcp.node import McpToolNode, ToolCallRouter, ToolCallsDone, route_tool_calls
     from langgraph_mcp.payloads import (
         APPROVAL_INTERRUPT_TYPE,
         ELICITATION_INTERRUPT_TYPE,
@@ -47,6 +47,8 @@ _EXPORTS: dict[str, str] = {
     "ApprovalPolicy": "langgraph_mcp.approval.policy",
     "Verdict": "langgraph_mcp.approval.policy",
     "create_approval_gate": "langgraph_mcp.approval.gate",
+    "route_through_gate": "langgraph_mcp.approval.gate",
+    "ToolCallsDone": "langgraph_mcp.node",
     "PendingMcpInterrupt": "langgraph_mcp.resume",
     "pending_interrupts": "langgraph_mcp.resume",
     "resume_command": "langgraph_mcp.resume",
@@ -118,11 +120,13 @@ __all__ = [
     "StdioServer",
     "ToolCallRouter",
     "ToolCallTimeoutError",
+    "ToolCallsDone",
     "ToolNameCollisionError",
     "ToolNotFoundError",
     "Verdict",
     "create_approval_gate",
     "pending_interrupts",
     "resume_command",
+    "route_through_gate",
     "route_tool_calls",
 ]

@@ -199,5 +199,18 @@ class ToolCallRouter:
         return [Send(self.node, [call]) for call in calls]
 
 
+class ToolCallsDone:
+    """Conditional edge after the tool node when one turn's calls run in different steps (some straight away,
+    some after the approval gate): go on to ``next`` only once every call of the last AI message has its
+    ToolMessage; until then go nowhere (the remaining calls are on their way)."""
+
+    def __init__(self, next: str = "agent", *, messages_key: str = "messages") -> None:
+        self.next = next
+        self.messages_key = messages_key
+
+    def __call__(self, state: Any) -> list[str]:
+        return [] if pending_tool_calls(messages_of(state, self.messages_key)) else [self.next]
+
+
 route_tool_calls = ToolCallRouter()
 """Route each pending tool call to the ``"tools"`` node in its own task; ``END`` when there is none."""

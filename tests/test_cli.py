@@ -120,7 +120,10 @@ def test_demo_no_input_leaves_the_thread_pending_and_resume_finishes_it_in_a_new
     first = run_cli("demo", "--no-input", "--db", str(db), db=db)
 
     assert first.returncode == 3, first.stderr
-    match = re.search(r"Thread (demo-[0-9a-f]+) is waiting: approval for call_delete_file_1", first.stdout)
+    match = re.search(
+        r"Thread (demo-[0-9a-f]+) is waiting: elicitation for call_book_trip_1, approval for call_delete_file_1",
+        first.stdout,
+    )
     assert match, first.stdout
     thread = match.group(1)
     assert f"langgraph-mcp resume --thread {thread}" in first.stdout

@@ -148,16 +148,17 @@ def test_ctrl_c_at_a_prompt_leaves_the_thread_pending_and_resume_completes_it(db
 
 def test_interactive_demo_asks_for_the_approval_and_the_date(db: Path) -> None:
     child = spawn(db, "demo")
-    child.expect(r"paused approval for demo_delete_file \(call_delete_file_1\)")
-    child.expect(r"Decision for demo_delete_file .*: ")
-    child.sendline("reject")
-    child.expect(r"Reason \(optional\): ")
-    child.sendline("not today")
+    # Both pause in the same step: the allowed booking call asks for a date while the delete awaits approval.
     child.expect(r"paused input requested by demo_book_trip")
     child.expect(r"Fill in the form\? .*: ")
     child.sendline("accept")
     child.expect(r"Date - Departure date \(YYYY-MM-DD\): ")
     child.sendline("2031-02-03")
+    child.expect(r"paused approval for demo_delete_file \(call_delete_file_1\)")
+    child.expect(r"Decision for demo_delete_file .*: ")
+    child.sendline("reject")
+    child.expect(r"Reason \(optional\): ")
+    child.sendline("not today")
 
     rest, code = finish(child)
 

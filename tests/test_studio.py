@@ -1,4 +1,4 @@
-"""The Studio graph runs on a real ``langgraph dev`` server: it pauses for approval, then for a question, and finishes.
+"""The Studio graph runs on a real ``langgraph dev`` server: it pauses on an approval and a question at once.
 
 The server serves the repository's ``langgraph.json`` unchanged (graph ``mcp_agent`` =
 ``./langgraph_mcp/examples/studio.py:make_graph``) from a scratch directory, as ``langgraph dev`` in its own
@@ -247,30 +247,35 @@ async def test_graph_is_described_without_starting_an_mcp_server(studio: DevServ
 
 @pytest.mark.slow
 @pytest.mark.anyio
-async def test_thread_pauses_for_approval_then_question_and_finishes(studio: DevServer) -> None:
+async def test_thread_pauses_on_approval_and_question_and_one_payload_resumes_both(studio: DevServer) -> None:
     client = get_client(url=studio.url)
     thread = (await client.threads.create())["thread_id"]
 
-    # 1. The model proposes three parallel calls; the gate asks about the destructive one. The booking call
-    #    passed the gate's policy but waits, like every call, until the gate is done.
+    # 1. The model proposes three parallel calls. The read-only one runs; the gate asks about the destructive
+    #    one; the booking call passed the policy, ran, and its server asks for a date — both pending at once.
     out = await _run(client, thread, input={"messages": [{"role": "user", "content": DEMO_PROMPT}]})
     pending = pending_interrupts(out)
-    assert [(p.kind, p.tool_call_id) for p in pending] == [("approval", CALLS["demo_delete_file"])]
-    assert pending[0].approval["reason"].startswith("destructiveHint")
+    assert sorted((p.kind, p.tool_call_id) for p in pending) == [
+        ("approval", CALLS["demo_delete_file"]),
+        ("elicitation", CALLS["demo_book_trip"]),
+    ]
+    (approval,) = [p for p in pending if p.kind == "approval"]
+    assert approval.approval["reason"].startswith("destructiveHint")
+    (question,) = [p for p in pending if p.kind == "elicitation"]
+    (request_key,) = question.elicitation["requests"]
     state = await client.threads.get_state(thread)
-    assert [p.interrupt_id for p in pending_interrupts(state["interrupts"])] == [pending[0].interrupt_id]
+    assert {p.interrupt_id for p in pending_interrupts(state["interrupts"])} == {
+        p.interrupt_id for p in pending
+    }
 
-    # 2. Approved (the command is built from the thread state's interrupt dicts): the calls run, and the
-    #    booking server asks for a date.
-    command = resume_command(state["interrupts"], decisions={CALLS["demo_delete_file"]: {"type": "approve"}})
-    out = await _run(client, thread, command={"resume": command.resume})
-    pending = pending_interrupts(out)
-    assert [(p.kind, p.tool_call_id) for p in pending] == [("elicitation", CALLS["demo_book_trip"])]
-    (request_key,) = pending[0].elicitation["requests"]
-
-    # 3. Answered (built from the run output): the booking completes and the model summarizes.
+    # 2. One payload, built from the thread state's interrupt dicts, approves the delete and answers the date.
     answer = {request_key: {"action": "accept", "content": {"date": "2026-12-01"}}}
-    command = resume_command(out, answers={CALLS["demo_book_trip"]: answer})
+    command = resume_command(
+        state["interrupts"],
+        decisions={CALLS["demo_delete_file"]: {"type": "approve"}},
+        answers={CALLS["demo_book_trip"]: answer},
+    )
+    assert len(command.resume) == 2
     out = await _run(client, thread, command={"resume": command.resume})
     assert not out.get("__interrupt__")
     results = _tool_results(out["messages"])

@@ -86,7 +86,7 @@ from langgraph_mcp.payloads import (
 )
 from langgraph_mcp.servers import McpServers
 
-__all__ = ["approval_payload", "create_approval_gate", "rejection_message"]
+__all__ = ["approval_payload", "create_approval_gate", "rejection_message", "route_through_gate"]
 
 _REVIEWS = "mcp_gate_reviews"
 """Private channel: the approval payloads ``check`` produced, in the model's call order."""
@@ -435,3 +435,64 @@ def create_approval_gate(
         builder.add_edge("review", "apply")
     builder.add_edge("apply", END)
     return builder.compile(name=name)
+
+
+def route_through_gate(
+    servers: McpServers,
+    policy: ApprovalPolicy | Mapping[str, Any] | str | os.PathLike[str] | None = None,
+    *,
+    gate: str = "approval_gate",
+    tools: str = "tools",
+    otherwise: str = END,
+    messages_key: str = "messages",
+) -> RunnableCallable:
+    """Conditional edge after the model: allowed calls go straight to the tool node, the rest through the gate.
+
+    Each allowed call gets its own ``Send`` to ``tools``; if any call needs the gate (ask, deny, or a tool that
+    could not be checked), the state is sent to ``gate`` once, in the same step. So an ``mcp_approval`` for one
+    call and an ``mcp_elicitation`` from an allowed sibling can be pending together and be answered with one
+    ``Command``. Use the same ``policy`` as the gate (the gate decides again for what it is sent). Wire::
+
+        builder.add_conditional_edges("agent", route_through_gate(servers, policy), ["approval_gate", "tools", END])
+        builder.add_edge("approval_gate", "tools")
+        builder.add_conditional_edges("tools", ToolCallsDone("agent"), ["agent"])
+
+    The gate's plain edge matters: the tool node then starts in the *next* step with the merged state and runs
+    only the calls still unanswered (each as its own task). A conditional edge right after the gate would read
+    the gate's own view of the messages, without the ToolMessages its sibling tasks wrote in the same step, and
+    would send those calls again. :class:`~langgraph_mcp.node.ToolCallsDone` returns to the model only once every
+    call has its ToolMessage.
+    """
+    checker = _Gate(
+        servers,
+        ApprovalPolicy.load(policy) if policy is not None else ApprovalPolicy(),
+        compat=False,
+        messages_key=messages_key,
+    )
+
+    def split(state: Any, found: Mapping[str, McpTool | None]) -> Sequence[Send] | str:
+        calls = checker._calls(state)
+        if not calls:
+            return otherwise
+        sends: list[Send] = []
+        needs_gate = False
+        for call in calls:
+            tool = found.get(call["name"])
+            owner = checker._unreachable_owner(call["name"]) if tool is None else None
+            if owner is None and checker.policy.verdict(call, tool).allowed:
+                sends.append(Send(tools, [call]))
+            else:
+                needs_gate = True
+        if needs_gate:
+            sends.append(Send(gate, {messages_key: messages_of(state, messages_key)}))
+        return sends
+
+    def route(state: Any) -> Sequence[Send] | str:
+        names = [c["name"] for c in checker._calls(state)]
+        return split(state, checker._lookup(names) if names else {})
+
+    async def aroute(state: Any) -> Sequence[Send] | str:
+        names = [c["name"] for c in checker._calls(state)]
+        return split(state, await checker._alookup(names) if names else {})
+
+    return RunnableCallable(route, aroute, name="route_through_gate", trace=False)

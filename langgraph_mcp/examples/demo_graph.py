@@ -2,19 +2,21 @@
 
 ::
 
-    START → agent ──tool calls──► approval_gate ──one Send per remaining call──► tools ──► agent
-              │                           └──(nothing left to run)──► agent
+    START → agent ──allowed calls, one Send each──────────────────────► tools ──(all answered)──► agent
+              ├──calls the policy asks about or denies──► approval_gate ──► tools
               └──no tool calls──► END
 
 * ``agent`` asks the chat model (the deterministic
   :class:`~langgraph_mcp.examples.scripted_model.ScriptedChatModel` unless you pass one) with the servers'
   tools bound.
+* :func:`~langgraph_mcp.route_through_gate` sends each allowed call straight to ``tools`` and the rest
+  through ``approval_gate`` in the same step, so a pending approval never holds up an allowed call, and an
+  approval and a server's question can be answered with one ``Command``.
 * ``approval_gate`` is the approval subgraph (:func:`langgraph_mcp.approval.gate.create_approval_gate`): it
-  pauses on ``mcp_approval`` interrupts for the calls the policy asks about, and answers rejected and denied
-  calls itself.
-* a :class:`~langgraph_mcp.ToolCallRouter` sends each remaining call to ``tools`` in its own task (back to
-  ``agent`` when none is left); ``tools`` is :class:`~langgraph_mcp.McpToolNode`, which pauses on
-  ``mcp_elicitation`` interrupts when a server asks the user.
+  pauses on ``mcp_approval`` interrupts, and answers rejected and denied calls itself; then ``tools`` runs
+  the approved calls.
+* ``tools`` is :class:`~langgraph_mcp.McpToolNode` (``mcp_elicitation`` interrupts when a server asks the
+  user); :class:`~langgraph_mcp.ToolCallsDone` goes back to ``agent`` once every call has its ToolMessage.
 
 For Studio, compile without a checkpointer (the server brings its own) and open the servers in the run's own
 event loop: :mod:`langgraph_mcp.examples.studio` is that factory.
@@ -32,10 +34,9 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from langgraph_mcp.approval.gate import create_approval_gate
+from langgraph_mcp.approval.gate import create_approval_gate, route_through_gate
 from langgraph_mcp.approval.policy import ApprovalPolicy
-from langgraph_mcp.messages import last_ai_message
-from langgraph_mcp.node import McpToolNode, ToolCallRouter
+from langgraph_mcp.node import McpToolNode, ToolCallsDone
 from langgraph_mcp.servers import McpServers
 
 __all__ = ["DEMO_SERVER_CONFIG", "build_graph", "demo_server_config"]
@@ -48,11 +49,6 @@ def demo_server_config(name: str = "demo") -> dict[str, Any]:
 
 DEMO_SERVER_CONFIG: dict[str, Any] = demo_server_config()
 """``{"demo": {"command": <python>, "args": ["-m", "langgraph_mcp.examples.demo_server", "stdio"]}}``."""
-
-
-def _has_tool_calls(state: MessagesState) -> str:
-    ai = last_ai_message(state["messages"])
-    return "approval_gate" if ai is not None and ai.tool_calls else END
 
 
 def build_graph(
@@ -87,12 +83,15 @@ def build_graph(
 
     builder = StateGraph(MessagesState)
     builder.add_node("agent", agent)
-    builder.add_node("approval_gate", create_approval_gate(servers, policy=policy or ApprovalPolicy()))
+    policy = policy or ApprovalPolicy()
+    builder.add_node("approval_gate", create_approval_gate(servers, policy=policy))
     builder.add_node("tools", McpToolNode(servers))
     builder.add_edge(START, "agent")
-    builder.add_conditional_edges("agent", _has_tool_calls, ["approval_gate", END])
+    # Allowed calls run at once (one task each); the others go through the gate in the same step, so an
+    # approval and a question from an allowed call can be pending together and answered with one Command.
     builder.add_conditional_edges(
-        "approval_gate", ToolCallRouter(node="tools", otherwise="agent"), ["tools", "agent"]
+        "agent", route_through_gate(servers, policy), ["approval_gate", "tools", END]
     )
-    builder.add_edge("tools", "agent")
+    builder.add_edge("approval_gate", "tools")
+    builder.add_conditional_edges("tools", ToolCallsDone("agent"), ["agent"])
     return builder.compile(checkpointer=checkpointer, name="langgraph-mcp-demo")
