@@ -52,8 +52,9 @@ With ``compat=True`` each payload also carries LangChain's ``HITLRequest`` keys 
 Chat UI renders and sends; calls are then asked **one at a time**, because that UI resumes without an
 interrupt id and so supports a single pending interrupt.
 
-The calls of one model turn run after the whole gate is done, allowed ones included (they are not asked
-about, but they wait for the answers about their siblings). Elicitation happens in the tool node, after the
+Wired model → gate → tools, the calls of one model turn run after the whole gate is done, allowed ones
+included (they are not asked about, but they wait for the answers about their siblings); route with
+:func:`route_through_gate` instead to send allowed calls straight to the tools in the same step. Elicitation happens in the tool node, after the
 gate: a call that passes the gate and then asks the user a question pauses again there, so a turn with both
 approvals and questions takes two resumes: first the decisions, then the answers (each one ``Command``, for
 any number of calls, built by :func:`~langgraph_mcp.resume.resume_command`).
