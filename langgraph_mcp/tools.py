@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
+from langchain_core.tools.base import TOOL_MESSAGE_BLOCK_TYPES
 from langgraph.config import get_config
 
 from langgraph_mcp.catalog import McpTool
@@ -49,6 +50,33 @@ def _handle_error(error: ToolException) -> str:
     return str(error)
 
 
+def _tool_message_safe(
+    content: list[dict[str, Any]], artifact: list[dict[str, Any]] | None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:
+    """Move blocks a LangChain tool may not return (audio, for one) into the artifact, leaving a note.
+
+    ``StructuredTool`` turns the *whole* content list into a JSON string when any block's type is outside
+    ``langchain_core.tools.base.TOOL_MESSAGE_BLOCK_TYPES``; ``McpToolNode`` builds its own ToolMessage and keeps them.
+    """
+    kept: list[dict[str, Any]] = []
+    moved: list[dict[str, Any]] = []
+    for block in content:
+        if block.get("type") in TOOL_MESSAGE_BLOCK_TYPES:
+            kept.append(block)
+        else:
+            moved.append({"type": "mcp_content", "block": block})
+            mime = block.get("mime_type")
+            kept.append(
+                {
+                    "type": "text",
+                    "text": f"[{block.get('type')} content{f' ({mime})' if mime else ''}: in the artifact]",
+                }
+            )
+    if not moved:
+        return content, artifact
+    return kept, moved + list(artifact or [])
+
+
 def make_langchain_tools(servers: McpServers, tools: list[McpTool]) -> list[BaseTool]:
     """One ``StructuredTool`` per MCP tool, named by its published name."""
     return [_make_tool(servers, tool) for tool in tools]
@@ -65,7 +93,7 @@ def _make_tool(servers: McpServers, tool: McpTool) -> BaseTool:
         converted = convert_result(result, servers.routing_for(tool.server))
         if converted.status == "error":
             raise McpToolError(converted.text or f"MCP tool {tool.published_name!r} failed", result)
-        return converted.content, converted.artifact
+        return _tool_message_safe(converted.content, converted.artifact)
 
     def run_sync(**arguments: Any) -> tuple[Any, Any]:
         return servers.run_sync(lambda: run(**arguments))
