@@ -103,8 +103,13 @@ class McpTool:
         return self.title or (self.annotations or {}).get("title") or self.name
 
     def hint_source(self, key: str) -> str:
-        """``"declared"`` or ``"spec default"``: how a hint got its effective value (for reasons shown to humans)."""
-        return "declared" if key in self.declared_hints else "spec default"
+        """How a hint got its effective value, for reasons shown to humans: ``"declared"``, ``"spec default"``,
+        or ``"implied by readOnlyHint"`` (a read-only tool is neither destructive nor non-idempotent)."""
+        if key in self.declared_hints:
+            return "declared"
+        if key in ("destructiveHint", "idempotentHint") and self.declared_hints.get("readOnlyHint"):
+            return "implied by readOnlyHint"
+        return "spec default"
 
 
 @dataclass(frozen=True)

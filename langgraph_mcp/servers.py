@@ -356,6 +356,14 @@ class McpServers:
                 ) from None
             except ServerConnectionError as exc:
                 raise ServerDiscoveryError(server, str(exc).split(": ", 1)[-1]) from exc
+            except Exception as exc:
+                if spec.mode != "modern":
+                    raise
+                raise ServerDiscoveryError(
+                    server,
+                    f"tools/list failed ({exc!r:.300}); the server may not speak 2026-07-28: "
+                    "use mode='auto' (or 'legacy') for it",
+                ) from exc
             raw.extend(result.tools)
             skipped.extend(SkippedTool(server, name, why) for name, why in unparseable)
             ttl_ms = ttl_ms or result.ttl_ms
@@ -421,6 +429,8 @@ class McpServers:
         for server, result in zip(servers, results, strict=True):
             if isinstance(result, Exception):
                 self.report.failed_servers[server] = result
+            else:
+                self.report.failed_servers.pop(server, None)
 
     def server_status(self, server: str) -> dict[str, Any]:
         """What is known about ``server`` in this loop: era negotiated, server info, last error."""

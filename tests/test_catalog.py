@@ -323,3 +323,20 @@ def test_bad_server_deep_schema_is_past_the_limit_but_parseable() -> None:
     # Guards the fixture itself: 80 levels is what the report test above relies on.
     assert DEEP_LEVELS > MAX_SCHEMA_DEPTH
     assert schema_problem(nested_schema(DEEP_LEVELS)) is not None
+
+
+def test_hint_source_says_when_read_only_implies_the_other_hints() -> None:
+    tool = McpTool(
+        server="s",
+        name="t",
+        published_name="s_t",
+        title=None,
+        description="",
+        input_schema={"type": "object"},
+        output_schema=None,
+        annotations={"readOnlyHint": True},
+    )
+    assert tool.effective_hints["destructiveHint"] is False
+    assert tool.hint_source("readOnlyHint") == "declared"
+    assert tool.hint_source("destructiveHint") == "implied by readOnlyHint"
+    assert tool.hint_source("openWorldHint") == "spec default"

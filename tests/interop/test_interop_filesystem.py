@@ -112,7 +112,7 @@ async def test_catalog_hints_and_default_verdicts(filesystem_spec: Any) -> None:
                 "idempotentHint": True,
                 "openWorldHint": False,
             }, name
-            assert tool.hint_source("destructiveHint") == "spec default"
+            assert tool.hint_source("destructiveHint") == "implied by readOnlyHint"
             assert verdict.kind == "allow", (name, verdict)
             assert verdict.reason == "readOnlyHint (declared)"
         else:
