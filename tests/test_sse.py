@@ -1,0 +1,58 @@
+"""The legacy HTTP+SSE transport: catalog, calls and a paused elicitation, against the demo server under uvicorn."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import pytest
+import uvicorn
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
+
+from langgraph_mcp import McpServers
+from langgraph_mcp.examples.demo_server import DemoServer, build_server
+from tests.helpers import free_port
+from tests.node_support import TOMORROW, accept_all, call, one_turn_graph, start, text_of, tool_messages
+
+pytestmark = pytest.mark.anyio
+
+
+@asynccontextmanager
+async def sse_demo_server(server: DemoServer) -> AsyncIterator[str]:
+    """Serve ``server`` over SSE on 127.0.0.1 in this event loop; yields the ``/sse`` URL."""
+    port = free_port()
+    uv = uvicorn.Server(uvicorn.Config(server.sse_app(), host="127.0.0.1", port=port, log_level="warning"))
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(uv.serve)
+        with anyio.fail_after(10):
+            while not uv.started:
+                await anyio.sleep(0.02)
+        try:
+            yield f"http://127.0.0.1:{port}/sse"
+        finally:
+            uv.should_exit = True
+
+
+@pytest.mark.parametrize(("mode", "era"), [("auto", "2026-07-28"), ("legacy", "2025-11-25")])
+async def test_sse_server_lists_calls_and_pauses_on_a_question(mode: str, era: str) -> None:
+    srv = build_server()
+    async with sse_demo_server(srv) as url:
+        servers = McpServers({"demo": {"url": url, "mode": mode}})  # a URL ending in /sse means SSE
+        assert servers.config.servers["demo"].transport == "sse"
+        tools = {t.published_name: t for t in await servers.list_tools()}
+        assert tools["demo_delete_file"].declared_hints["destructiveHint"] is True
+        assert servers.connection("demo").protocol_version == era
+        result = await servers.call_tool("demo_add", {"a": 20, "b": 22})
+        assert result.structured_content == {"result": 42}
+
+        graph = one_turn_graph(servers, [call("demo_book_trip", "c1", destination="Rome")], InMemorySaver())
+        cfg: Any = {"configurable": {"thread_id": "sse"}}
+        out = await graph.ainvoke(start(), cfg)
+        (pending,) = out["__interrupt__"]
+        out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), cfg)
+        assert text_of(tool_messages(out)["c1"]) == f"Booked Rome on {TOMORROW}"
+        assert srv.events.counts["book_trip.commit"] == 1
+        await servers.aclose()
