@@ -30,6 +30,7 @@ from mcp.client import ClientRequestContext
 from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.client.subscriptions import ToolsListChanged
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
@@ -284,6 +285,8 @@ class ServerConnection:
             async with self._make_client(stderr) as client, anyio.create_task_group() as tg:
                 self._client = client
                 self._task_group = tg
+                if self._on_tools_changed is not None and _announces_tool_changes(client):
+                    tg.start_soon(self._watch_tool_changes, client)
                 self._ready.set()
                 await self._stop.wait()
                 tg.cancel_scope.cancel()
@@ -297,6 +300,16 @@ class ServerConnection:
                 self._task_group = None
                 self._ready.set()
             self._close_stderr(stderr)
+
+    async def _watch_tool_changes(self, client: Client) -> None:
+        """2026-07-28 servers announce tool-list changes only on a ``subscriptions/listen`` stream."""
+        try:
+            async with client.listen(tools_list_changed=True) as subscription:
+                async for event in subscription:
+                    if isinstance(event, ToolsListChanged) and self._on_tools_changed is not None:
+                        self._on_tools_changed(self.name)
+        except Exception as exc:  # a lost or refused subscription only costs freshness, never a call
+            logger.debug("MCP server %r: tool-change subscription ended: %r", self.name, exc)
 
     def _make_client(self, stderr: IO[str] | None) -> Client:
         spec = self.spec
@@ -594,6 +607,13 @@ class ServerConnection:
             return
         if isinstance(message, types.ToolListChangedNotification) and self._on_tools_changed is not None:
             self._on_tools_changed(self.name)
+
+
+def _announces_tool_changes(client: Client) -> bool:
+    if client.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
+        return False  # legacy servers push notifications/tools/list_changed to the message handler
+    tools = client.server_capabilities.tools if client.server_capabilities else None
+    return bool(tools and tools.list_changed)
 
 
 def _unwrap_for_caller(exc: BaseException) -> BaseException:

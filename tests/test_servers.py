@@ -21,6 +21,7 @@ from typing import Any
 
 import anyio
 import pytest
+from mcp.server.mcpserver import Context, MCPServer
 
 from langgraph_mcp import (
     McpServers,
@@ -413,12 +414,33 @@ async def test_legacy_tools_list_changed_notification_invalidates_the_cache() ->
         await servers.aclose()
 
 
-@pytest.mark.skip(
-    reason="modern era: list changes reach clients only through subscriptions/listen, which McpServers "
-    "does not open; a modern server's change is seen after cache_mode='refresh' or when a ttlMs hint expires"
-)
 async def test_modern_tools_list_changed_event_invalidates_the_cache() -> None:
-    raise AssertionError("not supported yet")
+    dynamic = MCPServer("dynamic")
+
+    @dynamic.tool()
+    async def add_tool(name: str, ctx: Context) -> str:
+        """Register a tool at run time and announce it."""
+
+        def added() -> str:
+            return "new tool"
+
+        dynamic.add_tool(added, name=name, description="added at run time")
+        await ctx.notify_tools_changed()  # reaches subscriptions/listen streams (2026-07-28)
+        return f"added {name}"
+
+    servers = McpServers({"dyn": {"transport": "in_process", "server": dynamic, "mode": "auto"}})
+    try:
+        assert [t.name for t in await servers.list_tools()] == ["add_tool"]
+        assert servers.connection("dyn").protocol_version == "2026-07-28"
+        await servers.call_tool("dyn_add_tool", {"name": "fresh"})
+        with anyio.fail_after(5):
+            while "fresh" not in {
+                t.name for t in await servers.list_tools()
+            }:  # cache "use": no refresh asked
+                await anyio.sleep(0.01)
+        assert (await servers.get_tool("dyn_fresh")).name == "fresh"
+    finally:
+        await servers.aclose()
 
 
 # --------------------------------------------------------------------------------------------- event loops
