@@ -43,7 +43,6 @@ T = TypeVar("T")
 ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
 ElicitReply = types.ElicitResult | types.ErrorData
 
-MODERN_VERSION = "2026-07-28"
 # How long an abandoned legacy question may stay unanswered after its call was cancelled before it gets an
 # error answer (servers on the TypeScript SDK 1.x don't withdraw a question when its call is cancelled).
 ABANDON_GRACE_SECONDS = 1.0
@@ -283,6 +282,12 @@ class ServerConnection:
         stderr = self._open_stderr()
         try:
             async with self._make_client(stderr) as client, anyio.create_task_group() as tg:
+                if self.spec.mode == "modern" and client.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
+                    raise ServerConnectionError(
+                        self.name,
+                        f"negotiated {client.protocol_version}, but mode='modern' requires 2026-07-28; "
+                        "use mode='auto' or 'legacy' for this server",
+                    )
                 self._client = client
                 self._task_group = tg
                 if self._on_tools_changed is not None and _announces_tool_changes(client):
@@ -314,7 +319,9 @@ class ServerConnection:
     def _make_client(self, stderr: IO[str] | None) -> Client:
         spec = self.spec
         common: dict[str, Any] = {
-            "mode": {"modern": MODERN_VERSION}.get(spec.mode, spec.mode),
+            # "modern" still probes (server/discover) rather than pinning the version: the probe waits for the
+            # server to be up within connect_timeout and brings its real capabilities; legacy-only is refused.
+            "mode": "auto" if spec.mode == "modern" else spec.mode,
             "elicitation_callback": self._on_elicit,
             "message_handler": self._on_message,
             "client_info": types.Implementation(name="langgraph-mcp", version="0.1.0"),
@@ -624,6 +631,8 @@ def _unwrap_for_caller(exc: BaseException) -> BaseException:
 def _describe(error: BaseException | None) -> str:
     if error is None:
         return "unknown error"
+    if isinstance(error, ServerConnectionError):
+        return str(error).split(": ", 1)[-1]
     if isinstance(error, FileNotFoundError):
         return f"command not found ({error.filename or error})"
     if isinstance(error, MCPError):

@@ -487,3 +487,13 @@ def test_sync_code_runs_calls_on_the_private_loop() -> None:
     finally:
         servers.close()
     assert not any(t.name == "langgraph-mcp-sync" for t in threading.enumerate())
+
+
+async def test_mode_modern_refuses_a_legacy_only_server_with_a_clear_error() -> None:
+    legacy_only = raw_server_spec("legacy")  # answers server/discover with -32601: handshake only
+    servers = McpServers({"old": {**legacy_only, "mode": "modern", "connect_timeout": 10}})
+    try:
+        with pytest.raises(ServerDiscoveryError, match=r"mode='modern' requires 2026-07-28"):
+            await servers.list_tools()
+    finally:
+        await servers.aclose()
