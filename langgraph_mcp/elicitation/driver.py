@@ -61,13 +61,6 @@ class UnsupportedRequestError(LangGraphMcpError):
     """A server sent a request this client does not serve (sampling, or roots without a ``roots`` option)."""
 
 
-class _Servers:
-    """What the driver needs from ``McpServers`` (kept structural to avoid an import cycle)."""
-
-    def connection(self, server: str) -> ServerConnection:
-        raise NotImplementedError
-
-
 async def call_without_questions(
     servers: Any, tool: McpTool, arguments: dict[str, Any], *, progress: ProgressCallback | None = None
 ) -> types.CallToolResult:
