@@ -314,3 +314,20 @@ def test_fill_helper_builds_valid_answers() -> None:
         "sensitive": [],
     }
     assert fill(request) == {"action": "accept", "content": {"d": TOMORROW}}
+
+
+async def test_legacy_url_required_error_becomes_a_url_interrupt_then_the_call_is_retried() -> None:
+    srv = build_server()
+    servers = McpServers({"demo": in_process(srv, "legacy")})
+    graph = one_turn_graph(servers, [call("demo_url_required", "c1", amount=7)], InMemorySaver())
+    out = await graph.ainvoke(start(), config())
+    (pending,) = out["__interrupt__"]  # the -32042 error, as a URL question
+    (request,) = pending.value["requests"].values()
+    assert request["mode"] == "url" and request["host"] == "pay.example.com"
+    answer = {key: {"action": "accept"} for key in pending.value["requests"]}
+    out = await graph.ainvoke(Command(resume={pending.id: answer}), config())
+    message = tool_messages(out)["c1"]
+    assert message.status == "success", text_of(message)
+    assert "paid" in text_of(message)
+    assert srv.events.counts["url_required.request"] == 2  # refused once, then retried after the user's visit
+    await servers.aclose()

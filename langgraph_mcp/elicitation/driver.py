@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import mcp.types as types
@@ -37,7 +38,7 @@ from langgraph_mcp.connection import (
 )
 from langgraph_mcp.elicitation.answers import question_key, request_from_params, to_elicit_result
 from langgraph_mcp.elicitation.asker import InterruptAsker
-from langgraph_mcp.errors import LangGraphMcpError, ServerConnectionError
+from langgraph_mcp.errors import LangGraphMcpError
 from langgraph_mcp.payloads import (
     ELICITATION_INTERRUPT_TYPE,
     ElicitationAnswers,
@@ -78,97 +79,98 @@ async def run_call(
     progress: ProgressCallback | None = None,
 ) -> types.CallToolResult:
     """Run ``tool`` to its final result, retrying transport failures only when the tool is read-only/idempotent."""
-    conn: ServerConnection = servers.connection(tool.server)
+    call = _Call(servers.connection(tool.server), tool, arguments, tool_call_id, asker, progress)
     attempts = 0
     while True:
         try:
-            return await _attempt(conn, tool, arguments, tool_call_id, asker, progress)
+            await call.conn.client()
+            parked = call.conn.take_parked(asker.key) if asker is not None else None
+            if call.conn.is_legacy:
+                return await _legacy(call, parked)
+            return await _modern(call, parked)
         except GraphInterrupt:
             raise
         except Exception as exc:
-            if is_connection_lost(exc) and tool.retry_safe and attempts < conn.spec.retries:
+            if is_connection_lost(exc) and tool.retry_safe and attempts < call.conn.spec.retries:
                 attempts += 1
                 continue
             raise
 
 
-async def _attempt(
-    conn: ServerConnection,
-    tool: McpTool,
-    arguments: dict[str, Any],
-    tool_call_id: str,
-    asker: InterruptAsker | None,
-    progress: ProgressCallback | None,
-) -> types.CallToolResult:
-    await conn.client()
-    parked = conn.take_parked(asker.key) if asker is not None else None
-    if conn.is_legacy:
-        return await _legacy(conn, tool, arguments, tool_call_id, asker, progress, parked)
-    return await _modern(conn, tool, arguments, tool_call_id, asker, progress, parked)
+@dataclass(frozen=True)
+class _Call:
+    """One tool call being driven: where it goes, what it sends, and who answers its questions."""
 
+    conn: ServerConnection
+    tool: McpTool
+    arguments: dict[str, Any]
+    tool_call_id: str
+    asker: InterruptAsker | None
+    progress: ProgressCallback | None
 
-def _payload(
-    tool: McpTool,
-    tool_call_id: str,
-    arguments: dict[str, Any],
-    round_: int,
-    requests: dict[str, ElicitationRequest],
-) -> ElicitationInterrupt:
-    return {
-        "type": ELICITATION_INTERRUPT_TYPE,
-        "tool_call_id": tool_call_id,
-        "server": tool.server,
-        "tool": tool.name,
-        "published_name": tool.published_name,
-        "arguments": arguments,
-        "round": round_,
-        "requests": requests,
-    }
+    def ask(
+        self,
+        round_: int,
+        requests: dict[str, ElicitationRequest],
+        cursor: int,
+        park: ParkedCall | None,
+    ) -> tuple[ElicitationAnswers, int]:
+        """Answers for one round (stored, or a new interrupt). When the graph must pause, ``park`` (the live
+        round: an open legacy call or a modern requestState) is kept, stamped with the interrupt's index, so a
+        same-process resume can continue it."""
+        if self.asker is None:
+            raise ElicitationUnavailableError(
+                f"MCP tool {self.tool.published_name!r} asked for user input; run it through McpToolNode (or the "
+                "tools from get_tools() inside a graph with a checkpointer) so the question can become an interrupt"
+            )
+        payload: ElicitationInterrupt = {
+            "type": ELICITATION_INTERRUPT_TYPE,
+            "tool_call_id": self.tool_call_id,
+            "server": self.tool.server,
+            "tool": self.tool.name,
+            "published_name": self.tool.published_name,
+            "arguments": self.arguments,
+            "round": round_,
+            "requests": requests,
+        }
+        try:
+            return self.asker.answer(payload, requests, cursor)
+        except GraphInterrupt:
+            if park is not None:
+                park.interrupt_index = self.asker.raised_at
+                self.conn.park(self.asker.key, park)
+            raise
 
-
-def _need_asker(asker: InterruptAsker | None, tool: McpTool) -> InterruptAsker:
-    if asker is None:
-        raise ElicitationUnavailableError(
-            f"MCP tool {tool.published_name!r} asked for user input; run it through McpToolNode (or the tools "
-            "from get_tools() inside a graph with a checkpointer) so the question can become an interrupt"
-        )
-    return asker
+    def check_rounds(self, round_: int, what: str) -> None:
+        cap = self.conn.spec.max_elicitation_rounds
+        if round_ > cap:
+            raise TooManyRoundsError(
+                f"MCP tool {self.tool.published_name!r} on server {self.tool.server!r} asked more than {cap} "
+                f"{what} (max_elicitation_rounds); stopped it"
+            )
 
 
 # ------------------------------------------------------------------------------------------------ modern era
 
 
-async def _modern(
-    conn: ServerConnection,
-    tool: McpTool,
-    arguments: dict[str, Any],
-    tool_call_id: str,
-    asker: InterruptAsker | None,
-    progress: ProgressCallback | None,
-    parked: ParkedCall | None,
-) -> types.CallToolResult:
-    spec = conn.spec
+async def _modern(call: _Call, parked: ParkedCall | None) -> types.CallToolResult:
+    conn = call.conn
     responses: dict[str, Any] | None = None
     state: str | None = None
     round_ = 0
     cursor = 0
-    if parked is not None and parked.handle is None and asker is not None:
+    if parked is not None and parked.handle is None and call.asker is not None:
         # Fast path: answer the live round with its saved requestState.
-        requests = _modern_requests(conn, parked.input_requests or {})
-        round_ = parked.round
-        try:
-            answers, cursor = asker.answer(
-                _payload(tool, tool_call_id, arguments, round_, requests), requests, parked.interrupt_index
-            )
-        except GraphInterrupt:
-            conn.park(asker.key, parked)
-            raise
-        responses = _responses(requests, answers, parked.input_requests or {}, conn)
-        state = parked.request_state
+        live = parked
+        requests = _modern_requests(conn, live.input_requests or {})
+        round_ = live.round
+        answers, cursor = call.ask(round_, requests, live.interrupt_index, live)
+        responses = _responses(requests, answers, live.input_requests or {}, conn)
+        state = live.request_state
     state_only_rounds = 0
     while True:
         try:
-            result = await _one_leg(conn, tool, arguments, progress, responses, state)
+            result = await _one_leg(call, responses, state)
         except MCPError as exc:
             if exc.code == types.INVALID_PARAMS and state is not None and parked is not None:
                 # The saved requestState was refused (server restarted, TTL passed): re-issue from scratch and
@@ -181,45 +183,25 @@ async def _modern(
         assert isinstance(result, types.InputRequiredResult)
         if not result.input_requests:
             # A state-only round: no questions, just come back with the state.
-            delay = STATE_ONLY_BACKOFF[min(state_only_rounds, len(STATE_ONLY_BACKOFF) - 1)]
             state_only_rounds += 1
-            if state_only_rounds > spec.max_elicitation_rounds:
-                raise TooManyRoundsError(
-                    f"MCP tool {tool.published_name!r} returned {state_only_rounds} state-only rounds; giving up"
-                )
-            await asyncio.sleep(delay)
+            call.check_rounds(state_only_rounds, "state-only rounds")
+            await asyncio.sleep(STATE_ONLY_BACKOFF[min(state_only_rounds, len(STATE_ONLY_BACKOFF)) - 1])
             responses, state = None, result.request_state
             continue
         round_ += 1
-        if round_ > spec.max_elicitation_rounds:
-            raise TooManyRoundsError(
-                f"MCP tool {tool.published_name!r} on server {tool.server!r} asked more than "
-                f"{spec.max_elicitation_rounds} rounds of questions (max_elicitation_rounds); stopped it"
-            )
+        call.check_rounds(round_, "rounds of questions")
         raw_requests = dict(result.input_requests)
         requests = _modern_requests(conn, raw_requests)
-        the_asker = _need_asker(asker, tool) if requests else asker
         round_answers: ElicitationAnswers = {}
         if requests:
-            assert the_asker is not None
-            try:
-                round_answers, cursor = the_asker.answer(
-                    _payload(tool, tool_call_id, arguments, round_, requests), requests, cursor
-                )
-            except GraphInterrupt:
-                conn.park(
-                    the_asker.key,
-                    ParkedCall(
-                        handle=None,
-                        interrupt_index=the_asker.raised_at,
-                        round=round_,
-                        request_state=result.request_state,
-                        input_requests={
-                            k: v.model_dump(mode="json", by_alias=True) for k, v in raw_requests.items()
-                        },
-                    ),
-                )
-                raise
+            live_round = ParkedCall(
+                handle=None,
+                interrupt_index=0,
+                round=round_,
+                request_state=result.request_state,
+                input_requests={k: v.model_dump(mode="json", by_alias=True) for k, v in raw_requests.items()},
+            )
+            round_answers, cursor = call.ask(round_, requests, cursor, live_round)
         responses = _responses(requests, round_answers, raw_requests, conn)
         state = result.request_state
 
@@ -264,18 +246,13 @@ def _responses(
 
 
 async def _one_leg(
-    conn: ServerConnection,
-    tool: McpTool,
-    arguments: dict[str, Any],
-    progress: ProgressCallback | None,
-    responses: dict[str, Any] | None,
-    state: str | None,
+    call: _Call, responses: dict[str, Any] | None, state: str | None
 ) -> types.CallToolResult | types.InputRequiredResult:
-    handle = await conn.start_call(
-        tool.name, arguments, progress=progress, input_responses=responses, request_state=state
+    handle = await call.conn.start_call(
+        call.tool.name, call.arguments, progress=call.progress, input_responses=responses, request_state=state
     )
     while True:
-        event = await handle.next_event(conn.spec.tool_timeout)
+        event = await handle.next_event(call.conn.spec.tool_timeout)
         if isinstance(event, DoneEvent):
             return event.result
         if isinstance(event, FailedEvent):
@@ -286,69 +263,42 @@ async def _one_leg(
 # ------------------------------------------------------------------------------------------------ legacy era
 
 
-async def _legacy(
-    conn: ServerConnection,
-    tool: McpTool,
-    arguments: dict[str, Any],
-    tool_call_id: str,
-    asker: InterruptAsker | None,
-    progress: ProgressCallback | None,
-    parked: ParkedCall | None,
-) -> types.CallToolResult:
-    spec = conn.spec
+async def _legacy(call: _Call, parked: ParkedCall | None) -> types.CallToolResult:
+    conn = call.conn
     handle: CallHandle
     cursor = 0
     round_ = 0
-    if parked is not None and parked.handle is not None and asker is not None:
+    if parked is not None and parked.handle is not None and call.asker is not None:
         # Fast path: the call is still open inside its question; answer it directly.
-        handle = parked.handle
+        live = parked
+        assert live.handle is not None
+        handle = live.handle
         question = handle.pending_question
         assert question is not None
-        requests = _legacy_requests(spec.question_match, question)
-        round_ = parked.round
-        try:
-            answers, cursor = asker.answer(
-                _payload(tool, tool_call_id, arguments, round_, requests), requests, parked.interrupt_index
-            )
-        except GraphInterrupt:
-            conn.park(asker.key, parked)
-            raise
+        requests = _legacy_requests(conn.spec.question_match, question)
+        round_ = live.round
+        answers, cursor = call.ask(round_, requests, live.interrupt_index, live)
         await conn.reacquire_slot(handle)
         handle.reply(to_elicit_result(next(iter(answers.values()))))
     else:
-        handle = await conn.start_call(tool.name, arguments, progress=progress)
+        handle = await conn.start_call(call.tool.name, call.arguments, progress=call.progress)
     try:
         while True:
-            event = await handle.next_event(spec.tool_timeout)
+            event = await handle.next_event(conn.spec.tool_timeout)
             if isinstance(event, DoneEvent):
                 assert isinstance(event.result, types.CallToolResult)
                 return event.result
             if isinstance(event, FailedEvent):
                 error = event.error
                 if isinstance(error, MCPError) and error.code == types.URL_ELICITATION_REQUIRED:
-                    return await _url_required(
-                        conn, tool, arguments, tool_call_id, asker, progress, error, cursor
-                    )
+                    return await _url_required(call, error, cursor)
                 raise error
             round_ += 1
-            if round_ > spec.max_elicitation_rounds:
-                await handle.abandon()
-                raise TooManyRoundsError(
-                    f"MCP tool {tool.published_name!r} on server {tool.server!r} asked more than "
-                    f"{spec.max_elicitation_rounds} questions (max_elicitation_rounds); stopped it"
-                )
-            the_asker = _need_asker(asker, tool)
-            requests = _legacy_requests(spec.question_match, event)
-            try:
-                answers, cursor = the_asker.answer(
-                    _payload(tool, tool_call_id, arguments, round_, requests), requests, cursor
-                )
-            except GraphInterrupt:
-                conn.park(
-                    the_asker.key,
-                    ParkedCall(handle=handle, interrupt_index=the_asker.raised_at, round=round_),
-                )
-                raise
+            call.check_rounds(round_, "questions")
+            requests = _legacy_requests(conn.spec.question_match, event)
+            answers, cursor = call.ask(
+                round_, requests, cursor, ParkedCall(handle=handle, interrupt_index=0, round=round_)
+            )
             handle.reply(to_elicit_result(next(iter(answers.values()))))
     except (GraphInterrupt, asyncio.CancelledError):
         raise
@@ -365,26 +315,16 @@ def _legacy_requests(match: Any, event: ElicitEvent) -> dict[str, ElicitationReq
     return {question_key(params.message, schema, url, match): request}
 
 
-async def _url_required(
-    conn: ServerConnection,
-    tool: McpTool,
-    arguments: dict[str, Any],
-    tool_call_id: str,
-    asker: InterruptAsker | None,
-    progress: ProgressCallback | None,
-    error: MCPError,
-    cursor: int,
-) -> types.CallToolResult:
+async def _url_required(call: _Call, error: MCPError, cursor: int) -> types.CallToolResult:
     """A legacy ``-32042``: show the URLs as one interrupt; once the user has been there, retry the call."""
-    the_asker = _need_asker(asker, tool)
+    conn = call.conn
     elicitations = UrlElicitationRequiredError.from_error(error.error).elicitations
     requests: dict[str, ElicitationRequest] = {
         question_key(e.message, None, e.url, conn.spec.question_match): request_from_params(e)
         for e in elicitations
     }
-    answers, _ = the_asker.answer(_payload(tool, tool_call_id, arguments, 1, requests), requests, cursor)
-    refused = [key for key, answer in answers.items() if answer["action"] != "accept"]
-    if refused:
+    answers, _ = call.ask(1, requests, cursor, park=None)  # nothing stays open while the user visits the URL
+    if any(answer["action"] != "accept" for answer in answers.values()):
         return types.CallToolResult(
             content=[
                 types.TextContent(
@@ -393,12 +333,6 @@ async def _url_required(
             ],
             is_error=True,
         )
-    handle = await conn.start_call(tool.name, arguments, progress=progress)
-    event = await handle.next_event(conn.spec.tool_timeout)
-    if isinstance(event, DoneEvent):
-        assert isinstance(event.result, types.CallToolResult)
-        return event.result
-    if isinstance(event, FailedEvent):
-        raise event.error
-    await handle.abandon()
-    raise ServerConnectionError(conn.name, "asked another question after a URL step; not supported")
+    result = await _one_leg(call, None, None)
+    assert isinstance(result, types.CallToolResult)
+    return result
