@@ -53,12 +53,18 @@ def free_port() -> int:
 
 @asynccontextmanager
 async def http_demo_server(server: MCPServer | None = None) -> AsyncIterator[str]:
-    """Serve ``server`` (default: a fresh demo server) over streamable HTTP on 127.0.0.1 in this event loop.
+    """Serve ``server`` (default: a fresh demo server) over streamable HTTP on 127.0.0.1; yields the ``/mcp`` URL."""
+    async with serve_asgi(http_app(server if server is not None else build_server())) as base:
+        yield f"{base}/mcp"
 
-    Yields the ``/mcp`` URL; on exit uvicorn is told to stop and awaited.
+
+@asynccontextmanager
+async def serve_asgi(app: Any) -> AsyncIterator[str]:
+    """Serve an ASGI app with uvicorn on a free 127.0.0.1 port in this event loop; yields the base URL.
+
+    On exit uvicorn is told to stop and awaited.
     """
     port = free_port()
-    app = http_app(server if server is not None else build_server())
     uv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     async with anyio.create_task_group() as tg:
         tg.start_soon(uv.serve)
@@ -66,7 +72,7 @@ async def http_demo_server(server: MCPServer | None = None) -> AsyncIterator[str
             while not uv.started:
                 await anyio.sleep(0.02)
         try:
-            yield f"http://127.0.0.1:{port}/mcp"
+            yield f"http://127.0.0.1:{port}"
         finally:
             uv.should_exit = True
 

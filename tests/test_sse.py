@@ -2,44 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
-import anyio
 import pytest
-import uvicorn
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from langgraph_mcp import McpServers
-from langgraph_mcp.examples.demo_server import DemoServer, build_server
-from tests.helpers import free_port
+from langgraph_mcp.examples.demo_server import build_server
+from tests.helpers import serve_asgi
 from tests.node_support import TOMORROW, accept_all, call, one_turn_graph, start, text_of, tool_messages
 
 pytestmark = pytest.mark.anyio
 
 
-@asynccontextmanager
-async def sse_demo_server(server: DemoServer) -> AsyncIterator[str]:
-    """Serve ``server`` over SSE on 127.0.0.1 in this event loop; yields the ``/sse`` URL."""
-    port = free_port()
-    uv = uvicorn.Server(uvicorn.Config(server.sse_app(), host="127.0.0.1", port=port, log_level="warning"))
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(uv.serve)
-        with anyio.fail_after(10):
-            while not uv.started:
-                await anyio.sleep(0.02)
-        try:
-            yield f"http://127.0.0.1:{port}/sse"
-        finally:
-            uv.should_exit = True
-
-
 @pytest.mark.parametrize(("mode", "era"), [("auto", "2026-07-28"), ("legacy", "2025-11-25")])
 async def test_sse_server_lists_calls_and_pauses_on_a_question(mode: str, era: str) -> None:
     srv = build_server()
-    async with sse_demo_server(srv) as url:
+    async with serve_asgi(srv.sse_app()) as base:
+        url = f"{base}/sse"
         servers = McpServers({"demo": {"url": url, "mode": mode}})  # a URL ending in /sse means SSE
         assert servers.config.servers["demo"].transport == "sse"
         tools = {t.published_name: t for t in await servers.list_tools()}
