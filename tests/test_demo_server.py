@@ -382,7 +382,10 @@ async def test_book_trip(mode: str) -> None:
     async with connect(mode, asker) as client:
         result = await client.call_tool("book_trip", {"destination": "Lisbon"})
         c = await counts(client)
+        trips = await requests(client)
     assert text_of(result) == "Booked Lisbon on 2026-09-14"
+    # Modern: the question comes back as a result, so the answer costs a second tools/call; legacy: one call.
+    assert trips == {"book_trip.request": 2 if mode == "auto" else 1}
     assert asker.messages == ["When do you want to travel to Lisbon?"]
     key, params = asker.calls[0]
     assert isinstance(params, types.ElicitRequestFormParams)
