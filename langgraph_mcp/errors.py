@@ -69,3 +69,25 @@ class DecisionError(LangGraphMcpError, ValueError):
 
 class ResumeError(LangGraphMcpError, ValueError):
     """``resume_command`` was given answers that do not match what is pending."""
+
+
+class ResourceError(LangGraphMcpError):
+    """Listing or reading a server's resources failed; names the server and the URI (``None`` for a listing)."""
+
+    def __init__(self, server: str, uri: str | None, detail: str) -> None:
+        where = f"resource {uri!r}" if uri is not None else "resources"
+        super().__init__(f"MCP server {server!r}, {where}: {detail}")
+        self.server = server
+        self.uri = uri
+        self.detail = detail
+
+
+class PromptError(LangGraphMcpError):
+    """Listing or rendering a server's prompts failed; names the server and the prompt (``None`` for a listing)."""
+
+    def __init__(self, server: str, prompt: str | None, detail: str) -> None:
+        where = f"prompt {prompt!r}" if prompt is not None else "prompts"
+        super().__init__(f"MCP server {server!r}, {where}: {detail}")
+        self.server = server
+        self.prompt = prompt
+        self.detail = detail

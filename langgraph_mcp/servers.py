@@ -23,6 +23,7 @@ import mcp.types as types
 import pydantic
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
+from langgraph_mcp import resources
 from langgraph_mcp.catalog import (
     PUBLISHED_NAME_PATTERN,
     CatalogReport,
@@ -42,8 +43,11 @@ from langgraph_mcp.errors import (
     ServerDiscoveryError,
     ToolNotFoundError,
 )
+from langgraph_mcp.resources import ResourceCache, ResourceRef
 
 if TYPE_CHECKING:
+    from langchain_core.documents.base import Blob
+    from langchain_core.messages import BaseMessage
     from langchain_core.tools import BaseTool
 
 T = TypeVar("T")
@@ -139,6 +143,7 @@ class McpServers:
         self.on_connection_error = on_connection_error
         self.report = CatalogReport()
         self._listings: dict[str, _Listing] = {}
+        self._resource_cache = ResourceCache()
         self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, ServerConnection]] = (
             weakref.WeakKeyDictionary()
         )
@@ -472,3 +477,39 @@ class McpServers:
         from langgraph_mcp.tools import make_langchain_tools
 
         return make_langchain_tools(self, await self.list_tools(servers))
+
+    # ------------------------------------------------------------------------------------------- resources, prompts
+
+    async def list_resources(self, server: str, cache_mode: CacheMode = "use") -> list[types.Resource]:
+        """Every resource ``server`` lists (all pages); cached while the server's ttl hint allows."""
+        self.spec(server)
+        return await resources.list_resources(self.connection(server), self._resource_cache, None, cache_mode)
+
+    async def list_resource_templates(
+        self, server: str, cache_mode: CacheMode = "use"
+    ) -> list[types.ResourceTemplate]:
+        """Every resource template ``server`` lists; read one by filling in its ``uri_template``."""
+        self.spec(server)
+        return await resources.list_resource_templates(
+            self.connection(server), self._resource_cache, None, cache_mode
+        )
+
+    async def read_resource(self, server: str, uri: ResourceRef, cache_mode: CacheMode = "use") -> list[Blob]:
+        """Read a resource into ``Blob``s (``uri`` and ``server`` in their metadata). ``uri`` may also be a
+        ``resource_link`` from a tool result (an mcp ``ResourceLink`` or the ToolMessage's file block)."""
+        self.spec(server)
+        return await resources.read_resource(
+            self.connection(server), self._resource_cache, uri, None, cache_mode
+        )
+
+    async def list_prompts(self, server: str, cache_mode: CacheMode = "use") -> list[types.Prompt]:
+        """Every prompt ``server`` lists (all pages), with its declared arguments."""
+        self.spec(server)
+        return await resources.list_prompts(self.connection(server), self._resource_cache, None, cache_mode)
+
+    async def get_prompt(
+        self, server: str, name: str, arguments: Mapping[str, Any] | None = None
+    ) -> list[BaseMessage]:
+        """Render prompt ``name`` of ``server`` into LangChain messages (user → Human, assistant → AI)."""
+        self.spec(server)
+        return await resources.get_prompt(self.connection(server), name, arguments)
