@@ -210,6 +210,68 @@ def build_tool(
     )
 
 
+class ServerCatalog:
+    """Builds one server's ``McpTool``s from each listing, keeping the ``McpTool`` of every tool listed unchanged.
+
+    An unchanged descriptor (equal ``mcp.types.Tool``) skips the inputSchema guard and keeps its object, so
+    whatever was derived from it (the LangChain tool) can be reused. Renamed (sanitised) tools are always rebuilt:
+    their published name depends on the other names in the listing.
+    """
+
+    def __init__(
+        self,
+        server: str,
+        *,
+        prefix: bool,
+        separator: str,
+        invalid_names: Literal["skip", "sanitize"],
+        trusted: bool,
+    ) -> None:
+        self.server = server
+        self._prefix = prefix
+        self._separator = separator
+        self._invalid_names = invalid_names
+        self._trusted = trusted
+        self._built: dict[str, tuple[types.Tool, McpTool | SkippedTool]] = {}
+
+    def build(self, raw: list[types.Tool]) -> tuple[list[McpTool], list[SkippedTool]]:
+        tools: list[McpTool] = []
+        skipped: list[SkippedTool] = []
+        published = [
+            publish_name(self.server, t.name, prefix=self._prefix, separator=self._separator) for t in raw
+        ]
+        # Names that are valid as listed come first: a sanitised name must never take one of them.
+        taken: set[str] = {name for name in published if PUBLISHED_NAME_PATTERN.match(name)}
+        built: dict[str, tuple[types.Tool, McpTool | SkippedTool]] = {}
+        for tool, name in zip(raw, published, strict=True):
+            known = self._built.get(tool.name)
+            result: McpTool | SkippedTool
+            if known is not None and known[0] == tool and _reusable(known[1], name):
+                result = known[1]
+            else:
+                result = build_tool(
+                    self.server,
+                    tool,
+                    prefix=self._prefix,
+                    separator=self._separator,
+                    invalid_names=self._invalid_names,
+                    trusted=self._trusted,
+                    taken=taken,
+                )
+            built[tool.name] = (tool, result)
+            if isinstance(result, SkippedTool):
+                skipped.append(result)
+            else:
+                taken.add(result.published_name)
+                tools.append(result)
+        self._built = built
+        return tools, skipped
+
+
+def _reusable(result: McpTool | SkippedTool, published: str) -> bool:
+    return isinstance(result, SkippedTool) or result.published_name == published
+
+
 def check_collisions(tools: Iterable[McpTool]) -> None:
     """Raise if two tools share a published name, naming both servers."""
     seen: dict[str, McpTool] = {}

@@ -21,18 +21,11 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias, TypeVar
 
 import mcp.types as types
 import pydantic
+from langchain_core.tools import BaseTool
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from langgraph_mcp import resources
-from langgraph_mcp.catalog import (
-    PUBLISHED_NAME_PATTERN,
-    CatalogReport,
-    McpTool,
-    SkippedTool,
-    build_tool,
-    check_collisions,
-    publish_name,
-)
+from langgraph_mcp.catalog import CatalogReport, McpTool, ServerCatalog, SkippedTool, check_collisions
 from langgraph_mcp.config import McpServersConfig, OutputRouting, ServerSpec
 from langgraph_mcp.connection import ServerConnection, era_of
 from langgraph_mcp.errors import (
@@ -44,11 +37,11 @@ from langgraph_mcp.errors import (
     ToolNotFoundError,
 )
 from langgraph_mcp.resources import ResourceCache, ResourceRef
+from langgraph_mcp.tools import LangChainTools
 
 if TYPE_CHECKING:
     from langchain_core.documents.base import Blob
     from langchain_core.messages import BaseMessage
-    from langchain_core.tools import BaseTool
 
 T = TypeVar("T")
 CacheMode: TypeAlias = Literal["use", "refresh", "bypass"]
@@ -143,6 +136,8 @@ class McpServers:
         self.on_connection_error = on_connection_error
         self.report = CatalogReport()
         self._listings: dict[str, _Listing] = {}
+        self._catalogs: dict[str, ServerCatalog] = {}
+        self._langchain_tools = LangChainTools(self)
         self._resource_cache = ResourceCache()
         self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, ServerConnection]] = (
             weakref.WeakKeyDictionary()
@@ -375,28 +370,23 @@ class McpServers:
             cursor = result.next_cursor
             if cursor is None:
                 break
-        tools: list[McpTool] = []
-        # Names that are valid as listed come first: a sanitised name must never take one of them.
-        valid = (
-            publish_name(server, t.name, prefix=spec.prefix, separator=self.config.separator) for t in raw
-        )
-        taken: set[str] = {name for name in valid if PUBLISHED_NAME_PATTERN.match(name)}
-        for tool in raw:
-            built = build_tool(
+        tools, unusable = self._catalog(server).build(raw)
+        skipped.extend(unusable)
+        return _Listing(tools, skipped, ttl_ms)
+
+    def _catalog(self, server: str) -> ServerCatalog:
+        catalog = self._catalogs.get(server)
+        if catalog is None:
+            spec = self.spec(server)
+            catalog = ServerCatalog(
                 server,
-                tool,
                 prefix=spec.prefix,
                 separator=self.config.separator,
                 invalid_names=self.config.invalid_names,
                 trusted=spec.trust_annotations,
-                taken=taken,
             )
-            if isinstance(built, SkippedTool):
-                skipped.append(built)
-            else:
-                taken.add(built.published_name)
-                tools.append(built)
-        return _Listing(tools, skipped, ttl_ms)
+            self._catalogs[server] = catalog
+        return catalog
 
     def cached_tool(self, published_name: str) -> McpTool | None:
         """The listed tool with this published name, from the cache only (no I/O)."""
@@ -473,10 +463,11 @@ class McpServers:
         return await call_without_questions(self, tool, dict(arguments or {}), progress=progress)
 
     async def get_tools(self, servers: Sequence[str] | None = None) -> list[BaseTool]:
-        """LangChain ``StructuredTool``s for ``create_agent`` / ``ToolNode`` (see :mod:`langgraph_mcp.tools`)."""
-        from langgraph_mcp.tools import make_langchain_tools
+        """LangChain ``StructuredTool``s for ``create_agent`` / ``ToolNode`` (see :mod:`langgraph_mcp.tools`).
 
-        return make_langchain_tools(self, await self.list_tools(servers))
+        A tool listed unchanged since the last call is the same object as last time; a changed one is new.
+        """
+        return self._langchain_tools.convert(await self.list_tools(servers))
 
     # ------------------------------------------------------------------------------------------- resources, prompts
 

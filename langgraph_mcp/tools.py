@@ -1,5 +1,8 @@
 """LangChain ``StructuredTool``s over MCP tools, for ``create_agent`` and ``ToolNode`` users.
 
+Converted tools are cached per ``McpTool``: while a server lists a tool unchanged, ``get_tools()`` hands back
+the same ``StructuredTool`` object (rebuilding every tool on every call was nearly all of its time).
+
 They share the connection layer and the call driver with ``McpToolNode``: inside a graph (with a checkpointer) a
 server's question pauses the run with the same ``mcp_elicitation`` interrupt. An ``isError`` result raises a
 ``ToolException`` carrying the result when the tool is invoked directly; inside a LangGraph tool node it becomes an
@@ -9,7 +12,8 @@ error ToolMessage.
 from __future__ import annotations
 
 import contextvars
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
@@ -17,6 +21,7 @@ from langchain_core.tools.base import TOOL_MESSAGE_BLOCK_TYPES
 from langgraph.config import get_config
 
 from langgraph_mcp.catalog import McpTool
+from langgraph_mcp.config import OutputRouting
 from langgraph_mcp.elicitation.asker import InterruptAsker
 from langgraph_mcp.elicitation.driver import run_call
 from langgraph_mcp.results import convert_result
@@ -24,7 +29,21 @@ from langgraph_mcp.results import convert_result
 if TYPE_CHECKING:
     from mcp.types import CallToolResult
 
-    from langgraph_mcp.servers import McpServers
+    from langgraph_mcp.connection import ServerConnection
+
+T = TypeVar("T")
+
+
+class ToolHost(Protocol):
+    """What a LangChain tool needs from ``McpServers``: connections, output routing and the sync bridge."""
+
+    def connection(self, server: str) -> ServerConnection: ...
+
+    def routing_for(self, server: str) -> OutputRouting: ...
+
+    def run_sync(
+        self, make: Callable[[], Coroutine[Any, Any, T]], *, context: contextvars.Context | None = None
+    ) -> T: ...
 
 
 class McpToolError(ToolException):
@@ -77,12 +96,40 @@ def _tool_message_safe(
     return kept, moved + list(artifact or [])
 
 
-def make_langchain_tools(servers: McpServers, tools: list[McpTool]) -> list[BaseTool]:
-    """One ``StructuredTool`` per MCP tool, named by its published name."""
+def make_langchain_tools(servers: ToolHost, tools: list[McpTool]) -> list[BaseTool]:
+    """One new ``StructuredTool`` per MCP tool, named by its published name (no cache: see ``LangChainTools``)."""
     return [_make_tool(servers, tool) for tool in tools]
 
 
-def _make_tool(servers: McpServers, tool: McpTool) -> BaseTool:
+class LangChainTools:
+    """The LangChain tools of one ``McpServers``, rebuilt only for tools whose descriptor changed.
+
+    Keyed by published name; an entry is reused while its ``McpTool`` is the same object (the catalog keeps the
+    object of a tool listed unchanged) or an equal one, so a re-listing after ``tools/list_changed`` or a TTL
+    rebuilds only what the server changed.
+    """
+
+    def __init__(self, host: ToolHost) -> None:
+        self._host = host
+        self._by_server: dict[str, dict[str, tuple[McpTool, BaseTool]]] = {}
+
+    def convert(self, tools: list[McpTool]) -> list[BaseTool]:
+        rebuilt: dict[str, dict[str, tuple[McpTool, BaseTool]]] = {}
+        out: list[BaseTool] = []
+        for tool in tools:
+            known = self._by_server.get(tool.server, {}).get(tool.published_name)
+            if known is not None and (known[0] is tool or known[0] == tool):
+                entry = known
+            else:
+                entry = (tool, _make_tool(self._host, tool))
+            rebuilt.setdefault(tool.server, {})[tool.published_name] = entry
+            out.append(entry[1])
+        # Only the servers in this listing are replaced: a subset or a failed server keeps the others' entries.
+        self._by_server.update(rebuilt)
+        return out
+
+
+def _make_tool(servers: ToolHost, tool: McpTool) -> BaseTool:
     async def run(**arguments: Any) -> tuple[Any, Any]:
         call_id = ""
         asker: InterruptAsker | None = None
