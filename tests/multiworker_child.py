@@ -1,0 +1,133 @@
+"""One worker process of the many-workers tier: the README/demo graph on a PostgreSQL checkpointer.
+
+Usage: ``python tests/multiworker_child.py DSN SERVERS_JSON``
+
+Like a LangGraph deployment's worker, it has its own ``McpServers`` (built from ``SERVERS_JSON``) and a pool of
+connections to the shared database, and runs whatever thread it is handed. Requests arrive as JSON lines on
+stdin and run concurrently; each gets one JSON line back on stdout with the same ``id``:
+
+* ``{"id", "op": "start", "thread", "calls"}`` runs the demo graph (``build_graph``: agent →
+  ``route_through_gate`` → approval gate / ``McpToolNode`` → ``ToolCallsDone``) on a new thread until it ends
+  or pauses; ``calls`` are the ``ScriptedChatModel``'s ``(tool, args)`` pairs (null: the demo's own).
+  Answers ``{"id", "pid", "pending": [{"interrupt_id", "kind", "tool_call_id", "request_keys"}]}``.
+* ``{"id", "op": "resume", "thread", "calls", "decisions", "answers"}`` reads what is pending on the thread
+  from the database (``apending_for_thread``), builds one ``Command`` with ``resume_command`` and runs the
+  graph. Answers ``{"id", "pid", "found", "pending", "tool_messages": {id: [status, text]}, "reply"}``.
+
+A failing request answers ``{"id", "error": traceback}``. EOF on stdin closes the servers and the pool, then
+the process exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+from psycopg.rows import dict_row
+from psycopg_pool import AsyncConnectionPool
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from langgraph_mcp import McpServers, PendingMcpInterrupt, pending_interrupts, resume_command
+from langgraph_mcp.examples.demo_graph import build_graph
+from langgraph_mcp.examples.scripted_model import DEMO_PROMPT, ScriptedChatModel
+from langgraph_mcp.resume import apending_for_thread
+
+
+def _pending(items: list[PendingMcpInterrupt]) -> list[dict[str, Any]]:
+    return [
+        {
+            "interrupt_id": p.interrupt_id,
+            "kind": p.kind,
+            "tool_call_id": p.tool_call_id,
+            "request_keys": sorted(p.elicitation["requests"]) if p.kind == "elicitation" else [],
+        }
+        for p in items
+    ]
+
+
+def _text(message: ToolMessage | AIMessage) -> str:
+    content = message.content
+    if isinstance(content, str):
+        return content
+    return " ".join(b["text"] if isinstance(b, dict) and "text" in b else str(b) for b in content)
+
+
+class Worker:
+    def __init__(self, servers: McpServers, saver: AsyncPostgresSaver) -> None:
+        self.servers = servers
+        self.saver = saver
+
+    def graph(self, calls: list[list[Any]] | None) -> Any:
+        model = (
+            ScriptedChatModel() if calls is None else ScriptedChatModel(tool_calls=[tuple(c) for c in calls])
+        )
+        return build_graph(self.servers, model=model, checkpointer=self.saver)
+
+    async def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        config = {"configurable": {"thread_id": request["thread"]}}
+        graph = self.graph(request.get("calls"))
+        if request["op"] == "start":
+            out = await graph.ainvoke({"messages": [HumanMessage(DEMO_PROMPT)]}, config)
+            return {"pending": _pending(pending_interrupts(out))}
+        if request["op"] == "resume":
+            found = await apending_for_thread(graph, config)
+            command = resume_command(
+                found, decisions=request.get("decisions"), answers=request.get("answers")
+            )
+            out = await graph.ainvoke(command, config)
+            messages = out["messages"]
+            return {
+                "found": _pending(found),
+                "pending": _pending(pending_interrupts(out)),
+                "tool_messages": {
+                    m.tool_call_id: [m.status, _text(m)] for m in messages if isinstance(m, ToolMessage)
+                },
+                "reply": _text(messages[-1]) if isinstance(messages[-1], AIMessage) else None,
+            }
+        raise ValueError(f"unknown op {request['op']!r}")
+
+
+async def main(dsn: str, servers_json: str) -> None:
+    servers = McpServers(json.loads(servers_json))
+    loop = asyncio.get_running_loop()
+    pool = AsyncConnectionPool(
+        dsn,
+        min_size=1,
+        max_size=4,
+        open=False,
+        kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+    )
+    await pool.open(wait=True, timeout=30)
+    worker = Worker(servers, AsyncPostgresSaver(pool))
+    tasks: set[asyncio.Task[None]] = set()
+
+    async def serve(request: dict[str, Any]) -> None:
+        try:
+            reply = {"id": request["id"], "pid": os.getpid(), **await worker.handle(request)}
+        except Exception:
+            reply = {"id": request.get("id"), "error": traceback.format_exc()}
+        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.flush()
+
+    try:
+        while line := await loop.run_in_executor(None, sys.stdin.readline):
+            if line.strip():
+                task = asyncio.create_task(serve(json.loads(line)))
+                tasks.add(task)
+                task.add_done_callback(tasks.discard)
+        await asyncio.gather(*tasks)
+    finally:
+        await servers.aclose()
+        await pool.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1], sys.argv[2]))
