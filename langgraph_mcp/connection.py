@@ -16,7 +16,6 @@ import contextlib
 import logging
 import os
 import threading
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -104,7 +103,7 @@ class CallHandle:
     scope: anyio.CancelScope | None = None
     finished: bool = False
     pending_question: ElicitEvent | None = None
-    holds_slot: bool = False
+    holds_legacy_call_lock: bool = False
 
     async def next_event(self, timeout: float) -> CallEvent:
         """Wait for the server's next move; cancel the call and raise ``ToolCallTimeoutError`` after ``timeout``."""
@@ -117,7 +116,7 @@ class CallHandle:
             self.pending_question = event
         elif isinstance(event, DoneEvent | FailedEvent):
             self.finished = True
-            self.connection.release_slot(self)
+            self.connection.release_legacy_call_lock(self)
         return event
 
     def reply(self, answer: ElicitReply) -> None:
@@ -141,21 +140,7 @@ class CallHandle:
                 question.reply.set_result(
                     types.ErrorData(code=types.INTERNAL_ERROR, message="The client abandoned this tool call.")
                 )
-        self.connection.release_slot(self)
-
-
-@dataclass
-class ParkedCall:
-    """A paused call kept alive in this process so a same-process resume can continue it directly."""
-
-    handle: CallHandle | None
-    """Legacy: the open call, waiting inside its elicitation. ``None`` for a modern pause."""
-    interrupt_index: int
-    """How many interrupt answers the node had consumed when it paused."""
-    round: int
-    request_state: str | None = None
-    input_requests: dict[str, Any] | None = None
-    deadline: float = 0.0
+        self.connection.release_legacy_call_lock(self)
 
 
 class ServerConnection:
@@ -182,10 +167,9 @@ class ServerConnection:
         self._failures_in_a_row = 0
         self._stderr_pipe: tuple[int, IO[str]] | None = None
         # Legacy calls are serialized per connection so a pushed question always belongs to the one call in flight
-        # (the legacy wire names no originating request). A parked call gives its slot back.
-        self._slot = asyncio.Lock()
-        self._slot_holder: CallHandle | None = None
-        self._parked: dict[tuple[str, ...], ParkedCall] = {}
+        # (the legacy wire names no originating request). A parked call gives the lock back.
+        self._legacy_call_lock = asyncio.Lock()
+        self._legacy_call_holder: CallHandle | None = None
         self._protocol_error: BaseException | None = None
         self._protocol_error_event = asyncio.Event()
         self.closed = False
@@ -387,12 +371,9 @@ class ServerConnection:
         self._client = None
 
     async def close(self) -> None:
-        """End the connection: cancel parked calls, exit the client in its owner task, stop the subprocess."""
+        """End the connection: cancel every job (parked calls too), exit the client in its owner task, stop the
+        subprocess."""
         self.closed = True
-        for parked in self._parked.values():
-            if parked.handle is not None and parked.handle.scope is not None:
-                parked.handle.scope.cancel()
-        self._parked.clear()
         if self._stop is not None:
             self._stop.set()
         await self._wait_owner()
@@ -466,12 +447,12 @@ class ServerConnection:
         client = await self.client()
         handle = CallHandle(self, tool)
         if self.is_legacy:
-            await self._slot.acquire()
-            self._slot_holder = handle
-            handle.holds_slot = True
+            await self._legacy_call_lock.acquire()
+            self._legacy_call_holder = handle
+            handle.holds_legacy_call_lock = True
         tg = self._task_group
-        if tg is None:  # the connection died while we waited for the slot
-            self.release_slot(handle)
+        if tg is None:  # the connection died while we waited for the lock
+            self.release_legacy_call_lock(handle)
             raise ServerConnectionError(
                 self.name, f"connection lost before calling {tool!r}: {self._error!r}"
             )
@@ -516,58 +497,21 @@ class ServerConnection:
         tg.start_soon(job)
         return handle
 
-    def release_slot(self, handle: CallHandle) -> None:
-        if handle.holds_slot:
-            handle.holds_slot = False
-            if self._slot_holder is handle:
-                self._slot_holder = None
-            self._slot.release()
+    def release_legacy_call_lock(self, handle: CallHandle) -> None:
+        if handle.holds_legacy_call_lock:
+            handle.holds_legacy_call_lock = False
+            if self._legacy_call_holder is handle:
+                self._legacy_call_holder = None
+            self._legacy_call_lock.release()
 
-    async def reacquire_slot(self, handle: CallHandle) -> None:
-        if self.is_legacy and not handle.holds_slot:
-            await self._slot.acquire()
-            self._slot_holder = handle
-            handle.holds_slot = True
+    async def reacquire_legacy_call_lock(self, handle: CallHandle) -> None:
+        if self.is_legacy and not handle.holds_legacy_call_lock:
+            await self._legacy_call_lock.acquire()
+            self._legacy_call_holder = handle
+            handle.holds_legacy_call_lock = True
 
-    # ------------------------------------------------------------------------------------------- parking
-
-    def park(self, key: tuple[str, ...], parked: ParkedCall) -> None:
-        """Keep a paused call for a same-process resume; a legacy call gives its slot back and gets a deadline."""
-        parked.deadline = time.monotonic() + self.spec.park_timeout
-        old = self._parked.pop(key, None)
-        if old is not None and old.handle is not None and old.handle is not parked.handle:
-            self._spawn(old.handle.abandon())
-        self._parked[key] = parked
-        if parked.handle is not None:
-            self.release_slot(parked.handle)
-            self._spawn(self._expire(key, parked))
-
-    def take_parked(self, key: tuple[str, ...]) -> ParkedCall | None:
-        parked = self._parked.pop(key, None)
-        if parked is None:
-            return None
-        if time.monotonic() > parked.deadline or (parked.handle is not None and parked.handle.finished):
-            if parked.handle is not None:
-                self._spawn(parked.handle.abandon())
-            return None
-        return parked
-
-    async def _expire(self, key: tuple[str, ...], parked: ParkedCall) -> None:
-        await asyncio.sleep(max(0.0, parked.deadline - time.monotonic()))
-        # A re-parked call gets a later deadline (and its own timer): only the timer that is due acts.
-        if self._parked.get(key) is parked and time.monotonic() >= parked.deadline:
-            del self._parked[key]
-            assert parked.handle is not None
-            # Hold the slot while the abandoned question settles, so a late question can't reach another call.
-            await self.reacquire_slot(parked.handle)
-            await parked.handle.abandon()
-            logger.info(
-                "MCP server %r: a parked call to %r outlived its park timeout; cancelled",
-                self.name,
-                parked.handle.tool,
-            )
-
-    def _spawn(self, coro: Awaitable[None]) -> None:
+    def spawn(self, coro: Awaitable[None]) -> None:
+        """Run ``coro`` as a background job of the owner task (cancelled with the connection)."""
         tg = self._task_group
 
         async def run() -> None:
@@ -578,16 +522,12 @@ class ServerConnection:
         else:
             asyncio.get_running_loop().create_task(run())
 
-    @property
-    def parked_count(self) -> int:
-        return len(self._parked)
-
     # ------------------------------------------------------------------------------------------- callbacks
 
     async def _on_elicit(
         self, context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> ElicitReply:
-        handle = self._slot_holder
+        handle = self._legacy_call_holder
         if handle is None or handle.finished:
             return types.ErrorData(
                 code=types.INVALID_REQUEST,

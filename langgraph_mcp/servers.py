@@ -28,6 +28,8 @@ from langgraph_mcp import resources
 from langgraph_mcp.catalog import CatalogReport, McpTool, ServerCatalog, SkippedTool, check_collisions
 from langgraph_mcp.config import McpServersConfig, OutputRouting, ServerSpec
 from langgraph_mcp.connection import ServerConnection, era_of
+from langgraph_mcp.elicitation.driver import call_without_questions
+from langgraph_mcp.elicitation.paused import PausedRounds
 from langgraph_mcp.errors import (
     ConfigError,
     EventLoopError,
@@ -142,6 +144,9 @@ class McpServers:
         self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, ServerConnection]] = (
             weakref.WeakKeyDictionary()
         )
+        self._paused: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, PausedRounds]] = (
+            weakref.WeakKeyDictionary()
+        )
         self._list_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
             weakref.WeakKeyDictionary()
         )
@@ -188,6 +193,15 @@ class McpServers:
             connections[server] = conn
         return conn
 
+    def paused_rounds(self, server: str) -> PausedRounds:
+        """The paused rounds kept for this event loop's connection to ``server`` (see :mod:`.elicitation.paused`)."""
+        conn = self.connection(server)
+        rounds = self._paused.setdefault(asyncio.get_running_loop(), {})
+        paused = rounds.get(server)
+        if paused is None or paused.connection is not conn:
+            paused = rounds[server] = PausedRounds(conn)
+        return paused
+
     async def aclose(self) -> None:
         """Close every connection: this loop's, the private sync loop's, and other running loops'."""
         self._closed = True
@@ -203,6 +217,7 @@ class McpServers:
                 for c in coros:
                     c.close()
         self._loops.clear()
+        self._paused.clear()  # their open legacy calls ended with their connections
         self._stop_portal()
 
     def close(self) -> None:
@@ -457,8 +472,6 @@ class McpServers:
         Transport failures of read-only or idempotent tools are retried (``retries`` per server). A tool that asks
         for input can't be answered here: use :class:`~langgraph_mcp.McpToolNode` in a graph for that.
         """
-        from langgraph_mcp.elicitation.driver import call_without_questions
-
         tool = await self.get_tool(published_name)
         return await call_without_questions(self, tool, dict(arguments or {}), progress=progress)
 

@@ -170,12 +170,12 @@ async def test_parked_call_past_its_park_timeout_is_cancelled_then_replayed() ->
     cfg: Any = {"configurable": {"thread_id": "t"}}
     out = await graph.ainvoke(start(), cfg)
     (pending,) = out["__interrupt__"]
-    conn = servers.connection("demo")
-    assert conn.parked_count == 1
+    paused = servers.paused_rounds("demo")
+    assert len(paused) == 1
     import asyncio
 
     await asyncio.sleep(1.8)  # park timeout + the grace period for the abandoned question
-    assert conn.parked_count == 0
+    assert len(paused) == 0
     assert srv.events.counts["book_trip_legacy.commit"] == 0
     out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), cfg)
     assert text_of(tool_messages(out)["c1"]) == f"Booked Rome on {TOMORROW}"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import mcp.types as types
 from langgraph.errors import GraphInterrupt
@@ -32,12 +32,12 @@ from langgraph_mcp.connection import (
     DoneEvent,
     ElicitEvent,
     FailedEvent,
-    ParkedCall,
     ServerConnection,
     is_connection_lost,
 )
 from langgraph_mcp.elicitation.answers import question_key, request_from_params, to_elicit_result
 from langgraph_mcp.elicitation.asker import InterruptAsker
+from langgraph_mcp.elicitation.paused import PausedRound, PausedRounds
 from langgraph_mcp.errors import LangGraphMcpError
 from langgraph_mcp.payloads import (
     ELICITATION_INTERRUPT_TYPE,
@@ -48,6 +48,15 @@ from langgraph_mcp.payloads import (
 
 ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
 STATE_ONLY_BACKOFF = (0.05, 0.1, 0.2, 0.25)
+
+
+class Connections(Protocol):
+    """What the driver needs from :class:`~langgraph_mcp.servers.McpServers`: this event loop's connection to a
+    server, and the paused rounds kept for it."""
+
+    def connection(self, server: str) -> ServerConnection: ...
+
+    def paused_rounds(self, server: str) -> PausedRounds: ...
 
 
 class ElicitationUnavailableError(LangGraphMcpError):
@@ -63,14 +72,18 @@ class UnsupportedRequestError(LangGraphMcpError):
 
 
 async def call_without_questions(
-    servers: Any, tool: McpTool, arguments: dict[str, Any], *, progress: ProgressCallback | None = None
+    servers: Connections,
+    tool: McpTool,
+    arguments: dict[str, Any],
+    *,
+    progress: ProgressCallback | None = None,
 ) -> types.CallToolResult:
     """Run a call where nobody can answer questions: one that asks for input fails with a clear error."""
     return await run_call(servers, tool, arguments, tool_call_id="", asker=None, progress=progress)
 
 
 async def run_call(
-    servers: Any,
+    servers: Connections,
     tool: McpTool,
     arguments: dict[str, Any],
     *,
@@ -79,15 +92,23 @@ async def run_call(
     progress: ProgressCallback | None = None,
 ) -> types.CallToolResult:
     """Run ``tool`` to its final result, retrying transport failures only when the tool is read-only/idempotent."""
-    call = _Call(servers.connection(tool.server), tool, arguments, tool_call_id, asker, progress)
+    call = _Call(
+        servers.connection(tool.server),
+        servers.paused_rounds(tool.server),
+        tool,
+        arguments,
+        tool_call_id,
+        asker,
+        progress,
+    )
     attempts = 0
     while True:
         try:
             await call.conn.client()
-            parked = call.conn.take_parked(asker.key) if asker is not None else None
+            paused = call.paused.take(asker.key) if asker is not None else None
             if call.conn.is_legacy:
-                return await _legacy(call, parked)
-            return await _modern(call, parked)
+                return await _legacy(call, paused)
+            return await _modern(call, paused)
         except GraphInterrupt:
             raise
         except Exception as exc:
@@ -102,6 +123,7 @@ class _Call:
     """One tool call being driven: where it goes, what it sends, and who answers its questions."""
 
     conn: ServerConnection
+    paused: PausedRounds
     tool: McpTool
     arguments: dict[str, Any]
     tool_call_id: str
@@ -112,12 +134,12 @@ class _Call:
         self,
         round_: int,
         requests: dict[str, ElicitationRequest],
-        cursor: int,
-        park: ParkedCall | None,
+        resume_index: int,
+        live: PausedRound | None,
     ) -> tuple[ElicitationAnswers, int]:
-        """Answers for one round (stored, or a new interrupt). When the graph must pause, ``park`` (the live
-        round: an open legacy call or a modern requestState) is kept, stamped with the interrupt's index, so a
-        same-process resume can continue it."""
+        """Answers for one round (stored from ``resume_index`` on, or a new interrupt) and the resume index after
+        them. When the graph must pause, ``live`` (an open legacy call or a modern requestState) is kept, stamped
+        with the interrupt's index, so a same-process resume can continue it."""
         if self.asker is None:
             raise ElicitationUnavailableError(
                 f"MCP tool {self.tool.published_name!r} asked for user input; run it through McpToolNode (or the "
@@ -134,11 +156,11 @@ class _Call:
             "requests": requests,
         }
         try:
-            return self.asker.answer(payload, requests, cursor)
+            return self.asker.answer(payload, requests, resume_index)
         except GraphInterrupt:
-            if park is not None:
-                park.interrupt_index = self.asker.raised_at
-                self.conn.park(self.asker.key, park)
+            if live is not None:
+                live.resume_index = self.asker.raised_at
+                self.paused.keep(self.asker.key, live)
             raise
 
     def check_rounds(self, round_: int, what: str) -> None:
@@ -153,18 +175,18 @@ class _Call:
 # ------------------------------------------------------------------------------------------------ modern era
 
 
-async def _modern(call: _Call, parked: ParkedCall | None) -> types.CallToolResult:
+async def _modern(call: _Call, paused: PausedRound | None) -> types.CallToolResult:
     conn = call.conn
     responses: dict[str, Any] | None = None
     state: str | None = None
     round_ = 0
-    cursor = 0
-    if parked is not None and parked.handle is None and call.asker is not None:
+    resume_index = 0
+    if paused is not None and paused.legacy_call is None and call.asker is not None:
         # Fast path: answer the live round with its saved requestState.
-        live = parked
+        live = paused
         requests = _modern_requests(conn, live.input_requests or {})
         round_ = live.round
-        answers, cursor = call.ask(round_, requests, live.interrupt_index, live)
+        answers, resume_index = call.ask(round_, requests, live.resume_index, live)
         responses = _responses(requests, answers, live.input_requests or {}, conn)
         state = live.request_state
     state_only_rounds = 0
@@ -172,10 +194,10 @@ async def _modern(call: _Call, parked: ParkedCall | None) -> types.CallToolResul
         try:
             result = await _one_leg(call, responses, state)
         except MCPError as exc:
-            if exc.code == types.INVALID_PARAMS and state is not None and parked is not None:
+            if exc.code == types.INVALID_PARAMS and state is not None and paused is not None:
                 # The saved requestState was refused (server restarted, TTL passed): re-issue from scratch and
                 # answer the fresh questions from the stored answers.
-                parked, responses, state, round_, cursor = None, None, None, 0, 0
+                paused, responses, state, round_, resume_index = None, None, None, 0, 0
                 continue
             raise
         if isinstance(result, types.CallToolResult):
@@ -194,14 +216,14 @@ async def _modern(call: _Call, parked: ParkedCall | None) -> types.CallToolResul
         requests = _modern_requests(conn, raw_requests)
         round_answers: ElicitationAnswers = {}
         if requests:
-            live_round = ParkedCall(
-                handle=None,
-                interrupt_index=0,
+            live_round = PausedRound(
+                legacy_call=None,
+                resume_index=0,
                 round=round_,
                 request_state=result.request_state,
                 input_requests={k: v.model_dump(mode="json", by_alias=True) for k, v in raw_requests.items()},
             )
-            round_answers, cursor = call.ask(round_, requests, cursor, live_round)
+            round_answers, resume_index = call.ask(round_, requests, resume_index, live_round)
         responses = _responses(requests, round_answers, raw_requests, conn)
         state = result.request_state
 
@@ -263,22 +285,22 @@ async def _one_leg(
 # ------------------------------------------------------------------------------------------------ legacy era
 
 
-async def _legacy(call: _Call, parked: ParkedCall | None) -> types.CallToolResult:
+async def _legacy(call: _Call, paused: PausedRound | None) -> types.CallToolResult:
     conn = call.conn
     handle: CallHandle
-    cursor = 0
+    resume_index = 0
     round_ = 0
-    if parked is not None and parked.handle is not None and call.asker is not None:
+    if paused is not None and paused.legacy_call is not None and call.asker is not None:
         # Fast path: the call is still open inside its question; answer it directly.
-        live = parked
-        assert live.handle is not None
-        handle = live.handle
+        live = paused
+        assert live.legacy_call is not None
+        handle = live.legacy_call
         question = handle.pending_question
         assert question is not None
         requests = _legacy_requests(conn.spec.question_match, question)
         round_ = live.round
-        answers, cursor = call.ask(round_, requests, live.interrupt_index, live)
-        await conn.reacquire_slot(handle)
+        answers, resume_index = call.ask(round_, requests, live.resume_index, live)
+        await conn.reacquire_legacy_call_lock(handle)
         handle.reply(to_elicit_result(next(iter(answers.values()))))
     else:
         handle = await conn.start_call(call.tool.name, call.arguments, progress=call.progress)
@@ -291,14 +313,13 @@ async def _legacy(call: _Call, parked: ParkedCall | None) -> types.CallToolResul
             if isinstance(event, FailedEvent):
                 error = event.error
                 if isinstance(error, MCPError) and error.code == types.URL_ELICITATION_REQUIRED:
-                    return await _url_required(call, error, cursor)
+                    return await _url_required(call, error, resume_index)
                 raise error
             round_ += 1
             call.check_rounds(round_, "questions")
             requests = _legacy_requests(conn.spec.question_match, event)
-            answers, cursor = call.ask(
-                round_, requests, cursor, ParkedCall(handle=handle, interrupt_index=0, round=round_)
-            )
+            live_round = PausedRound(legacy_call=handle, resume_index=0, round=round_)
+            answers, resume_index = call.ask(round_, requests, resume_index, live_round)
             handle.reply(to_elicit_result(next(iter(answers.values()))))
     except (GraphInterrupt, asyncio.CancelledError):
         raise
@@ -315,7 +336,7 @@ def _legacy_requests(match: Any, event: ElicitEvent) -> dict[str, ElicitationReq
     return {question_key(params.message, schema, url, match): request}
 
 
-async def _url_required(call: _Call, error: MCPError, cursor: int) -> types.CallToolResult:
+async def _url_required(call: _Call, error: MCPError, resume_index: int) -> types.CallToolResult:
     """A legacy ``-32042``: show the URLs as one interrupt; once the user has been there, retry the call."""
     conn = call.conn
     elicitations = UrlElicitationRequiredError.from_error(error.error).elicitations
@@ -323,7 +344,9 @@ async def _url_required(call: _Call, error: MCPError, cursor: int) -> types.Call
         question_key(e.message, None, e.url, conn.spec.question_match): request_from_params(e)
         for e in elicitations
     }
-    answers, _ = call.ask(1, requests, cursor, park=None)  # nothing stays open while the user visits the URL
+    answers, _ = call.ask(
+        1, requests, resume_index, live=None
+    )  # nothing stays open while the user visits the URL
     if any(answer["action"] != "accept" for answer in answers.values()):
         return types.CallToolResult(
             content=[
