@@ -91,3 +91,13 @@ class PromptError(LangGraphMcpError):
         self.server = server
         self.prompt = prompt
         self.detail = detail
+
+
+class IncompatibleDependencyError(LangGraphMcpError, ImportError):
+    """An installed dependency changed an internal that langgraph-mcp relies on (see ``langgraph_mcp._compat``)."""
+
+    def __init__(self, dependency: str, version: str, detail: str) -> None:
+        super().__init__(f"{dependency} {version} {detail}")
+        self.dependency = dependency
+        self.version = version
+        self.detail = detail

@@ -15,13 +15,13 @@ from typing import Any, cast
 
 from langchain_core.messages import ToolCall, ToolMessage
 from langchain_core.runnables import RunnableConfig
-from langgraph._internal._runnable import RunnableCallable
 from langgraph.config import get_stream_writer
 from langgraph.constants import END
 from langgraph.errors import GraphBubbleUp, GraphInterrupt, is_invalid_resume
 from langgraph.func import task
 from langgraph.types import Send
 
+from langgraph_mcp._compat import RunnableCallable
 from langgraph_mcp.elicitation.asker import InterruptAsker, NoCheckpointerError
 from langgraph_mcp.elicitation.driver import run_call
 from langgraph_mcp.errors import ToolNotFoundError

@@ -20,24 +20,21 @@ from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from langchain_core.tools.base import TOOL_MESSAGE_BLOCK_TYPES
 from langgraph.config import get_config
 
+from langgraph_mcp._compat import in_graph_task
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.config import OutputRouting
 from langgraph_mcp.elicitation.asker import InterruptAsker
-from langgraph_mcp.elicitation.driver import run_call
+from langgraph_mcp.elicitation.driver import Connections, run_call
 from langgraph_mcp.results import convert_result
 
 if TYPE_CHECKING:
     from mcp.types import CallToolResult
 
-    from langgraph_mcp.connection import ServerConnection
-
 T = TypeVar("T")
 
 
-class ToolHost(Protocol):
+class ToolHost(Connections, Protocol):
     """What a LangChain tool needs from ``McpServers``: connections, output routing and the sync bridge."""
-
-    def connection(self, server: str) -> ServerConnection: ...
 
     def routing_for(self, server: str) -> OutputRouting: ...
 
@@ -59,7 +56,7 @@ def _in_graph() -> bool:
         configurable = get_config().get("configurable", {})
     except RuntimeError:
         return False
-    return "__pregel_scratchpad" in configurable
+    return in_graph_task(configurable)
 
 
 def _handle_error(error: ToolException) -> str:

@@ -69,12 +69,12 @@ from typing import Annotated, Any, TypedDict, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, ToolCall, ToolMessage
 from langchain_core.runnables import RunnableConfig
-from langgraph._internal._runnable import RunnableCallable
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Send, interrupt
 
+from langgraph_mcp._compat import RunnableCallable, has_checkpointer
 from langgraph_mcp.approval.decisions import DecisionResponse, decision_response_schema, validate_decision
 from langgraph_mcp.approval.policy import ApprovalPolicy, Verdict
 from langgraph_mcp.catalog import McpTool
@@ -97,7 +97,6 @@ _DENIED = "mcp_gate_denied"
 """Private channel: ``{tool_call_id: reason}`` for calls the policy denied."""
 
 _MAX_DESCRIBED_ARGS = 2_000
-_CHECKPOINTER = "__pregel_checkpointer"
 
 
 def _merge(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
@@ -289,7 +288,7 @@ class _Gate:
     def _verdicts(
         self, calls: list[ToolCall], tools: Mapping[str, McpTool | None], config: RunnableConfig
     ) -> dict[str, Any]:
-        can_pause = config.get("configurable", {}).get(_CHECKPOINTER) is not None
+        can_pause = has_checkpointer(config.get("configurable", {}))
         reviews: list[ApprovalInterrupt] = []
         denied: dict[str, str] = {}
         for call in calls:

@@ -18,12 +18,10 @@ from typing import Any
 from langgraph.config import get_config
 from langgraph.types import interrupt
 
+from langgraph_mcp._compat import has_checkpointer, stored_resume_values, task_scratchpad
 from langgraph_mcp.elicitation.answers import answers_response_schema, validate_answers
 from langgraph_mcp.errors import LangGraphMcpError
 from langgraph_mcp.payloads import ElicitationAnswers, ElicitationInterrupt, ElicitationRequest
-
-_SCRATCHPAD = "__pregel_scratchpad"
-_CHECKPOINTER = "__pregel_checkpointer"
 
 
 class NoCheckpointerError(LangGraphMcpError):
@@ -38,8 +36,8 @@ class InterruptAsker:
             configurable = get_config().get("configurable", {})
         except RuntimeError:  # called outside a graph: calls work, questions can't pause
             configurable = {}
-        self._scratchpad = configurable.get(_SCRATCHPAD)
-        self.has_checkpointer = configurable.get(_CHECKPOINTER) is not None
+        self._scratchpad = task_scratchpad(configurable)
+        self.has_checkpointer = has_checkpointer(configurable)
         self.key: tuple[str, ...] = (
             str(configurable.get("thread_id", "")),
             str(configurable.get("checkpoint_ns", "")),
@@ -51,14 +49,7 @@ class InterruptAsker:
         """The index of the interrupt most recently raised (where the call paused)."""
 
     def _book(self) -> list[Any]:
-        scratchpad = self._scratchpad
-        if scratchpad is None:
-            return []
-        book = list(scratchpad.resume)
-        fresh = scratchpad.get_null_resume(False)
-        if fresh is not None:
-            book.append(fresh)
-        return book
+        return [] if self._scratchpad is None else stored_resume_values(self._scratchpad)
 
     def _advance_to(self, index: int) -> None:
         # Stale answers are consumed without a schema: they were validated when saved, for another question.
@@ -67,10 +58,10 @@ class InterruptAsker:
             self.consumed += 1
 
     def answer(
-        self, payload: ElicitationInterrupt, requests: Mapping[str, ElicitationRequest], cursor: int
+        self, payload: ElicitationInterrupt, requests: Mapping[str, ElicitationRequest], resume_index: int
     ) -> tuple[ElicitationAnswers, int]:
-        """Answers for ``requests``: the first stored answer from ``cursor`` on with the same keys, or a new
-        interrupt. Returns the answers and the cursor after them; raises ``GraphInterrupt`` to pause."""
+        """Answers for ``requests``: the first stored answer from ``resume_index`` on with the same keys, or a new
+        interrupt. Returns the answers and the resume index after them; raises ``GraphInterrupt`` to pause."""
         if not self.has_checkpointer:
             raise NoCheckpointerError(
                 f"MCP tool {payload['published_name']!r} asked for input, but the graph has no checkpointer to "
@@ -78,7 +69,7 @@ class InterruptAsker:
             )
         book = self._book()
         keys = set(requests)
-        index = cursor
+        index = resume_index
         while index < len(book):
             stored = book[index]
             if isinstance(stored, Mapping) and set(stored) == keys:

@@ -1,0 +1,100 @@
+"""Every LangGraph internal in ``langgraph_mcp._compat`` still is what the installed langgraph provides."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, TypedDict
+
+import pytest
+from langchain_core.runnables import RunnableLambda
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.config import get_config
+from langgraph.graph import START, StateGraph
+from langgraph.prebuilt import ToolNode
+from langgraph.types import Command, interrupt
+
+from langgraph_mcp import _compat
+from langgraph_mcp.errors import IncompatibleDependencyError
+
+UPGRADE = f"langgraph {_compat.LANGGRAPH_VERSION} changed an internal langgraph-mcp uses: update langgraph_mcp/_compat.py"
+
+
+class _State(TypedDict, total=False):
+    seen: list[Any]
+
+
+def _graph(node: Any, checkpointer: InMemorySaver | None) -> Any:
+    builder = StateGraph(_State)
+    builder.add_node("node", node)
+    builder.add_edge(START, "node")
+    return builder.compile(checkpointer=checkpointer)
+
+
+def test_runnable_callable_is_still_the_base_of_tool_node() -> None:
+    assert issubclass(ToolNode, _compat.RunnableCallable), (
+        f"{UPGRADE} (ToolNode no longer a RunnableCallable)"
+    )
+    params = inspect.signature(_compat.RunnableCallable.__init__).parameters
+    missing = {"func", "afunc", "name", "tags", "trace"} - set(params)
+    assert not missing, f"{UPGRADE} (RunnableCallable.__init__ lost {sorted(missing)})"
+
+
+@pytest.mark.parametrize("with_checkpointer", [True, False])
+def test_the_config_keys_are_the_ones_langgraph_sets_in_a_task(with_checkpointer: bool) -> None:
+    found: dict[str, Any] = {}
+
+    def node(state: _State) -> _State:
+        configurable = get_config()["configurable"]
+        found["in_task"] = _compat.in_graph_task(configurable)
+        found["checkpointer"] = _compat.has_checkpointer(configurable)
+        found["scratchpad"] = _compat.task_scratchpad(configurable)
+        return {}
+
+    _graph(node, InMemorySaver() if with_checkpointer else None).invoke(
+        {}, {"configurable": {"thread_id": "t"}}
+    )
+    assert found["in_task"], f"{UPGRADE} (no {_compat.CONFIG_KEY_SCRATCHPAD!r} in a task's config)"
+    assert found["scratchpad"] is not None, f"{UPGRADE} (no task scratchpad)"
+    assert found["checkpointer"] is with_checkpointer, f"{UPGRADE} ({_compat.CONFIG_KEY_CHECKPOINTER!r})"
+
+
+def test_outside_a_graph_task_nothing_is_found() -> None:
+    def plain(_: Any) -> tuple[bool, bool, Any]:
+        configurable = get_config().get("configurable", {})
+        return (
+            _compat.in_graph_task(configurable),
+            _compat.has_checkpointer(configurable),
+            _compat.task_scratchpad(configurable),
+        )
+
+    assert RunnableLambda(plain).invoke(None) == (False, False, None)
+
+
+def test_stored_resume_values_lists_every_answer_in_order_without_consuming_them() -> None:
+    runs: list[list[Any]] = []
+
+    def node(state: _State) -> _State:
+        scratchpad = _compat.task_scratchpad(get_config()["configurable"])
+        assert scratchpad is not None
+        runs.append(_compat.stored_resume_values(scratchpad))
+        first = interrupt("first?")
+        second = interrupt("second?")
+        return {"seen": [first, second]}
+
+    graph = _graph(node, InMemorySaver())
+    cfg: Any = {"configurable": {"thread_id": "t"}}
+    graph.invoke({}, cfg)
+    graph.invoke(Command(resume="A"), cfg)
+    out = graph.invoke(Command(resume="B"), cfg)
+    assert runs == [[], ["A"], ["A", "B"]], f"{UPGRADE} (the scratchpad's resume values: {runs})"
+    assert out["seen"] == ["A", "B"], f"{UPGRADE} (reading the resume values consumed them: {out})"
+
+
+def test_a_changed_scratchpad_shape_is_a_clear_error_naming_the_version() -> None:
+    with pytest.raises(IncompatibleDependencyError) as caught:
+        _compat.task_scratchpad({_compat.CONFIG_KEY_SCRATCHPAD: object()})
+    assert caught.value.dependency == "langgraph"
+    assert str(caught.value).startswith(
+        f"langgraph {_compat.LANGGRAPH_VERSION} changed the pregel task scratchpad"
+    )
+    assert "1.2" in str(caught.value)
