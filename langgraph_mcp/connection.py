@@ -108,7 +108,8 @@ class CallHandle:
     async def next_event(self, timeout: float) -> CallEvent:
         """Wait for the server's next move; cancel the call and raise ``ToolCallTimeoutError`` after ``timeout``."""
         try:
-            event = await asyncio.wait_for(self.events.get(), timeout)
+            async with asyncio.timeout(timeout):  # not wait_for: on 3.11 it wraps the get in one more task
+                event = await self.events.get()
         except TimeoutError:
             await self.abandon()
             raise ToolCallTimeoutError(self.connection.name, self.tool, timeout) from None
@@ -475,16 +476,7 @@ class ServerConnection:
                         allow_input_required=True,
                     )
                 except BaseException as exc:
-                    error = _unwrap_for_caller(exc)
-                    if is_connection_lost(error):
-                        self.mark_dead(error)
-                        if not isinstance(error, ServerConnectionError):  # say which server and call
-                            lost = ServerConnectionError(
-                                self.name, f"connection lost during the call to {tool!r} ({_describe(error)})"
-                            )
-                            lost.__cause__ = error
-                            error = lost
-                    handle.events.put_nowait(FailedEvent(error))
+                    handle.events.put_nowait(FailedEvent(self._call_error(tool, exc)))
                     if isinstance(exc, asyncio.CancelledError):
                         raise
                 else:
@@ -496,6 +488,52 @@ class ServerConnection:
 
         tg.start_soon(job)
         return handle
+
+    async def call(
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        *,
+        progress: ProgressCallback | None = None,
+        input_responses: dict[str, Any] | None = None,
+        request_state: str | None = None,
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        """One ``tools/call`` awaited in the caller's own task, for calls that can't pause inside the server
+        (2026-07-28: questions come back as an ``InputRequiredResult``). No owner job and no event queue: those hops
+        made a call cost ~1.1x the raw SDK call; a lost transport still fails the SDK request at once."""
+        client = await self.client()
+        timeout = self.spec.tool_timeout
+        try:
+            async with asyncio.timeout(timeout):
+                return await client.session.call_tool(
+                    tool,
+                    arguments,
+                    read_timeout_seconds=timeout + 5,
+                    progress_callback=cast(Any, progress),
+                    input_responses=cast(Any, input_responses),
+                    request_state=request_state,
+                    allow_input_required=True,
+                )
+        except TimeoutError:  # asyncio.timeout cancelled the request: the SDK sent notifications/cancelled
+            raise ToolCallTimeoutError(self.name, tool, timeout) from None
+        except Exception as exc:
+            error = self._call_error(tool, exc)
+            if error is exc:
+                raise
+            raise error from exc
+
+    def _call_error(self, tool: str, exc: BaseException) -> BaseException:
+        """What the caller of ``tool`` sees for ``exc``; a lost transport marks the connection dead."""
+        error = _unwrap_for_caller(exc)
+        if is_connection_lost(error):
+            self.mark_dead(error)
+            if not isinstance(error, ServerConnectionError):  # say which server and call
+                lost = ServerConnectionError(
+                    self.name, f"connection lost during the call to {tool!r} ({_describe(error)})"
+                )
+                lost.__cause__ = error
+                error = lost
+        return error
 
     def release_legacy_call_lock(self, handle: CallHandle) -> None:
         if handle.holds_legacy_call_lock:

@@ -109,6 +109,7 @@ def _is_legacy_client(client: Any) -> bool:
 class _Listing:
     def __init__(self, tools: list[McpTool], skipped: list[SkippedTool], ttl_ms: int) -> None:
         self.tools = tools
+        self.by_name = {tool.published_name: tool for tool in tools}
         self.skipped = skipped
         # ttlMs > 0 is the server's freshness hint; without one the listing stays until a tools-changed
         # notification or an explicit refresh (re-listing before every call would double the traffic).
@@ -405,10 +406,10 @@ class McpServers:
 
     def cached_tool(self, published_name: str) -> McpTool | None:
         """The listed tool with this published name, from the cache only (no I/O)."""
-        for listing in self._listings.values():
-            for tool in listing.tools:
-                if tool.published_name == published_name:
-                    return tool
+        for listing in self._listings.values():  # one lookup per server, not a scan of every tool
+            tool = listing.by_name.get(published_name)
+            if tool is not None:
+                return tool
         return None
 
     def cached_tools(self) -> list[McpTool]:

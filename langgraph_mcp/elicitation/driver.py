@@ -270,6 +270,14 @@ def _responses(
 async def _one_leg(
     call: _Call, responses: dict[str, Any] | None, state: str | None
 ) -> types.CallToolResult | types.InputRequiredResult:
+    if not call.conn.is_legacy:  # nothing can be pushed mid-call: await it directly (no job, no event queue)
+        return await call.conn.call(
+            call.tool.name,
+            call.arguments,
+            progress=call.progress,
+            input_responses=responses,
+            request_state=state,
+        )
     handle = await call.conn.start_call(
         call.tool.name, call.arguments, progress=call.progress, input_responses=responses, request_state=state
     )
