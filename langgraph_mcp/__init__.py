@@ -1,4 +1,25 @@
-"""langgraph-mcp: MCP servers as first-class parts of LangGraph graphs, with humans in control."""
+"""langgraph-mcp: MCP servers as first-class parts of LangGraph graphs, with humans in control.
+
+The public API is these names (``__all__``; everything else is internal and may change).
+``tests/test_architecture.py`` checks that this list, ``__all__`` and the lazy exports agree.
+
+Servers and tools
+    ``McpServers``, ``McpTool``
+Graph parts
+    ``McpToolNode``, ``ToolCallRouter``, ``ToolCallsDone``, ``route_tool_calls``, ``create_approval_gate``,
+    ``route_through_gate``, ``ApprovalPolicy``, ``Verdict``
+Resuming paused runs
+    ``resume_command``, ``pending_interrupts``, ``PendingMcpInterrupt``
+Interrupt payloads and answers
+    ``APPROVAL_INTERRUPT_TYPE``, ``ELICITATION_INTERRUPT_TYPE``, ``ApprovalInterrupt``, ``ElicitationInterrupt``,
+    ``Decision``, ``ElicitationAnswer``, ``ElicitationAnswers``
+Configuration
+    ``McpServersConfig``, ``StdioServer``, ``HttpServer``, ``SseServer``, ``InProcessServer``, ``OutputRouting``
+Errors (:mod:`langgraph_mcp.errors`)
+    ``LangGraphMcpError``, ``ConfigError``, ``ServerConnectionError``, ``ServerDiscoveryError``,
+    ``ToolCallTimeoutError``, ``ToolNameCollisionError``, ``ToolNotFoundError``, ``AnswerError``,
+    ``DecisionError``, ``ResumeError``
+"""
 
 from __future__ import annotations
 
