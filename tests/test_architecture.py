@@ -85,12 +85,6 @@ KNOWN_UPWARD_IMPORTS: dict[tuple[str, str], str] = {}
 """``(importer, imported)`` arrows against :data:`LAYERS` that exist today and are being removed."""
 
 KNOWN_PRIVATE_ACCESS: dict[tuple[str, str], str] = {
-    ("approval/gate.py", "imports langgraph._internal._runnable"): "paused (langgraph side of _compat.py)",
-    ("approval/gate.py", "names langgraph's private config key '__pregel_checkpointer'"): "paused",
-    ("node.py", "imports langgraph._internal._runnable"): "paused",
-    ("tools.py", "names langgraph's private config key '__pregel_scratchpad'"): "paused",
-    ("elicitation/asker.py", "names langgraph's private config key '__pregel_scratchpad'"): "paused",
-    ("elicitation/asker.py", "names langgraph's private config key '__pregel_checkpointer'"): "paused",
     ("connection.py", "imports mcp.shared._httpx_utils"): "conn (mcp side of _compat.py)",
     ("connection.py", "reads private attribute '_session' by name"): "conn",
     ("connection.py", "reads private attribute '_dispatcher' by name"): "conn",
