@@ -17,8 +17,8 @@ Configuration
     ``McpServersConfig``, ``StdioServer``, ``HttpServer``, ``SseServer``, ``InProcessServer``, ``OutputRouting``
 Errors (:mod:`langgraph_mcp.errors`)
     ``LangGraphMcpError``, ``ConfigError``, ``ServerConnectionError``, ``ServerDiscoveryError``,
-    ``ToolCallTimeoutError``, ``ToolNameCollisionError``, ``ToolNotFoundError``, ``AnswerError``,
-    ``DecisionError``, ``ResumeError``
+    ``ToolCallTimeoutError``, ``ToolNameCollisionError``, ``ToolNotFoundError``, ``ToolOwnerUnknownError``,
+    ``AnswerError``, ``DecisionError``, ``ResumeError``
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         ToolCallTimeoutError,
         ToolNameCollisionError,
         ToolNotFoundError,
+        ToolOwnerUnknownError,
     )
     from langgraph_mcp.node import McpToolNode, ToolCallRouter, ToolCallsDone, route_tool_calls
     from langgraph_mcp.payloads import (
@@ -100,6 +101,7 @@ _EXPORTS: dict[str, str] = {
     "ToolCallTimeoutError": "langgraph_mcp.errors",
     "ToolNameCollisionError": "langgraph_mcp.errors",
     "ToolNotFoundError": "langgraph_mcp.errors",
+    "ToolOwnerUnknownError": "langgraph_mcp.errors",
     "route_tool_calls": "langgraph_mcp.node",
 }
 
@@ -144,6 +146,7 @@ __all__ = [
     "ToolCallsDone",
     "ToolNameCollisionError",
     "ToolNotFoundError",
+    "ToolOwnerUnknownError",
     "Verdict",
     "create_approval_gate",
     "pending_interrupts",

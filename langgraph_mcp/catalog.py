@@ -7,6 +7,7 @@ never a silent shadow. Schemas are checked without recursion, so a hostile schem
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Iterable
@@ -15,7 +16,7 @@ from typing import Any, Literal, cast
 
 import mcp.types as types
 
-from langgraph_mcp.errors import ToolNameCollisionError
+from langgraph_mcp.errors import ToolNameCollisionError, ToolNotFoundError, ToolOwnerUnknownError
 from langgraph_mcp.payloads import ApprovalHints, DeclaredHints, EffectiveHints
 
 PUBLISHED_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -284,3 +285,32 @@ def check_collisions(tools: Iterable[McpTool]) -> None:
                 "turn name prefixing on for one of them (prefix=True) or filter its tools"
             )
         seen[tool.published_name] = tool
+
+
+@dataclass(frozen=True)
+class ToolResolution:
+    """Which listed tools carry one published name, and which servers that could publish it are unknown.
+
+    ``unknown`` maps a candidate server (see ``McpServers.candidate_servers``) to why its listing can't be
+    trusted right now. The name provably belongs to no MCP server only when both are empty.
+    """
+
+    published_name: str
+    tools: tuple[McpTool, ...]
+    unknown: dict[str, str]
+    close_matches: list[str] = field(default_factory=list)
+
+    def tool(self) -> McpTool:
+        """The one tool, or raise: a collision, an owner that could not be established, or no such tool."""
+        if len(self.tools) > 1:
+            check_collisions(self.tools)
+        if self.tools:
+            return self.tools[0]
+        if self.unknown:
+            raise ToolOwnerUnknownError(self.published_name, dict(self.unknown))
+        raise ToolNotFoundError(self.published_name, self.close_matches)
+
+
+def close_matches(name: str, tools: Iterable[McpTool]) -> list[str]:
+    """Up to three published names close to ``name`` (for "did you mean" hints)."""
+    return difflib.get_close_matches(name, [t.published_name for t in tools], n=3)

@@ -101,3 +101,17 @@ class IncompatibleDependencyError(LangGraphMcpError, ImportError):
         self.dependency = dependency
         self.version = version
         self.detail = detail
+
+
+class ToolOwnerUnknownError(LangGraphMcpError, LookupError):
+    """No listed tool has the name, but a server that could publish it has no usable listing (failed, missing
+    or stale and not refreshable), so it cannot be ruled out: the call's owner is unknown."""
+
+    def __init__(self, name: str, servers: dict[str, str]) -> None:
+        why = "; ".join(f"{server!r}: {detail}" for server, detail in servers.items())
+        super().__init__(
+            f"Could not establish which MCP server publishes {name!r}: the tools of server(s) that may "
+            f"publish it could not be listed ({why}). Retry once the server is reachable."
+        )
+        self.name = name
+        self.servers = servers

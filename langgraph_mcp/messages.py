@@ -1,11 +1,58 @@
-"""Reading tool calls out of a message list: which calls of the last AI message still have no ToolMessage."""
+"""The one notion of a *pending tool call* shared by the gate, the routers and the tool node.
+
+A pending call is a tool call of the last ``AIMessage`` that no ``ToolMessage`` answers yet. It may run only if
+its id is present and unique in that message: a ``ToolMessage`` answers exactly one ``tool_call_id``, so two calls
+sharing an id (or calls without one) could never be told apart by the model, the approval gate or a checkpoint.
+Such calls are *refused*, never run: each group of calls sharing an id (``""`` for a missing id) gets one error
+``ToolMessage`` naming every call in it, so the model sees why and can call again with distinct ids.
+
+The approval gate records what it judged in the ``AIMessage`` itself (``response_metadata["mcp_gate"]``, keyed by
+tool call id: the server and tool it resolved the call to), so the record survives checkpoints and restarts; the
+tool node runs a call from a gated message only if it resolves to exactly the recorded server and tool.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias, TypedDict, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, ToolCall, ToolMessage
+
+__all__ = [
+    "GATE_RECORD_KEY",
+    "GateRecord",
+    "GateVerdict",
+    "PendingCalls",
+    "RefusedCalls",
+    "call_with_context",
+    "gate_records",
+    "last_ai_message",
+    "messages_of",
+    "pending_calls",
+    "pending_tool_calls",
+    "split_calls",
+    "turn_of",
+    "with_gate_records",
+    "with_message_fields",
+]
+
+GATE_RECORD_KEY = "mcp_gate"
+"""``AIMessage.response_metadata`` key of the approval gate's records (``{tool_call_id: GateRecord}``)."""
+
+
+GateVerdict: TypeAlias = Literal["allow", "approve", "edit"]
+
+
+class GateRecord(TypedDict):
+    """What the approval gate let through for one tool call: the tool node runs exactly this, or nothing."""
+
+    server: str | None
+    """The MCP server the call was resolved to; ``None`` when it was judged as a call to no MCP server."""
+    tool: str | None
+    """The server's own tool name; ``None`` with ``server``."""
+    verdict: GateVerdict
+    """Why it may run: the policy allowed it, or a human approved (or edited) it."""
 
 
 def messages_of(state: Any, messages_key: str = "messages") -> list[AnyMessage]:
@@ -25,11 +72,145 @@ def last_ai_message(messages: Sequence[AnyMessage]) -> AIMessage | None:
     return None
 
 
+def _call_id(call: ToolCall) -> str:
+    return call.get("id") or ""
+
+
+@dataclass(frozen=True)
+class RefusedCalls:
+    """Calls that share one ``tool_call_id`` (``""``: calls without an id). None of them may run."""
+
+    tool_call_id: str
+    calls: tuple[ToolCall, ...]
+
+    @property
+    def reason(self) -> str:
+        names = ", ".join(repr(c["name"]) for c in self.calls)
+        if not self.tool_call_id:
+            return (
+                f"{len(self.calls)} tool call(s) ({names}) have no tool call id, so their results could not be "
+                "told apart; none of them was run. Call the tools again, each with its own id."
+            )
+        return (
+            f"{len(self.calls)} tool calls ({names}) share the tool call id {self.tool_call_id!r}, so a result "
+            "(or an approval) could not be told apart; none of them was run. Call the tools again, each with "
+            "its own id."
+        )
+
+    def message(self) -> ToolMessage:
+        """The one error ``ToolMessage`` that answers this id for every call in the group."""
+        return ToolMessage(
+            content=f"Error: {self.reason}",
+            name=self.calls[0]["name"],
+            tool_call_id=self.tool_call_id,
+            status="error",
+        )
+
+
+@dataclass(frozen=True)
+class PendingCalls:
+    """The pending calls of one turn: those that may run (unique ids) and the refused groups."""
+
+    ai: AIMessage | None
+    runnable: list[ToolCall]
+    refused: list[RefusedCalls]
+
+    def __bool__(self) -> bool:
+        return bool(self.runnable or self.refused)
+
+    def refusal_for(self, call: ToolCall) -> RefusedCalls | None:
+        """The refused group ``call`` belongs to, if any."""
+        for group in self.refused:
+            if group.tool_call_id == _call_id(call):
+                return group
+        return None
+
+
+def split_calls(calls: Sequence[ToolCall]) -> tuple[list[ToolCall], list[RefusedCalls]]:
+    """Split calls into those with a present, unique id (model order) and the refused groups."""
+    groups: dict[str, list[ToolCall]] = {}
+    for call in calls:
+        groups.setdefault(_call_id(call), []).append(call)
+    runnable = [c for c in calls if _call_id(c) and len(groups[_call_id(c)]) == 1]
+    refused = [RefusedCalls(i, tuple(g)) for i, g in groups.items() if not i or len(g) > 1]
+    return runnable, refused
+
+
+def _answered(messages: Sequence[AnyMessage], ai: AIMessage) -> set[str]:
+    index = next((i for i, m in enumerate(messages) if m is ai), len(messages))
+    return {m.tool_call_id for m in messages[index:] if isinstance(m, ToolMessage)}
+
+
+def pending_calls(messages: Sequence[AnyMessage]) -> PendingCalls:
+    """The pending calls of the last ``AIMessage``: unanswered calls split into runnable and refused."""
+    ai = last_ai_message(messages)
+    if ai is None or not ai.tool_calls:
+        return PendingCalls(ai, [], [])
+    answered = _answered(messages, ai)
+    runnable, refused = split_calls(ai.tool_calls)
+    return PendingCalls(
+        ai,
+        [c for c in runnable if _call_id(c) not in answered],
+        [g for g in refused if g.tool_call_id not in answered],
+    )
+
+
 def pending_tool_calls(messages: Sequence[AnyMessage]) -> list[ToolCall]:
-    """Tool calls of the last AIMessage that no ToolMessage answers yet, in the model's order."""
+    """Every unanswered call of the last ``AIMessage`` (runnable or refused), in the model's order."""
     ai = last_ai_message(messages)
     if ai is None or not ai.tool_calls:
         return []
-    index = messages.index(ai) if ai in messages else len(messages)
-    answered = {m.tool_call_id for m in messages[index:] if isinstance(m, ToolMessage)}
-    return [call for call in ai.tool_calls if call.get("id") not in answered]
+    answered = _answered(messages, ai)
+    return [call for call in ai.tool_calls if _call_id(call) not in answered]
+
+
+def turn_of(messages: Sequence[AnyMessage]) -> list[AnyMessage]:
+    """The last ``AIMessage`` and the messages after it (what a tool call needs of the history)."""
+    ai = last_ai_message(messages)
+    if ai is None:
+        return []
+    index = next((i for i, m in enumerate(messages) if m is ai), 0)
+    return list(messages[index:])
+
+
+def call_with_context(call: ToolCall, turn: Sequence[AnyMessage], messages_key: str) -> dict[str, Any]:
+    """A ``Send`` payload for one call that carries its turn (LangGraph's ``ToolCallWithContext`` shape).
+
+    The tool node reads the gate's records and the pending-call notion from ``state``; LangGraph's own
+    ``ToolNode`` accepts the same shape (its state then holds this turn's messages only).
+    """
+    return {"__type": "tool_call_with_context", "tool_call": call, "state": {messages_key: list(turn)}}
+
+
+def gate_records(ai: AIMessage | None) -> dict[str, GateRecord] | None:
+    """The gate's records in ``ai`` (``None``: no gate judged this message)."""
+    if ai is None:
+        return None
+    records = ai.response_metadata.get(GATE_RECORD_KEY)
+    return cast(dict[str, GateRecord], records) if isinstance(records, Mapping) else None
+
+
+def with_message_fields(ai: AIMessage, update: dict[str, Any]) -> AIMessage:
+    """A copy of ``ai`` with the same id and ``update`` applied (so ``add_messages`` replaces it in place)."""
+    if type(ai) is AIMessage:  # keep every other field as it is
+        return ai.model_copy(update=update)
+    fields: dict[
+        str, Any
+    ] = {  # a chunk (or a subclass): a plain message, so stale chunk fields can't disagree
+        "content": ai.content,
+        "additional_kwargs": ai.additional_kwargs,
+        "response_metadata": ai.response_metadata,
+        "id": ai.id,
+        "name": ai.name,
+        "tool_calls": list(ai.tool_calls),
+        "invalid_tool_calls": list(ai.invalid_tool_calls),
+        "usage_metadata": ai.usage_metadata,
+    }
+    return AIMessage(**{**fields, **update})
+
+
+def with_gate_records(ai: AIMessage, records: Mapping[str, GateRecord]) -> AIMessage:
+    """A copy of ``ai`` (same id) whose gate records include ``records``."""
+    metadata = dict(ai.response_metadata)
+    metadata[GATE_RECORD_KEY] = {**(gate_records(ai) or {}), **records}
+    return with_message_fields(ai, {"response_metadata": metadata})

@@ -13,7 +13,7 @@ import contextvars
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-from langchain_core.messages import ToolCall, ToolMessage
+from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
 from langgraph.constants import END
@@ -22,14 +22,35 @@ from langgraph.func import task
 from langgraph.types import Send
 
 from langgraph_mcp._compat import RunnableCallable
+from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.elicitation.asker import InterruptAsker, NoCheckpointerError
 from langgraph_mcp.elicitation.driver import run_call
 from langgraph_mcp.errors import ToolNotFoundError
-from langgraph_mcp.messages import messages_of, pending_tool_calls
+from langgraph_mcp.messages import (
+    GateRecord,
+    RefusedCalls,
+    call_with_context,
+    gate_records,
+    messages_of,
+    pending_calls,
+    pending_tool_calls,
+    split_calls,
+    turn_of,
+)
 from langgraph_mcp.results import to_tool_message
 from langgraph_mcp.servers import McpServers
 
 ErrorHandler = bool | str | Callable[[Exception], str] | type[Exception] | tuple[type[Exception], ...]
+
+
+class _Work:
+    """What one node run was given: calls to run, refused groups to answer, and the gate's records."""
+
+    def __init__(self, runnable: list[ToolCall], refused: list[RefusedCalls], ai: AIMessage | None) -> None:
+        self.runnable = runnable
+        self.refused = refused
+        self.records = gate_records(ai)
+        """``None`` when no approval gate judged the message; else only recorded calls may run."""
 
 
 def _is_send_payload(value: Any) -> bool:
@@ -47,7 +68,12 @@ class McpToolNode(RunnableCallable):
     Input: a state with ``messages`` (every call of the last AIMessage without a ToolMessage), or the list of tool
     calls that ``route_tool_calls`` sends. Output: ``{"messages": [ToolMessage, ...]}``.
 
-    * Unknown tool → error ToolMessage naming close matches.
+    * Calls sharing one id, or without an id, are never run: one error ToolMessage per id says why (see
+      :mod:`langgraph_mcp.messages`).
+    * When an approval gate judged the message, a call runs only if it resolves to exactly the server and tool
+      the gate recorded for it (what the human approved); anything else gets an error ToolMessage.
+    * Unknown tool → error ToolMessage naming close matches; a name two servers publish, or whose server could
+      not be listed, is never guessed (error ToolMessage).
     * Transport failures and timeouts → error ToolMessage (``handle_tool_errors``, as in ``ToolNode``); LangGraph
       interrupts always propagate.
     * A server's questions (elicitation) become ``mcp_elicitation`` interrupts; the graph needs a checkpointer.
@@ -75,12 +101,14 @@ class McpToolNode(RunnableCallable):
         return self.servers.run_sync(lambda: self._afunc(input, config), context=context)
 
     async def _afunc(self, input: Any, config: RunnableConfig) -> Any:
-        calls = self._calls(input)
+        work = self._work(input)
+        refusals = [group.message() for group in work.refused]
+        calls = work.runnable
         if len(calls) == 1:
-            message = await self._run_one(calls[0])
-            return {self.messages_key: [message]}
+            message = await self._run_one(calls[0], work)
+            return {self.messages_key: [*refusals, message]}
         # Several calls in one task: each runs as its own @task, so one call's pause never re-runs a sibling.
-        futures = [cast(Any, _call_task)(self, call) for call in calls]
+        futures = [cast(Any, _call_task)(self, call, work) for call in calls]
         outcomes = await asyncio.gather(*futures, return_exceptions=True)
         interrupts = [i for o in outcomes if isinstance(o, GraphInterrupt) for i in o.args[0]]
         if interrupts:
@@ -88,20 +116,35 @@ class McpToolNode(RunnableCallable):
         for outcome in outcomes:
             if isinstance(outcome, BaseException):
                 raise outcome
-        return {self.messages_key: list(outcomes)}
+        return {self.messages_key: [*refusals, *outcomes]}
 
-    def _calls(self, input: Any) -> list[ToolCall]:
-        if _is_send_payload(input):
-            return cast(list[ToolCall], input)
+    def _work(self, input: Any) -> _Work:
+        if _is_send_payload(input):  # a bare list of calls: no message, so no gate records to check
+            runnable, refused = split_calls(cast(list[ToolCall], input))
+            return _Work(runnable, refused, None)
         if isinstance(input, dict) and input.get("__type") == "tool_call_with_context":
-            return [cast(ToolCall, input["tool_call"])]
-        return pending_tool_calls(messages_of(input, self.messages_key))
+            call = cast(ToolCall, input["tool_call"])
+            state = input.get("state")
+            if state is None:
+                runnable, refused = split_calls([call])
+                return _Work(runnable, refused, None)
+            pending = pending_calls(messages_of(state, self.messages_key))
+            group = pending.refusal_for(call)
+            if group is not None:
+                return _Work([], [group], pending.ai)
+            ids = {c.get("id") for c in pending.runnable}
+            return _Work([call] if call.get("id") in ids else [], [], pending.ai)
+        pending = pending_calls(messages_of(input, self.messages_key))
+        return _Work(pending.runnable, pending.refused, pending.ai)
 
     # ------------------------------------------------------------------------------------------- one call
 
-    async def _run_one(self, call: ToolCall) -> ToolMessage:
+    async def _run_one(self, call: ToolCall, work: _Work) -> ToolMessage:
         call_id = call.get("id") or ""
         name = call["name"]
+        record = work.records.get(call_id) if work.records is not None else None
+        if work.records is not None and record is None:
+            return _not_run(call, "the approval gate that judged this message did not judge this call")
         try:
             tool = await self.servers.get_tool(name)
         except ToolNotFoundError as exc:
@@ -110,6 +153,12 @@ class McpToolNode(RunnableCallable):
             raise
         except Exception as exc:
             return self._error_message(exc, name, call_id)
+        if record is not None and not _matches(record, tool):
+            return _not_run(
+                call,
+                f"it was judged as {_target(record)} but now resolves to server {tool.server!r}, tool "
+                f"{tool.name!r}; call it again to have it reviewed",
+            )
         writer = _stream_writer()
         # The SDK calls back from the connection's task; LangGraph's writer needs the node's context.
         node_context = contextvars.copy_context()
@@ -169,8 +218,27 @@ class McpToolNode(RunnableCallable):
 
 
 @task(name="mcp_tool_call")  # type: ignore[arg-type]
-async def _call_task(node: McpToolNode, call: ToolCall) -> ToolMessage:
-    return await node._run_one(call)
+async def _call_task(node: McpToolNode, call: ToolCall, work: _Work) -> ToolMessage:
+    return await node._run_one(call, work)
+
+
+def _matches(record: GateRecord, tool: McpTool) -> bool:
+    return record["server"] == tool.server and record["tool"] == tool.name
+
+
+def _target(record: GateRecord) -> str:
+    if record["server"] is None:
+        return "a call to no MCP server"
+    return f"server {record['server']!r}, tool {record['tool']!r}"
+
+
+def _not_run(call: ToolCall, why: str) -> ToolMessage:
+    return ToolMessage(
+        content=f"Error: the call to {call['name']!r} was not run: {why}.",
+        name=call["name"],
+        tool_call_id=call.get("id") or "",
+        status="error",
+    )
 
 
 def _stream_writer() -> Callable[[Any], None] | None:
@@ -183,6 +251,10 @@ def _stream_writer() -> Callable[[Any], None] | None:
 class ToolCallRouter:
     """Conditional-edge function: one ``Send`` per pending tool call to the tool node, else ``otherwise``.
 
+    Each ``Send`` carries the call with its turn (LangGraph's ``ToolCallWithContext``), so the tool node checks
+    it against the approval gate's records. Calls sharing an id (or without one) are sent once per id, and the
+    node answers them with an error instead of running them.
+
     ``route_tool_calls`` is the default instance (tool node ``"tools"``, otherwise ``END``); build your own with
     ``ToolCallRouter(node="mcp_tools", otherwise="agent")``.
     """
@@ -193,10 +265,13 @@ class ToolCallRouter:
         self.messages_key = messages_key
 
     def __call__(self, state: Any) -> Sequence[Send] | str:
-        calls = pending_tool_calls(messages_of(state, self.messages_key))
-        if not calls:
+        messages = messages_of(state, self.messages_key)
+        pending = pending_calls(messages)
+        if not pending:
             return self.otherwise
-        return [Send(self.node, [call]) for call in calls]
+        turn = turn_of(messages)
+        calls = [*pending.runnable, *(group.calls[0] for group in pending.refused)]
+        return [Send(self.node, call_with_context(call, turn, self.messages_key)) for call in calls]
 
 
 class ToolCallsDone:

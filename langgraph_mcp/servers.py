@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextvars
-import difflib
 import threading
 import time
 import weakref
@@ -25,7 +24,16 @@ from langchain_core.tools import BaseTool
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from langgraph_mcp import resources
-from langgraph_mcp.catalog import CatalogReport, McpTool, ServerCatalog, SkippedTool, check_collisions
+from langgraph_mcp.catalog import (
+    CatalogReport,
+    McpTool,
+    ServerCatalog,
+    SkippedTool,
+    ToolResolution,
+    check_collisions,
+    close_matches,
+    sanitize_name,
+)
 from langgraph_mcp.config import McpServersConfig, OutputRouting, ServerSpec
 from langgraph_mcp.connection import ServerConnection, era_of
 from langgraph_mcp.elicitation.driver import call_without_questions
@@ -36,7 +44,6 @@ from langgraph_mcp.errors import (
     LangGraphMcpError,
     ServerConnectionError,
     ServerDiscoveryError,
-    ToolNotFoundError,
 )
 from langgraph_mcp.resources import ResourceCache, ResourceRef
 from langgraph_mcp.tools import LangChainTools
@@ -100,6 +107,12 @@ async def _lenient_page(client: Any, cursor: str | None, error: pydantic.Validat
     # these tools re-lists, and fails the same validation).
     absorb(result, complete=cursor is None and result.next_cursor is None)
     return _Page(result, unparseable)
+
+
+def _describe_failure(error: BaseException) -> str:
+    if isinstance(error, asyncio.CancelledError):
+        return "listing its tools was cut short (CancelledError: the response may have been cut)"
+    return f"listing its tools failed ({type(error).__name__}: {error})"
 
 
 def _is_legacy_client(client: Any) -> bool:
@@ -405,43 +418,105 @@ class McpServers:
         return catalog
 
     def cached_tool(self, published_name: str) -> McpTool | None:
-        """The listed tool with this published name, from the cache only (no I/O)."""
-        for listing in self._listings.values():  # one lookup per server, not a scan of every tool
-            tool = listing.by_name.get(published_name)
-            if tool is not None:
-                return tool
-        return None
+        """The listed tool with this published name, from the cache only (no I/O).
+
+        Raises :class:`~langgraph_mcp.errors.ToolNameCollisionError` when two cached listings publish it.
+        """
+        found = [t for listing in self._listings.values() if (t := listing.by_name.get(published_name))]
+        if len(found) > 1:
+            check_collisions(found)
+        return found[0] if found else None
 
     def cached_tools(self) -> list[McpTool]:
         return [tool for listing in self._listings.values() for tool in listing.tools]
 
-    async def get_tool(self, published_name: str) -> McpTool:
-        """The tool published as ``published_name``; lists servers if needed. Raises ``ToolNotFoundError``."""
-        tool = self.cached_tool(published_name)
-        if tool is not None:
-            return tool
-        loop = asyncio.get_running_loop()
-        lock = self._list_locks.setdefault(loop, asyncio.Lock())
-        async with lock:
-            tool = self.cached_tool(published_name)
-            if tool is None:
-                missing = [name for name in self.names if name not in self._listings]
-                if missing:
-                    await self._list_quietly(missing)
-                tool = self.cached_tool(published_name)
-        if tool is None:
-            names = [t.published_name for t in self.cached_tools()]
-            raise ToolNotFoundError(published_name, difflib.get_close_matches(published_name, names, n=3))
-        return tool
+    def candidate_servers(self, published_name: str) -> list[str]:
+        """The configured servers that could publish ``published_name``.
 
-    async def _list_quietly(self, servers: list[str]) -> None:
-        """List servers for a lookup: a broken server must not hide another server's tools."""
+        A server with ``prefix=False`` may publish any name; a prefixed one only names that start with its
+        prefix (as listed, or as the opt-in sanitiser would rewrite it). Only a name no candidate's current
+        listing contains, with every candidate listed, provably belongs to no MCP server.
+        """
+        separator = self.config.separator
+        out: list[str] = []
+        for server, spec in self.config.servers.items():
+            prefix = f"{server}{separator}"
+            sanitized = sanitize_name(prefix)[: min(len(prefix), 40)]
+            if not spec.prefix or published_name.startswith((prefix, sanitized)):
+                out.append(server)
+        return out
+
+    async def resolve_tool(self, published_name: str) -> ToolResolution:
+        """Who publishes ``published_name``: the matching tools of every candidate server, and the candidates
+        whose listing is missing, failed or stale and could not be refreshed (they can't be ruled out).
+
+        Lists (or re-lists) candidates as needed; never raises for a server that fails to list (it is named
+        in ``unknown``). A lookup cut short by anything but the caller's own cancellation counts as a failure.
+        """
+        candidates = self.candidate_servers(published_name)
+        unknown: dict[str, str] = {}
+
+        def to_list() -> list[str]:  # stale candidates, and servers never listed (for "did you mean")
+            return [
+                s for s in self.names if (s in candidates and not self._fresh(s)) or s not in self._listings
+            ]
+
+        if to_list():
+            loop = asyncio.get_running_loop()
+            lock = self._list_locks.setdefault(loop, asyncio.Lock())
+            async with lock:
+                if stale := to_list():
+                    failures = await self._list_quietly(stale)
+                    unknown = {s: _describe_failure(e) for s, e in failures.items() if s in candidates}
+        for server in candidates:
+            if server not in unknown and not self._fresh(server):
+                unknown[server] = "its tools are not listed"
+        tools = tuple(
+            tool
+            for server in candidates
+            if server not in unknown and (tool := self._listings[server].by_name.get(published_name))
+        )
+        return ToolResolution(
+            published_name,
+            tools,
+            unknown,
+            [] if tools else close_matches(published_name, self.cached_tools()),
+        )
+
+    def _fresh(self, server: str) -> bool:
+        listing = self._listings.get(server)
+        return listing is not None and listing.fresh
+
+    async def get_tool(self, published_name: str) -> McpTool:
+        """The tool published as ``published_name``, listing servers if needed (fails closed).
+
+        Raises :class:`~langgraph_mcp.errors.ToolNameCollisionError` when two servers publish the name,
+        :class:`~langgraph_mcp.errors.ToolOwnerUnknownError` when no listed server publishes it but a server
+        that could was not listed, and ``ToolNotFoundError`` only when no configured server publishes it.
+        """
+        return (await self.resolve_tool(published_name)).tool()
+
+    async def _list_quietly(self, servers: list[str]) -> dict[str, BaseException]:
+        """List servers for a lookup: a broken server must not hide another server's tools. Returns failures.
+
+        A listing cancelled while this task was not itself being cancelled (a cut response surfacing as
+        ``CancelledError``) is a failure like any other; the caller's own cancellation propagates.
+        """
         results = await asyncio.gather(*(self._listing(s, "use") for s in servers), return_exceptions=True)
+        failures: dict[str, BaseException] = {}
         for server, result in zip(servers, results, strict=True):
-            if isinstance(result, Exception):
+            if isinstance(result, asyncio.CancelledError):
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    raise result
+            elif isinstance(result, BaseException) and not isinstance(result, Exception):
+                raise result
+            if isinstance(result, BaseException):
                 self.report.failed_servers[server] = result
+                failures[server] = result
             else:
                 self.report.failed_servers.pop(server, None)
+        return failures
 
     def server_status(self, server: str) -> dict[str, Any]:
         """What is known about ``server`` in this loop: era negotiated, server info, last error."""

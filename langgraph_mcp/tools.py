@@ -21,7 +21,7 @@ from langchain_core.tools.base import TOOL_MESSAGE_BLOCK_TYPES
 from langgraph.config import get_config
 
 from langgraph_mcp._compat import in_graph_task
-from langgraph_mcp.catalog import McpTool
+from langgraph_mcp.catalog import McpTool, ToolResolution
 from langgraph_mcp.config import OutputRouting
 from langgraph_mcp.elicitation.asker import InterruptAsker
 from langgraph_mcp.elicitation.driver import Connections, run_call
@@ -37,6 +37,8 @@ class ToolHost(Connections, Protocol):
     """What a LangChain tool needs from ``McpServers``: connections, output routing and the sync bridge."""
 
     def routing_for(self, server: str) -> OutputRouting: ...
+
+    async def resolve_tool(self, published_name: str) -> ToolResolution: ...
 
     def run_sync(
         self, make: Callable[[], Coroutine[Any, Any, T]], *, context: contextvars.Context | None = None
@@ -133,6 +135,10 @@ def _make_tool(servers: ToolHost, tool: McpTool) -> BaseTool:
         if _in_graph():
             call_id = _current_tool_call_id()
             asker = InterruptAsker(call_id)
+        # Never guess between servers: if the name has come to be published twice, refuse (``tool()`` raises).
+        resolution = await servers.resolve_tool(tool.published_name)
+        if len(resolution.tools) > 1:
+            resolution.tool()
         result = await run_call(servers, tool, arguments, tool_call_id=call_id, asker=asker)
         converted = convert_result(result, servers.routing_for(tool.server))
         if converted.status == "error":

@@ -426,7 +426,8 @@ async def test_non_mcp_tools_follow_the_policy_default(demo: Demo) -> None:
 
 @pytest.mark.anyio
 async def test_unreachable_server_is_denied_not_treated_as_non_mcp() -> None:
-    """A tool of a server that failed to list can't be checked: deny it (it must not pass as 'non-MCP')."""
+    """A tool of a server that failed to list can't be checked: with ``unresolved="deny"`` it is denied (it must
+    not pass as 'non-MCP'; the default, ``ask``, is tested in tests/test_security_gate.py)."""
     servers = McpServers(
         {
             "demo": {"transport": "in_process", "server": build_server()},
@@ -442,7 +443,7 @@ async def test_unreachable_server_is_denied_not_treated_as_non_mcp() -> None:
     try:
         graph = build_graph(
             servers,
-            None,
+            ApprovalPolicy(unresolved="deny"),
             scripted(call("broken_delete_everything", "c-broken"), call("local_tool", "c-local")),
         )
         out = await graph.ainvoke({"messages": [HumanMessage("go")]}, config())

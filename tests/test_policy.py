@@ -317,6 +317,7 @@ def test_load_from_dict_and_file_round_trips(tmp_path: Path) -> None:
         "ask_writes": True,
         "ask_open_world": False,
         "non_mcp": "ask",
+        "unresolved": "deny",
         "tools": {
             "fs_*": "ask",
             "fs_move_file": {"verdict": "ask", "allowed_decisions": ["approve", "reject"], "reason": "moves"},

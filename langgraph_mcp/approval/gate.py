@@ -23,11 +23,21 @@ For every tool call of the last ``AIMessage`` that has no ``ToolMessage`` yet, t
 
 * ``allow`` - the call passes untouched;
 * ``deny`` - the call gets an error ``ToolMessage`` carrying the reason, nobody is asked (also when the
-  call would need a human but the graph has no checkpointer, or when its server is unreachable so it
-  could not be checked);
+  call would need a human but the graph has no checkpointer, or when two servers publish its name);
 * ``ask`` - an ``mcp_approval`` interrupt (:class:`~langgraph_mcp.payloads.ApprovalInterrupt`) in a task of
   its own, so each paused call has its own interrupt id and one ``Command(resume={id: decision, ...})`` (see
   :func:`langgraph_mcp.resume.resume_command`) answers any number of them.
+
+The owner of a called name is established fail-closed (:mod:`langgraph_mcp.approval.owners`): if a server
+that could publish the name can't be listed (failed, cut short, stale), or the lookup fails in any way, the
+call gets the policy's ``unresolved`` verdict (``ask`` by default, naming the failure), never ``non_mcp``.
+Calls sharing a tool call id, or without one, are never judged or run: each such id gets one error
+``ToolMessage`` (see :mod:`langgraph_mcp.messages`).
+
+The gate records what it let through in the ``AIMessage`` (``response_metadata["mcp_gate"]``: tool call id →
+server and tool, and whether the policy allowed it or a human approved/edited it). The tool node runs a call
+of a gated message only if it resolves to exactly that server and tool, so an approval shown for one server
+can never run another's tool, even after a restart.
 
 Decisions (LangChain's shapes): ``approve`` lets the call go on; ``edit`` replaces the call's arguments in
 the ``AIMessage`` itself (same message id, so ``add_messages`` replaces it: the tool node runs what was
@@ -76,10 +86,19 @@ from langgraph.types import Send, interrupt
 
 from langgraph_mcp._compat import RunnableCallable, has_checkpointer
 from langgraph_mcp.approval.decisions import DecisionResponse, decision_response_schema, validate_decision
+from langgraph_mcp.approval.owners import Owner, establish_owners, owner_verdict, record_for
 from langgraph_mcp.approval.policy import ApprovalPolicy, Verdict
 from langgraph_mcp.catalog import McpTool
-from langgraph_mcp.errors import ToolNotFoundError
-from langgraph_mcp.messages import last_ai_message, messages_of, pending_tool_calls
+from langgraph_mcp.messages import (
+    GateRecord,
+    call_with_context,
+    gate_records,
+    messages_of,
+    pending_calls,
+    turn_of,
+    with_gate_records,
+    with_message_fields,
+)
 from langgraph_mcp.payloads import (
     APPROVAL_INTERRUPT_TYPE,
     ApprovalInterrupt,
@@ -95,6 +114,8 @@ _DECISIONS = "mcp_gate_decisions"
 """Private channel: ``{tool_call_id: Decision}``, merged from every review task."""
 _DENIED = "mcp_gate_denied"
 """Private channel: ``{tool_call_id: reason}`` for calls the policy denied."""
+_ALLOWED = "mcp_gate_allowed"
+"""Private channel: ``{tool_call_id: GateRecord}`` for calls the policy allowed."""
 
 _MAX_DESCRIBED_ARGS = 2_000
 
@@ -217,18 +238,7 @@ def _with_args(ai: AIMessage, edits: Mapping[str, dict[str, Any]]) -> AIMessage:
         "response_metadata": metadata,
         "tool_calls": calls,
     }
-    if type(ai) is AIMessage:  # keep every other field as it is
-        return ai.model_copy(update=update)
-    return AIMessage(  # a chunk (or a subclass): a plain message, so stale chunk fields can't disagree
-        content=content,
-        additional_kwargs=additional,
-        response_metadata=metadata,
-        id=ai.id,
-        name=ai.name,
-        tool_calls=calls,
-        invalid_tool_calls=list(ai.invalid_tool_calls),
-        usage_metadata=ai.usage_metadata,
-    )
+    return with_message_fields(ai, update)
 
 
 # ------------------------------------------------------------------------------------------------ the gate
@@ -247,79 +257,54 @@ class _Gate:
 
     # -- tool lookups -------------------------------------------------------------------------------
 
-    def _unreachable_owner(self, name: str) -> str | None:
-        """A failed server that may publish ``name`` (so "not an MCP tool" can't be concluded)."""
-        for server in self.servers.report.failed_servers:
-            if server not in self.servers.config.servers:
-                continue
-            spec = self.servers.spec(server)
-            if not spec.prefix or name.startswith(f"{server}{self.servers.config.separator}"):
-                return server
-        return None
+    async def _aowners(self, calls: Sequence[ToolCall]) -> dict[str, Owner]:
+        return await establish_owners(self.servers, [c["name"] for c in calls]) if calls else {}
 
-    async def _alookup(self, names: Sequence[str]) -> dict[str, McpTool | None]:
-        found: dict[str, McpTool | None] = {}
-        for name in dict.fromkeys(names):
-            try:
-                found[name] = await self.servers.get_tool(name)
-            except ToolNotFoundError:
-                found[name] = None
-        return found
-
-    def _lookup(self, names: Sequence[str]) -> dict[str, McpTool | None]:
-        found: dict[str, McpTool | None] = {name: self.servers.cached_tool(name) for name in names}
-        missing = [name for name, tool in found.items() if tool is None]
-        if missing:
-            found.update(self.servers.run_sync(lambda: self._alookup(missing)))
-        return found
+    def _owners(self, calls: Sequence[ToolCall]) -> dict[str, Owner]:
+        if not calls:
+            return {}
+        names = [c["name"] for c in calls]
+        return self.servers.run_sync(lambda: establish_owners(self.servers, names))
 
     # -- check ----------------------------------------------------------------------------------------
 
     def _calls(self, state: Any) -> list[ToolCall]:
-        seen: set[str] = set()
-        calls = []
-        for call in pending_tool_calls(messages_of(state, self.messages_key)):
-            call_id = call.get("id") or ""
-            if call_id not in seen:  # a repeated id can only get one ToolMessage
-                seen.add(call_id)
-                calls.append(call)
-        return calls
+        """The runnable pending calls nobody has judged yet (``route_through_gate`` records what it sent on)."""
+        pending = pending_calls(messages_of(state, self.messages_key))
+        judged = gate_records(pending.ai) or {}
+        return [call for call in pending.runnable if (call.get("id") or "") not in judged]
 
     def _verdicts(
-        self, calls: list[ToolCall], tools: Mapping[str, McpTool | None], config: RunnableConfig
+        self, calls: list[ToolCall], owners: Mapping[str, Owner], config: RunnableConfig
     ) -> dict[str, Any]:
         can_pause = has_checkpointer(config.get("configurable", {}))
         reviews: list[ApprovalInterrupt] = []
         denied: dict[str, str] = {}
+        allowed: dict[str, GateRecord] = {}
         for call in calls:
-            tool = tools.get(call["name"])
-            owner = self._unreachable_owner(call["name"]) if tool is None else None
-            if owner is not None:
-                error = self.servers.report.failed_servers.get(owner)
-                verdict = Verdict.deny(
-                    f"the MCP server {owner!r} that may publish {call['name']!r} is unavailable, so the call "
-                    f"could not be checked ({error})"
-                )
-            else:
-                verdict = self.policy.verdict(call, tool)
-            if verdict.denied:
-                denied[call.get("id") or ""] = verdict.reason
-            elif verdict.needs_approval and not can_pause:  # fail closed: nobody can be asked
-                denied[call.get("id") or ""] = (
+            call_id = call.get("id") or ""
+            owner = owners[call["name"]]
+            verdict = owner_verdict(self.policy, call, owner)
+            if verdict.allowed:
+                allowed[call_id] = record_for(owner.tool, "allow")
+            elif verdict.denied:
+                denied[call_id] = verdict.reason
+            elif not can_pause:  # fail closed: nobody can be asked
+                denied[call_id] = (
                     f"it needs a human's approval ({verdict.reason}), but the graph has no checkpointer to "
                     "pause on: compile it with one, e.g. graph.compile(checkpointer=InMemorySaver())"
                 )
-            elif verdict.needs_approval:
-                reviews.append(approval_payload(call, tool, verdict, compat=self.compat))
-        return {_REVIEWS: reviews, _DENIED: denied}
+            else:
+                reviews.append(approval_payload(call, owner.tool, verdict, compat=self.compat))
+        return {_REVIEWS: reviews, _DENIED: denied, _ALLOWED: allowed}
 
     def check(self, state: Any, config: RunnableConfig) -> dict[str, Any]:
         calls = self._calls(state)
-        return self._verdicts(calls, self._lookup([c["name"] for c in calls]) if calls else {}, config)
+        return self._verdicts(calls, self._owners(calls), config)
 
     async def acheck(self, state: Any, config: RunnableConfig) -> dict[str, Any]:
         calls = self._calls(state)
-        return self._verdicts(calls, await self._alookup([c["name"] for c in calls]) if calls else {}, config)
+        return self._verdicts(calls, await self._aowners(calls), config)
 
     # -- routing and review -------------------------------------------------------------------------------
 
@@ -351,22 +336,31 @@ class _Gate:
     def apply(self, state: Any) -> dict[str, Any]:
         decisions: dict[str, Decision] = state.get(_DECISIONS) or {}
         denied: dict[str, str] = state.get(_DENIED) or {}
-        undecided = [
-            p["tool_call_id"] for p in state.get(_REVIEWS) or [] if p["tool_call_id"] not in decisions
-        ]
+        records: dict[str, GateRecord] = dict(state.get(_ALLOWED) or {})
+        reviews: list[ApprovalInterrupt] = state.get(_REVIEWS) or []
+        undecided = [p["tool_call_id"] for p in reviews if p["tool_call_id"] not in decisions]
         if undecided:  # fail closed: a call that needed a human must never slip through undecided
             raise RuntimeError(f"approval gate: no decision for tool call(s) {undecided}; nothing was run")
-        if not decisions and not denied:
-            return {}
         messages: list[AnyMessage] = messages_of(state, self.messages_key)
-        ai = last_ai_message(messages)
-        if ai is None:
+        pending = pending_calls(messages)
+        ai = pending.ai
+        if ai is None or not (decisions or denied or records or pending.refused):
             return {}
         names = {call.get("id") or "": call["name"] for call in ai.tool_calls}
+        shown = {p["tool_call_id"]: p for p in reviews}
         edits: dict[str, dict[str, Any]] = {}
-        out: list[AnyMessage] = []
+        out: list[AnyMessage] = [group.message() for group in pending.refused]
         for call_id, decision in decisions.items():
             name = names.get(call_id, "")
+            if decision["type"] in ("approve", "edit"):
+                # Exactly what the human was shown: the tool node refuses to run anything else.
+                payload = shown[call_id]
+                server = payload["server"]
+                records[call_id] = {
+                    "server": server,
+                    "tool": payload["tool"] if server is not None else None,
+                    "verdict": decision["type"],
+                }
             if decision["type"] == "edit":
                 edits[call_id] = dict(decision["edited_action"]["args"])
             elif decision["type"] == "reject":
@@ -375,9 +369,12 @@ class _Gate:
                 out.append(ToolMessage(content=decision["message"], name=name, tool_call_id=call_id))
         for call_id, reason in denied.items():
             out.append(_denial_message(names.get(call_id, ""), call_id, reason))
-        if edits:
-            out.insert(0, _with_args(ai, edits))
-        return {self.messages_key: out} if out else {}
+        if edits or records or gate_records(ai) is None:
+            # Always stamp a judged message (even with no call let through): the tool node then runs only
+            # calls this gate recorded, whatever else reaches it.
+            stamped = with_gate_records(_with_args(ai, edits) if edits else ai, records)
+            out.insert(0, stamped)
+        return {self.messages_key: out}
 
 
 def create_approval_gate(
@@ -416,6 +413,7 @@ def create_approval_gate(
             _REVIEWS: list[ApprovalInterrupt],
             _DECISIONS: Annotated[dict[str, Decision], _merge],
             _DENIED: Annotated[dict[str, str], _merge],
+            _ALLOWED: Annotated[dict[str, GateRecord], _merge],
         },
         total=False,
     )
@@ -470,29 +468,37 @@ def route_through_gate(
         messages_key=messages_key,
     )
 
-    def split(state: Any, found: Mapping[str, McpTool | None]) -> Sequence[Send] | str:
-        calls = checker._calls(state)
-        if not calls:
+    def split(state: Any, owners: Mapping[str, Owner]) -> Sequence[Send] | str:
+        messages = messages_of(state, messages_key)
+        pending = pending_calls(messages)
+        if not pending or pending.ai is None:
             return otherwise
-        sends: list[Send] = []
-        needs_gate = False
-        for call in calls:
-            tool = found.get(call["name"])
-            owner = checker._unreachable_owner(call["name"]) if tool is None else None
-            if owner is None and checker.policy.verdict(call, tool).allowed:
-                sends.append(Send(tools, [call]))
+        judged = gate_records(pending.ai) or {}
+        direct: list[ToolCall] = []
+        records: dict[str, GateRecord] = {}
+        needs_gate = bool(pending.refused)  # the gate answers calls with a duplicate or missing id
+        for call in pending.runnable:
+            call_id = call.get("id") or ""
+            if call_id in judged:
+                continue
+            owner = owners[call["name"]]
+            if owner_verdict(checker.policy, call, owner).allowed:
+                records[call_id] = record_for(owner.tool, "allow")
+                direct.append(call)
             else:
                 needs_gate = True
+        ai = with_gate_records(pending.ai, records) if records else pending.ai
+        messages = [ai if m is pending.ai else m for m in messages]
+        turn = turn_of(messages)
+        sends = [Send(tools, call_with_context(call, turn, messages_key)) for call in direct]
         if needs_gate:
-            sends.append(Send(gate, {messages_key: messages_of(state, messages_key)}))
-        return sends
+            sends.append(Send(gate, {messages_key: messages}))
+        return sends or otherwise
 
     def route(state: Any) -> Sequence[Send] | str:
-        names = [c["name"] for c in checker._calls(state)]
-        return split(state, checker._lookup(names) if names else {})
+        return split(state, checker._owners(checker._calls(state)))
 
     async def aroute(state: Any) -> Sequence[Send] | str:
-        names = [c["name"] for c in checker._calls(state)]
-        return split(state, await checker._alookup(names) if names else {})
+        return split(state, await checker._aowners(checker._calls(state)))
 
     return RunnableCallable(route, aroute, name="route_through_gate", trace=False)

@@ -20,6 +20,7 @@ The serializable part of the policy is a pydantic model, loadable from JSON::
       "ask_writes": false,
       "ask_open_world": false,
       "non_mcp": "allow",
+      "unresolved": "ask",
       "default_decisions": ["approve", "edit", "reject", "respond"],
       "tools": {
         "fs_*": "ask",
@@ -212,7 +213,8 @@ class ApprovalPolicy(BaseModel):
        so keep globs that cover an untrusted server's tools narrow).
     4. **Untrusted server.** A tool of a server configured with ``trust_annotations=False`` is always asked
        about: its annotations are ignored, read-only or not.
-    5. **Not an MCP tool** (``tool is None``): the ``non_mcp`` verdict.
+    5. **Not an MCP tool** (``tool is None``): the ``non_mcp`` verdict. (A call whose owner could not be
+       established never gets here: the gate gives it :meth:`unresolved_verdict` instead.)
     6. **Hint rules**, on the effective hints (the MCP spec defaults fill in what the server did not
        declare): a read-only tool is allowed; otherwise a destructive tool is asked about; otherwise (a
        non-destructive write) it is allowed, or asked about with ``ask_writes``. With ``ask_open_world``,
@@ -239,7 +241,10 @@ class ApprovalPolicy(BaseModel):
     ask_open_world: bool = False
     """Ask about every tool whose effective ``openWorldHint`` is true (the spec default)."""
     non_mcp: VerdictKind = "allow"
-    """The verdict for tool calls that do not go to an MCP server (``tool is None``)."""
+    """The verdict for tool calls that provably go to no MCP server (``tool is None``)."""
+    unresolved: Literal["ask", "deny"] = "ask"
+    """The verdict for a call whose server could not be established (a server that may publish the name
+    failed to list, its listing was cut short, or the lookup failed): never ``allow``, and never ``non_mcp``."""
     tools: dict[str, _OverrideValue] = Field(default_factory=dict)
     """Overrides by published name or glob: ``"allow" | "ask" | "deny"`` or a :class:`ToolOverride`."""
     default_decisions: list[DecisionType] = Field(default_factory=lambda: list(ALL_DECISIONS))
@@ -390,6 +395,21 @@ class ApprovalPolicy(BaseModel):
 
         # 6. hint rules
         return self._hint_verdict(tool, default_decisions)
+
+    def unresolved_verdict(self, call: ToolCall, problem: str) -> Verdict:
+        """The verdict for a call whose owner could not be established; ``problem`` says why.
+
+        A deny override still denies; otherwise ``unresolved`` decides (``ask`` by default). Nothing allows it:
+        without its server, the tool's annotations (or the absence of a tool) are unknown.
+        """
+        name = call["name"]
+        matched = self._override_for(name)
+        if matched is not None and matched[1].verdict == "deny":
+            return Verdict.deny(matched[1].reason or f"policy override {matched[0]!r}: deny")
+        reason = f"could not establish which MCP server {name!r} belongs to: {problem}"
+        if self.unresolved == "deny":
+            return Verdict.deny(reason)
+        return Verdict.ask(reason, tuple(self.default_decisions))
 
     def _override_for(self, name: str) -> tuple[str, ToolOverride] | None:
         """``(pattern, override)`` of the most specific override matching ``name``, or ``None``."""
