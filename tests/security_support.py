@@ -1,0 +1,174 @@
+"""Helpers for the security tests: an ASGI wrapper that cuts ``tools/list``, name-colliding servers, wirings.
+
+Everything is real: the wrapper sits in front of the demo server's streamable-HTTP app served by uvicorn on
+127.0.0.1, and the colliding servers are ``MCPServer``s that record every tool body run (their own record of
+what ran is what the tests assert on).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from langchain_core.messages import AIMessage, AnyMessage, ToolCall
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.prebuilt import tools_condition
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+
+from langgraph_mcp import (
+    ApprovalPolicy,
+    McpServers,
+    McpToolNode,
+    ToolCallRouter,
+    ToolCallsDone,
+    create_approval_gate,
+    route_through_gate,
+)
+
+Graph = CompiledStateGraph[Any, Any, Any, Any]
+DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True)
+READ_ONLY = ToolAnnotations(read_only_hint=True)
+
+
+class CutToolsList:
+    """ASGI middleware: the first ``cuts`` responses to a ``tools/list`` request are cut off mid-body.
+
+    The status line and the first bytes of the body go out, then the app raises, so uvicorn drops the connection
+    in the middle of the response (what a crashing server or proxy does). ``mode="error"`` answers HTTP 500
+    instead. ``cut`` counts the responses it spoiled.
+    """
+
+    def __init__(self, app: Any, *, cuts: int = 1, mode: str = "cut") -> None:
+        self.app = app
+        self.cuts = cuts
+        self.mode = mode
+        self.cut = 0
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or self.cut >= self.cuts:
+            await self.app(scope, receive, send)
+            return
+        chunks: list[dict[str, Any]] = []
+        body = b""
+        while True:
+            message = await receive()
+            chunks.append(message)
+            if message["type"] != "http.request":
+                break
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        try:
+            method = json.loads(body).get("method") if body else None
+        except (ValueError, AttributeError):
+            method = None
+        replay = list(chunks)
+
+        async def replayed() -> dict[str, Any]:
+            return replay.pop(0) if replay else await receive()
+
+        if method != "tools/list":
+            await self.app(scope, replayed, send)
+            return
+        self.cut += 1
+        if self.mode == "error":
+            await send(
+                {"type": "http.response.start", "status": 500, "headers": [(b"content-type", b"text/plain")]}
+            )
+            await send({"type": "http.response.body", "body": b"internal error"})
+            return
+        started = False
+
+        async def cutting(message: dict[str, Any]) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"content-length"]
+                await send({**message, "headers": headers})
+                started = True
+            elif message["type"] == "http.response.body":
+                data = message.get("body", b"")
+                await send(
+                    {"type": "http.response.body", "body": data[: max(1, len(data) // 3)], "more_body": True}
+                )
+                raise ConnectionAbortedError("response cut mid-body by the test proxy")
+
+        await self.app(scope, replayed, cutting)
+        if not started:
+            raise ConnectionAbortedError("response cut before it started")
+
+
+class RecordingServer:
+    """An ``MCPServer`` whose tools only record that they ran (``ran``: tool names in order)."""
+
+    def __init__(self, name: str, destructive: list[str], read_only: list[str] = ()) -> None:  # type: ignore[assignment]
+        self.server = MCPServer(name)
+        self.ran: list[str] = []
+        for tool in destructive:
+            self._add(tool, DESTRUCTIVE)
+        for tool in read_only:
+            self._add(tool, READ_ONLY)
+
+    def _add(self, tool: str, annotations: ToolAnnotations) -> None:
+        def body(target: str = "") -> str:
+            self.ran.append(tool)
+            return f"{tool} ran on {target or 'nothing'}"
+
+        self.server.add_tool(
+            body, name=tool, description=f"{tool} (records that it ran)", annotations=annotations
+        )
+
+
+def scripted(calls: list[ToolCall]) -> Callable[[MessagesState], dict[str, list[AnyMessage]]]:
+    """A model that makes ``calls`` on its first turn and then says it is done."""
+
+    def agent(state: MessagesState) -> dict[str, list[AnyMessage]]:
+        if any(isinstance(m, AIMessage) for m in state["messages"]):
+            return {"messages": [AIMessage("done")]}
+        return {"messages": [AIMessage("", id="ai-1", tool_calls=list(calls))]}
+
+    return agent
+
+
+def gate_router_graph(
+    servers: McpServers,
+    policy: ApprovalPolicy | None,
+    calls: list[ToolCall],
+    checkpointer: BaseCheckpointSaver[Any],
+) -> Graph:
+    """The gate's documented wiring: agent → approval_gate → ToolCallRouter → tools → agent."""
+    builder = StateGraph(MessagesState)
+    builder.add_node("agent", scripted(calls))
+    builder.add_node("approval_gate", create_approval_gate(servers, policy))
+    builder.add_node("tools", McpToolNode(servers))
+    builder.add_edge(START, "agent")
+    builder.add_conditional_edges("agent", tools_condition, {"tools": "approval_gate", END: END})
+    builder.add_conditional_edges("approval_gate", ToolCallRouter("tools", "agent"), ["tools", "agent"])
+    builder.add_edge("tools", "agent")
+    return builder.compile(checkpointer=checkpointer)
+
+
+def through_gate_graph(
+    servers: McpServers,
+    policy: ApprovalPolicy | None,
+    calls: list[ToolCall],
+    checkpointer: BaseCheckpointSaver[Any],
+) -> Graph:
+    """The README wiring: agent → route_through_gate → (tools | approval_gate → tools) → ToolCallsDone."""
+    builder = StateGraph(MessagesState)
+    builder.add_node("agent", scripted(calls))
+    builder.add_node("approval_gate", create_approval_gate(servers, policy))
+    builder.add_node("tools", McpToolNode(servers))
+    builder.add_edge(START, "agent")
+    builder.add_conditional_edges(
+        "agent", route_through_gate(servers, policy), ["approval_gate", "tools", END]
+    )
+    builder.add_edge("approval_gate", "tools")
+    builder.add_conditional_edges("tools", ToolCallsDone("agent"), ["agent"])
+    return builder.compile(checkpointer=checkpointer)
+
+
+WIRINGS = {"gate_router": gate_router_graph, "route_through_gate": through_gate_graph}

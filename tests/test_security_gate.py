@@ -1,0 +1,368 @@
+"""Issue 9, approval bypasses: no path lets a destructive call run unapproved (the servers' own records decide).
+
+1. A cut or failed ``tools/list`` at gate time never makes a call "non-MCP": it is asked about (or denied).
+2. Calls with a duplicate or missing id are never run, on every wiring; each id gets one error ToolMessage.
+3. A name two servers publish is refused on every path; a resumed approval runs exactly the server+tool shown.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, ToolCall, ToolMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import START, MessagesState, StateGraph
+
+from langgraph_mcp import (
+    ApprovalPolicy,
+    McpServers,
+    McpToolNode,
+    ToolNameCollisionError,
+    ToolOwnerUnknownError,
+    resume_command,
+    route_tool_calls,
+)
+from langgraph_mcp.examples.demo_server import build_server, http_app
+from langgraph_mcp.tools import make_langchain_tools
+from tests.helpers import serve_asgi
+from tests.security_support import WIRINGS, CutToolsList, RecordingServer
+
+pytestmark = pytest.mark.anyio
+
+ERAS = ["auto", "legacy"]
+
+
+def call(name: str, call_id: str | None, **args: Any) -> ToolCall:
+    return {"name": name, "args": args, "id": call_id, "type": "tool_call"}
+
+
+def cfg(thread: str = "t") -> Any:
+    return {"configurable": {"thread_id": thread}}
+
+
+def tool_messages(out: dict[str, Any]) -> list[ToolMessage]:
+    return [m for m in out["messages"] if isinstance(m, ToolMessage)]
+
+
+def text(message: ToolMessage) -> str:
+    return message.content if isinstance(message.content, str) else str(message.content)
+
+
+# ------------------------------------------------------------------------------ 1. cut / failed tools/list
+
+
+@pytest.mark.parametrize("wiring", sorted(WIRINGS))
+@pytest.mark.parametrize("fault", ["cut", "error"])
+@pytest.mark.parametrize("mode", ERAS)
+async def test_cut_tools_list_at_gate_time_asks_and_never_runs_the_call(
+    mode: str, fault: str, wiring: str
+) -> None:
+    """The first tools/list response is cut mid-body (or fails): the call is asked about, naming the failure;
+    approving that blind question still does not run it (the name now resolves to a tool nobody was shown)."""
+    srv = build_server()
+    # route_through_gate looks the name up, then the gate does: spoil both lookups.
+    proxy = CutToolsList(http_app(srv), mode=fault, cuts=1 if wiring == "gate_router" else 2)
+    async with serve_asgi(proxy) as base:
+        servers = McpServers(
+            {"demo": {"transport": "http", "url": f"{base}/mcp", "mode": mode, "connect_timeout": 10}},
+            on_connection_error="ignore",
+        )
+        try:
+            graph = WIRINGS[wiring](
+                servers, ApprovalPolicy(), [call("demo_delete_file", "rm", path="todo.txt")], InMemorySaver()
+            )
+            out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
+            assert proxy.cut == proxy.cuts
+            [pending] = out["__interrupt__"]
+            assert pending.value["type"] == "mcp_approval"
+            assert pending.value["server"] is None  # nobody could tell which server it is
+            assert "could not establish which MCP server" in pending.value["reason"]
+            assert "'demo'" in pending.value["reason"]
+            assert srv.events.counts["delete_file.request"] == 0
+            out = await graph.ainvoke(resume_command(out, decisions={"rm": {"type": "approve"}}), cfg())
+            [message] = tool_messages(out)
+            assert message.status == "error" and "was not run" in text(message)
+            assert "server 'demo', tool 'delete_file'" in text(message)
+            assert srv.events.counts["delete_file.request"] == 0
+            assert "todo.txt" in srv.workspace
+        finally:
+            await servers.aclose()
+
+
+async def test_cut_tools_list_without_a_gate_is_an_error_not_a_guess() -> None:
+    """Resolution itself fails closed: a cut listing is ``ToolOwnerUnknownError``, never "not found"."""
+    srv = build_server()
+    proxy = CutToolsList(http_app(srv))
+    async with serve_asgi(proxy) as base:
+        servers = McpServers({"demo": {"transport": "http", "url": f"{base}/mcp", "connect_timeout": 10}})
+        try:
+            resolution = await servers.resolve_tool("demo_delete_file")
+            assert resolution.tools == () and set(resolution.unknown) == {"demo"}
+            with pytest.raises(ToolOwnerUnknownError, match="demo_delete_file"):
+                resolution.tool()
+            assert (await servers.get_tool("demo_delete_file")).server == "demo"  # the next listing works
+        finally:
+            await servers.aclose()
+
+
+async def test_a_prefix_free_server_that_failed_to_list_could_publish_any_name() -> None:
+    """``prefix=False`` servers can publish any name: while one can't be listed, no name is "non-MCP"."""
+    srv = build_server()
+    proxy = CutToolsList(http_app(srv), cuts=10, mode="error")
+    async with serve_asgi(proxy) as base:
+        servers = McpServers(
+            {
+                "demo": {"transport": "in_process", "server": build_server()},
+                "bare": {"transport": "http", "url": f"{base}/mcp", "prefix": False, "connect_timeout": 10},
+            },
+            on_connection_error="ignore",
+        )
+        try:
+            graph = WIRINGS["gate_router"](
+                servers, ApprovalPolicy(), [call("delete_file", "rm", path="x")], InMemorySaver()
+            )
+            out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
+            [pending] = out["__interrupt__"]
+            assert "'bare'" in pending.value["reason"]
+            # A tool listed by a healthy server is asked about too while 'bare' could also publish its name.
+            listed = await servers.resolve_tool("demo_list_files")
+            assert [t.server for t in listed.tools] == ["demo"] and set(listed.unknown) == {"bare"}
+            graph = WIRINGS["gate_router"](
+                servers, ApprovalPolicy(), [call("demo_list_files", "ls")], InMemorySaver()
+            )
+            out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg("t2"))
+            [pending] = out["__interrupt__"]
+            assert pending.value["server"] == "demo" and "'bare'" in pending.value["reason"]
+            assert srv.events.counts["delete_file.request"] == 0
+        finally:
+            await servers.aclose()
+
+
+async def test_unresolved_deny_policy_denies_without_asking() -> None:
+    srv = build_server()
+    proxy = CutToolsList(http_app(srv))
+    async with serve_asgi(proxy) as base:
+        servers = McpServers(
+            {"demo": {"transport": "http", "url": f"{base}/mcp"}}, on_connection_error="ignore"
+        )
+        try:
+            graph = WIRINGS["gate_router"](
+                servers,
+                ApprovalPolicy(unresolved="deny"),
+                [call("demo_delete_file", "rm", path="todo.txt")],
+                InMemorySaver(),
+            )
+            out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
+            assert "__interrupt__" not in out
+            [message] = tool_messages(out)
+            assert message.status == "error" and "could not establish" in text(message)
+            assert srv.events.counts["delete_file.request"] == 0
+        finally:
+            await servers.aclose()
+
+
+# ------------------------------------------------------------------------------ 2. duplicate / missing ids
+
+
+def plain_graph(servers: McpServers, calls: list[ToolCall], *, fan_out: bool) -> Any:
+    def agent(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [AIMessage("", tool_calls=list(calls), id="ai-1")]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("agent", agent)
+    builder.add_node("tools", McpToolNode(servers))
+    builder.add_edge(START, "agent")
+    if fan_out:
+        builder.add_conditional_edges("agent", route_tool_calls, ["tools", "__end__"])
+    else:
+        builder.add_edge("agent", "tools")
+    builder.add_edge("tools", "__end__")
+    return builder.compile(checkpointer=InMemorySaver())
+
+
+DUPLICATES = {
+    "same_id": [
+        call("demo_read_file", "x", path="notes.txt"),
+        call("demo_delete_file", "x", path="todo.txt"),
+    ],
+    "no_ids": [
+        call("demo_read_file", None, path="notes.txt"),
+        call("demo_delete_file", None, path="todo.txt"),
+    ],
+}
+
+
+@pytest.mark.parametrize("case", sorted(DUPLICATES))
+@pytest.mark.parametrize("wiring", [*sorted(WIRINGS), "router_only", "node_only"])
+async def test_calls_sharing_an_id_never_run(case: str, wiring: str) -> None:
+    srv = build_server()
+    servers = McpServers({"demo": {"transport": "in_process", "server": srv}})
+    calls = DUPLICATES[case]
+    try:
+        if wiring in WIRINGS:
+            graph = WIRINGS[wiring](servers, ApprovalPolicy(), calls, InMemorySaver())
+        else:
+            graph = plain_graph(servers, calls, fan_out=wiring == "router_only")
+        out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
+        assert "__interrupt__" not in out
+        [message] = tool_messages(out)  # a ToolMessage answers one id: one per id, naming every call
+        assert message.tool_call_id == (calls[0]["id"] or "")
+        assert message.status == "error" and "none of them was run" in text(message)
+        assert "'demo_read_file'" in text(message) and "'demo_delete_file'" in text(message)
+        assert srv.events.counts["delete_file.request"] == 0
+        assert srv.events.counts["read_file.request"] == 0
+        assert "todo.txt" in srv.workspace
+    finally:
+        await servers.aclose()
+
+
+async def test_a_unique_call_next_to_duplicates_still_runs() -> None:
+    srv = build_server()
+    servers = McpServers({"demo": {"transport": "in_process", "server": srv}})
+    calls = [*DUPLICATES["same_id"], call("demo_list_files", "ls")]
+    try:
+        graph = WIRINGS["route_through_gate"](servers, ApprovalPolicy(), calls, InMemorySaver())
+        out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
+        by_id = {m.tool_call_id: m for m in tool_messages(out)}
+        assert set(by_id) == {"x", "ls"} and by_id["ls"].status != "error"
+        assert srv.events.counts["list_files.enter"] == 1 and srv.events.counts["delete_file.request"] == 0
+        assert out["messages"][-1].content == "done"
+    finally:
+        await servers.aclose()
+
+
+# ------------------------------------------------------------------------------ 3. colliding names
+
+
+def colliding() -> tuple[RecordingServer, RecordingServer, dict[str, Any]]:
+    fs = RecordingServer("fs", destructive=["admin_delete"], read_only=["read"])
+    fs_admin = RecordingServer("fs_admin", destructive=["delete"])
+    config = {
+        "fs": {"transport": "in_process", "server": fs.server},
+        "fs_admin": {"transport": "in_process", "server": fs_admin.server},
+    }
+    return fs, fs_admin, config
+
+
+@pytest.mark.parametrize("wiring", sorted(WIRINGS))
+async def test_a_colliding_name_is_denied_by_the_gate(wiring: str) -> None:
+    fs, fs_admin, config = colliding()
+    servers = McpServers(config)
+    try:
+        graph = WIRINGS[wiring](
+            servers,
+            ApprovalPolicy(tools={"fs_admin_*": "allow"}),
+            [call("fs_admin_delete", "d")],
+            InMemorySaver(),
+        )
+        out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
+        assert "__interrupt__" not in out
+        [message] = tool_messages(out)
+        assert message.status == "error" and "more than one server" in text(message)
+        assert fs.ran == [] and fs_admin.ran == []
+    finally:
+        await servers.aclose()
+
+
+@pytest.mark.parametrize("fan_out", [True, False])
+async def test_a_colliding_name_is_refused_by_the_tool_node(fan_out: bool) -> None:
+    fs, fs_admin, config = colliding()
+    servers = McpServers(config)
+    try:
+        out = await plain_graph(servers, [call("fs_admin_delete", "d")], fan_out=fan_out).ainvoke(
+            {"messages": [HumanMessage("go")]}, cfg()
+        )
+        [message] = tool_messages(out)
+        assert message.status == "error" and "collision" in text(message)
+        assert fs.ran == [] and fs_admin.ran == []
+        with pytest.raises(ToolNameCollisionError):
+            servers.cached_tool("fs_admin_delete")
+    finally:
+        await servers.aclose()
+
+
+async def test_a_colliding_name_is_refused_by_the_langchain_tool() -> None:
+    fs, fs_admin, config = colliding()
+    servers = McpServers(config)
+    try:
+        with pytest.raises(ToolNameCollisionError):
+            await servers.get_tools()
+        # A tool object made before the other server published the name refuses too.
+        [tool] = [t for t in await servers.list_tools(["fs"]) if t.name == "admin_delete"]
+        await servers.list_tools(["fs_admin"])
+        [lc_tool] = make_langchain_tools(servers, [tool])
+        with pytest.raises(ToolNameCollisionError):
+            await lc_tool.ainvoke({"target": "x"})
+        assert fs.ran == [] and fs_admin.ran == []
+    finally:
+        await servers.aclose()
+
+
+@pytest.mark.parametrize("wiring", sorted(WIRINGS))
+async def test_a_resumed_approval_runs_exactly_what_was_shown(wiring: str) -> None:
+    """Approval shown for fs/admin_delete; after a restart the name resolves to fs_admin/delete: nothing runs."""
+    fs = RecordingServer("fs", destructive=["admin_delete"])
+    fs_admin = RecordingServer("fs_admin", destructive=["delete"])
+    saver = InMemorySaver()
+    calls = [call("fs_admin_delete", "d", target="everything")]
+    before = McpServers({"fs": {"transport": "in_process", "server": fs.server}})
+    try:
+        out = await WIRINGS[wiring](before, None, calls, saver).ainvoke(
+            {"messages": [HumanMessage("go")]}, cfg()
+        )
+        [pending] = out["__interrupt__"]
+        assert (pending.value["server"], pending.value["tool"]) == ("fs", "admin_delete")
+    finally:
+        await before.aclose()
+    after = McpServers({"fs_admin": {"transport": "in_process", "server": fs_admin.server}})  # the restart
+    try:
+        graph = WIRINGS[wiring](after, None, calls, saver)
+        state = await graph.aget_state(cfg())
+        out = await graph.ainvoke(resume_command(state, decisions={"d": {"type": "approve"}}), cfg())
+        [message] = tool_messages(out)
+        assert message.status == "error"
+        assert "judged as server 'fs', tool 'admin_delete'" in text(message)
+        assert "server 'fs_admin', tool 'delete'" in text(message)
+        assert fs.ran == [] and fs_admin.ran == []
+    finally:
+        await after.aclose()
+
+
+@pytest.mark.parametrize("wiring", sorted(WIRINGS))
+async def test_an_approved_call_runs_on_the_server_shown(wiring: str) -> None:
+    fs = RecordingServer("fs", destructive=["admin_delete"])
+    servers = McpServers({"fs": {"transport": "in_process", "server": fs.server}})
+    try:
+        graph = WIRINGS[wiring](servers, None, [call("fs_admin_delete", "d", target="a")], InMemorySaver())
+        out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
+        out = await graph.ainvoke(resume_command(out, decisions={"d": {"type": "approve"}}), cfg())
+        [message] = tool_messages(out)
+        assert message.status != "error" and fs.ran == ["admin_delete"]
+        ai = next(m for m in out["messages"] if isinstance(m, AIMessage) and m.tool_calls)
+        assert ai.response_metadata["mcp_gate"]["d"] == {
+            "server": "fs",
+            "tool": "admin_delete",
+            "verdict": "approve",
+        }
+    finally:
+        await servers.aclose()
+
+
+async def test_the_node_refuses_a_call_the_gate_did_not_judge() -> None:
+    """A gated message: a call the gate has no record of is not run, whatever routed it to the node."""
+    srv = build_server()
+    servers = McpServers({"demo": {"transport": "in_process", "server": srv}})
+    try:
+        ai = AIMessage(
+            "",
+            id="ai-1",
+            tool_calls=[call("demo_delete_file", "rm", path="todo.txt")],
+            response_metadata={"mcp_gate": {}},
+        )
+        out = await McpToolNode(servers).ainvoke({"messages": [HumanMessage("go"), ai]})
+        [message] = out["messages"]
+        assert message.status == "error" and "did not judge this call" in text(message)
+        assert srv.events.counts["delete_file.request"] == 0
+    finally:
+        await servers.aclose()
