@@ -8,19 +8,30 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeAlias
 
 import httpx2
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator
 
+from langgraph_mcp.credentials import expand_env
 from langgraph_mcp.errors import ConfigError
 
 ProtocolMode: TypeAlias = Literal["auto", "modern", "legacy"]
 Route: TypeAlias = Literal["content", "artifact"]
 
 SERVER_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+CredentialsFactory: TypeAlias = Callable[[Any], "Mapping[str, str] | httpx2.Auth | None"]
+"""Receives the run's config (``None`` outside a graph) and returns headers for this run (merged over the
+configured ones) or an ``httpx2.Auth``. See :mod:`langgraph_mcp.credentials`."""
+
+
+def _expand_env_in_headers(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {name: expand_env(v) if isinstance(v, str) else v for name, v in value.items()}
+    return value
 
 
 class OutputRouting(BaseModel):
@@ -85,12 +96,21 @@ class HttpServer(_ServerOptions):
     transport: Literal["streamable_http"] = "streamable_http"
     url: str = Field(pattern=r"^https?://")
     headers: dict[str, str] = Field(default_factory=dict)
+    """Sent with every request; values may use ``${env:NAME}`` (at load) and ``${configurable:NAME}`` (per run)."""
     auth: httpx2.Auth | None = Field(default=None, exclude=True)
     """Any ``httpx2.Auth`` (e.g. mcp's ``OAuthClientProvider``); not loadable from JSON."""
+    credentials: CredentialsFactory | None = Field(default=None, exclude=True)
+    """Per-run credentials in code: called with the run's config, returns headers or an ``httpx2.Auth`` (return
+    the same Auth object for the same user: connections are kept per credentials); not loadable from JSON."""
     timeout: float = Field(30.0, gt=0)
     """HTTP connect/write timeout in seconds."""
     read_timeout: float = Field(300.0, gt=0)
     """HTTP read timeout in seconds (also bounds a held-open legacy SSE stream)."""
+
+    @field_validator("headers", mode="before")
+    @classmethod
+    def _fill_env(cls, value: Any) -> Any:
+        return _expand_env_in_headers(value)
 
 
 class SseServer(_ServerOptions):
@@ -99,8 +119,16 @@ class SseServer(_ServerOptions):
     transport: Literal["sse"] = "sse"
     url: str = Field(pattern=r"^https?://")
     headers: dict[str, str] = Field(default_factory=dict)
+    """As for streamable HTTP: ``${env:NAME}`` (at load) and ``${configurable:NAME}`` (per run)."""
+    credentials: CredentialsFactory | None = Field(default=None, exclude=True)
+    """As for streamable HTTP, headers only."""
     timeout: float = Field(5.0, gt=0)
     sse_read_timeout: float = Field(300.0, gt=0)
+
+    @field_validator("headers", mode="before")
+    @classmethod
+    def _fill_env(cls, value: Any) -> Any:
+        return _expand_env_in_headers(value)
 
 
 class InProcessServer(_ServerOptions):

@@ -24,8 +24,8 @@ from langgraph.types import Send
 from langgraph_mcp._compat import RunnableCallable
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.elicitation.asker import InterruptAsker, NoCheckpointerError
-from langgraph_mcp.elicitation.driver import run_call
 from langgraph_mcp.errors import ToolNotFoundError
+from langgraph_mcp.interceptors import call_intercepted
 from langgraph_mcp.messages import (
     GateRecord,
     RefusedCalls,
@@ -180,7 +180,7 @@ class McpToolNode(RunnableCallable):
 
         try:
             asker = InterruptAsker(call_id)
-            result = await run_call(
+            result = await call_intercepted(
                 self.servers,
                 tool,
                 dict(call.get("args") or {}),
@@ -196,6 +196,8 @@ class McpToolNode(RunnableCallable):
             if is_invalid_resume(exc):
                 raise
             return self._error_message(exc, name, call_id)
+        if isinstance(result, ToolMessage):  # an interceptor answered
+            return result.model_copy(update={"tool_call_id": call_id, "name": result.name or name})
         return to_tool_message(
             result, tool_call_id=call_id, name=name, routing=self.servers.routing_for(tool.server)
         )

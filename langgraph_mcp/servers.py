@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import contextvars
 import threading
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Hashable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias, TypeVar
 
@@ -36,7 +37,14 @@ from langgraph_mcp.catalog import (
 )
 from langgraph_mcp.config import McpServersConfig, OutputRouting, ServerSpec
 from langgraph_mcp.connection import ServerConnection, era_of
-from langgraph_mcp.elicitation.driver import call_without_questions
+from langgraph_mcp.credentials import (
+    CALL_HEADERS,
+    RUN_CONFIG,
+    CredentialError,
+    Identity,
+    current_config,
+    resolve_identity,
+)
 from langgraph_mcp.elicitation.paused import PausedRounds
 from langgraph_mcp.errors import (
     ConfigError,
@@ -45,6 +53,8 @@ from langgraph_mcp.errors import (
     ServerConnectionError,
     ServerDiscoveryError,
 )
+from langgraph_mcp.identities import IdentityPool
+from langgraph_mcp.interceptors import ToolCallInterceptor, as_call_result, call_intercepted
 from langgraph_mcp.resources import ResourceCache, ResourceRef
 from langgraph_mcp.tools import LangChainTools
 
@@ -56,6 +66,8 @@ T = TypeVar("T")
 CacheMode: TypeAlias = Literal["use", "refresh", "bypass"]
 ConnectionErrorPolicy: TypeAlias = Literal["raise", "ignore"] | Callable[[str, BaseException], None]
 MAX_PAGES = 1000
+ConnectionKey: TypeAlias = tuple[str, Hashable]
+"""(server, credential identity key): one connection, one catalog."""
 
 
 class _Page(NamedTuple):
@@ -145,22 +157,44 @@ class McpServers:
         config: McpServersConfig | Mapping[str, Any] | str | Path,
         *,
         on_connection_error: ConnectionErrorPolicy = "raise",
+        interceptors: Sequence[ToolCallInterceptor] = (),
+        identity_idle_timeout: float = 300.0,
+        max_identities: int = 100,
     ) -> None:
+        """``interceptors`` wrap every tool call, the first outermost (see :mod:`langgraph_mcp.interceptors`).
+
+        Per-run credentials (see :mod:`langgraph_mcp.credentials`) get a connection and a catalog per identity;
+        an identity unused for ``identity_idle_timeout`` seconds is closed, and at most ``max_identities`` stay
+        live per event loop (least recently used closed first).
+        """
         self.config = McpServersConfig.load(config)
+        if identity_idle_timeout <= 0 or max_identities < 1:
+            raise ConfigError("identity_idle_timeout must be > 0 and max_identities >= 1")
+        self.interceptors: Sequence[ToolCallInterceptor] = tuple(interceptors)
+        self.identity_idle_timeout = identity_idle_timeout
+        self.max_identities = max_identities
+        self._static_identities: dict[str, Identity] = {}
+        self._pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, IdentityPool] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._sweeps: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.TimerHandle] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._closing: set[asyncio.Task[None]] = set()
         if not (on_connection_error in ("raise", "ignore") or callable(on_connection_error)):
             raise ConfigError("on_connection_error must be 'raise', 'ignore' or a callable(server, error)")
         self.on_connection_error = on_connection_error
         self.report = CatalogReport()
-        self._listings: dict[str, _Listing] = {}
+        self._listings: dict[ConnectionKey, _Listing] = {}
         self._catalogs: dict[str, ServerCatalog] = {}
         self._langchain_tools = LangChainTools(self)
         self._resource_cache = ResourceCache()
-        self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, ServerConnection]] = (
-            weakref.WeakKeyDictionary()
-        )
-        self._paused: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, PausedRounds]] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._loops: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[ConnectionKey, ServerConnection]
+        ] = weakref.WeakKeyDictionary()
+        self._paused: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[ConnectionKey, PausedRounds]
+        ] = weakref.WeakKeyDictionary()
         self._list_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
             weakref.WeakKeyDictionary()
         )
@@ -192,28 +226,136 @@ class McpServers:
     def routing_for(self, server: str) -> OutputRouting:
         return self.config.routing_for(server)
 
+    # ------------------------------------------------------------------------------------------- identities
+
+    def identity(self, server: str) -> Identity:
+        """The credentials a call to ``server`` is sent with in the current run (see :mod:`.credentials`).
+
+        Raises :class:`~langgraph_mcp.credentials.CredentialError` when the run lacks a ``configurable`` value
+        the server's headers need."""
+        override = CALL_HEADERS.get()
+        if override is None:
+            static = self._static_identities.get(server)
+            if static is not None:
+                return static
+        config = RUN_CONFIG.get()
+        identity = resolve_identity(
+            server, self.spec(server), config if config is not None else current_config(), override
+        )
+        if not identity.per_run and override is None:
+            self._static_identities[server] = identity
+        return identity
+
+    def call_headers(self, server: str) -> dict[str, str]:
+        """The HTTP headers a call to ``server`` is sent with in the current run (empty for stdio/in-process)."""
+        return dict(self.identity(server).headers or {})
+
+    def _key(self, server: str) -> ConnectionKey:
+        return server, self.identity(server).key
+
+    @contextlib.contextmanager
+    def using(self, server: str) -> Iterator[None]:
+        """Hold the current run's identity for ``server`` open while the block runs (no idle close under it)."""
+        identity = self.identity(server)
+        if not identity.per_run:
+            yield
+            return
+        key = (server, identity.key)
+        pool = self._pool()
+        pool.acquire(key)
+        try:
+            yield
+        finally:
+            pool.release(key)
+            self._schedule_sweep()
+
+    def _pool(self) -> IdentityPool:
+        loop = asyncio.get_running_loop()
+        pool = self._pools.get(loop)
+        if pool is None:
+            pool = self._pools[loop] = IdentityPool(self.identity_idle_timeout, self.max_identities)
+        return pool
+
+    def _busy(self, key: Hashable) -> bool:
+        rounds = self._paused.get(asyncio.get_running_loop(), {}).get(key)  # type: ignore[call-overload]
+        return rounds is not None and len(rounds) > 0
+
+    def _schedule_sweep(self) -> None:
+        loop = asyncio.get_running_loop()
+        if loop in self._sweeps or self._closed:
+            return
+        due = self._pool().next_due()
+        if due is not None:
+            self._sweeps[loop] = loop.call_later(due + 0.01, self._sweep, loop)
+
+    def _sweep(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._sweeps.pop(loop, None)
+        pool = self._pools.get(loop)
+        if pool is None or self._closed:
+            return
+        for key in pool.idle(self._busy):
+            self._retire(loop, key)
+        self._schedule_sweep()
+
+    def _retire(self, loop: asyncio.AbstractEventLoop, key: Hashable) -> None:
+        """Close one identity's connection in ``loop`` and forget what was kept for it."""
+        server_key: ConnectionKey = key  # type: ignore[assignment]
+        pool = self._pools.get(loop)
+        if pool is not None:
+            pool.forget(key)
+        self._paused.get(loop, {}).pop(server_key, None)
+        self._listings.pop(server_key, None)
+        self._resource_cache.drop((server_key[1], server_key[0]))
+        conn = self._loops.get(loop, {}).pop(server_key, None)
+        if conn is not None:
+            task = loop.create_task(conn.close(), name=f"mcp-retire:{server_key[0]}")
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
+
+    def live_identities(self, server: str | None = None) -> int:
+        """How many per-run identities have a live connection in this event loop (optionally for one server)."""
+        pool = self._pools.get(asyncio.get_running_loop())
+        connections = self._loops.get(asyncio.get_running_loop(), {})
+        if pool is None:
+            return 0
+        return sum(1 for key in connections if key in pool and (server is None or key[0] == server))
+
+    # ------------------------------------------------------------------------------------------- connections
+
     def connection(self, server: str) -> ServerConnection:
-        """This event loop's connection to ``server`` (not started until first used)."""
+        """This event loop's connection to ``server`` for the current run's credentials (started on first use)."""
         if self._closed:
             raise EventLoopError("McpServers was closed; create a new one")
+        identity = self.identity(server)
+        key: ConnectionKey = (server, identity.key)
         loop = asyncio.get_running_loop()
         connections = self._loops.get(loop)
         if connections is None:
             connections = {}
             self._loops[loop] = connections
-        conn = connections.get(server)
+        conn = connections.get(key)
         if conn is None:
-            conn = ServerConnection(server, self.spec(server), on_tools_changed=self._invalidate)
-            connections[server] = conn
+            spec = self.spec(server)
+            conn = ServerConnection(
+                server, identity.apply(spec) if identity.per_run else spec, on_tools_changed=self._invalidate
+            )
+            connections[key] = conn
+        if identity.per_run:
+            pool = self._pool()
+            pool.touch(key)
+            for victim in pool.over_cap(self._busy, keep=key):
+                self._retire(loop, victim)
+            self._schedule_sweep()
         return conn
 
     def paused_rounds(self, server: str) -> PausedRounds:
         """The paused rounds kept for this event loop's connection to ``server`` (see :mod:`.elicitation.paused`)."""
         conn = self.connection(server)
+        key = self._key(server)
         rounds = self._paused.setdefault(asyncio.get_running_loop(), {})
-        paused = rounds.get(server)
+        paused = rounds.get(key)
         if paused is None or paused.connection is not conn:
-            paused = rounds[server] = PausedRounds(conn)
+            paused = rounds[key] = PausedRounds(conn)
         return paused
 
     async def aclose(self) -> None:
@@ -232,6 +374,12 @@ class McpServers:
                     c.close()
         self._loops.clear()
         self._paused.clear()  # their open legacy calls ended with their connections
+        for handle in self._sweeps.values():
+            handle.cancel()
+        self._sweeps.clear()
+        self._pools.clear()
+        if self._closing:
+            await asyncio.gather(*list(self._closing), return_exceptions=True)
         self._stop_portal()
 
     def close(self) -> None:
@@ -302,16 +450,28 @@ class McpServers:
     # ------------------------------------------------------------------------------------------- catalog
 
     def _invalidate(self, server: str) -> None:
-        self._listings.pop(server, None)
+        for key in [k for k in self._listings if k[0] == server]:
+            del self._listings[key]
 
     async def list_tools(
-        self, servers: Sequence[str] | None = None, cache_mode: CacheMode = "use"
+        self,
+        servers: Sequence[str] | None = None,
+        cache_mode: CacheMode = "use",
+        *,
+        config: Mapping[str, Any] | None = None,
     ) -> list[McpTool]:
         """List the tools of ``servers`` (default: all), per the connection-error policy.
 
         ``cache_mode``: ``use`` serves a fresh cached listing, ``refresh`` always asks the servers and stores the
-        answer, ``bypass`` asks without touching the cache.
+        answer, ``bypass`` asks without touching the cache. ``config`` is the run config whose credentials list
+        (default: the running graph's; needed outside a run when headers use ``${configurable:...}``).
         """
+        if config is not None:
+            token = RUN_CONFIG.set(config)
+            try:
+                return await self.list_tools(servers, cache_mode)
+            finally:
+                RUN_CONFIG.reset(token)
         names = list(servers) if servers is not None else self.names
         for name in names:
             self.spec(name)
@@ -327,7 +487,7 @@ class McpServers:
                 continue
             self.report.failed_servers.pop(name, None)
             tools.extend(result.tools)
-        self.report.skipped = [s for listing in self._listings.values() for s in listing.skipped]
+        self.report.skipped = [s for listing in self._current_listings() for s in listing.skipped]
         check_collisions(tools)
         return tools
 
@@ -342,12 +502,13 @@ class McpServers:
             policy(server, error)
 
     async def _listing(self, server: str, cache_mode: CacheMode) -> _Listing:
-        cached = self._listings.get(server)
+        key = self._key(server)
+        cached = self._listings.get(key)
         if cache_mode == "use" and cached is not None and cached.fresh:
             return cached
         listing = await self._fetch(server)
         if cache_mode != "bypass":
-            self._listings[server] = listing
+            self._listings[key] = listing
         return listing
 
     async def _fetch(self, server: str) -> _Listing:
@@ -422,13 +583,29 @@ class McpServers:
 
         Raises :class:`~langgraph_mcp.errors.ToolNameCollisionError` when two cached listings publish it.
         """
-        found = [t for listing in self._listings.values() if (t := listing.by_name.get(published_name))]
+        found = [t for listing in self._current_listings() if (t := listing.by_name.get(published_name))]
         if len(found) > 1:
             check_collisions(found)
         return found[0] if found else None
 
     def cached_tools(self) -> list[McpTool]:
-        return [tool for listing in self._listings.values() for tool in listing.tools]
+        return [tool for listing in self._current_listings() for tool in listing.tools]
+
+    def _current_listings(self) -> list[_Listing]:
+        """The cached listings made with the current run's credentials, one per server that has one."""
+        listings = []
+        for server in self.names:
+            listing = self._listings.get(self._key_or_none(server))  # type: ignore[arg-type]
+            if listing is not None:
+                listings.append(listing)
+        return listings
+
+    def _key_or_none(self, server: str) -> ConnectionKey | None:
+        """The current run's key for ``server``; ``None`` when its credentials can't be resolved in this run."""
+        try:
+            return self._key(server)
+        except CredentialError:
+            return None
 
     def candidate_servers(self, published_name: str) -> list[str]:
         """The configured servers that could publish ``published_name``.
@@ -458,7 +635,9 @@ class McpServers:
 
         def to_list() -> list[str]:  # stale candidates, and servers never listed (for "did you mean")
             return [
-                s for s in self.names if (s in candidates and not self._fresh(s)) or s not in self._listings
+                s
+                for s in self.names
+                if (s in candidates and not self._fresh(s)) or self._key_or_none(s) not in self._listings
             ]
 
         if to_list():
@@ -474,7 +653,8 @@ class McpServers:
         tools = tuple(
             tool
             for server in candidates
-            if server not in unknown and (tool := self._listings[server].by_name.get(published_name))
+            if server not in unknown
+            and (tool := self._listings[self._key(server)].by_name.get(published_name))
         )
         return ToolResolution(
             published_name,
@@ -484,7 +664,7 @@ class McpServers:
         )
 
     def _fresh(self, server: str) -> bool:
-        listing = self._listings.get(server)
+        listing = self._listings.get(self._key_or_none(server))  # type: ignore[arg-type]
         return listing is not None and listing.fresh
 
     async def get_tool(self, published_name: str) -> McpTool:
@@ -511,7 +691,9 @@ class McpServers:
                     raise result
             elif isinstance(result, BaseException) and not isinstance(result, Exception):
                 raise result
-            if isinstance(result, BaseException):
+            if isinstance(result, CredentialError):  # a fault of this run, not of the server: not reported
+                failures[server] = result
+            elif isinstance(result, BaseException):
                 self.report.failed_servers[server] = result
                 failures[server] = result
             else:
@@ -522,7 +704,7 @@ class McpServers:
         """What is known about ``server`` in this loop: era negotiated, server info, last error."""
         try:
             conn = self.connection(server)
-        except RuntimeError:
+        except (RuntimeError, CredentialError):
             conn = None
         error = self.report.failed_servers.get(server)
         return {
@@ -531,7 +713,9 @@ class McpServers:
             "era": era_of(conn.protocol_version) if conn else None,
             "server_info": conn.server_info.name if conn and conn.server_info else None,
             "error": str(error) if error else None,
-            "tools": len(self._listings[server].tools) if server in self._listings else None,
+            "tools": len(listing.tools)
+            if (listing := self._listings.get(self._key_or_none(server))) is not None  # type: ignore[arg-type]
+            else None,
         }
 
     # ------------------------------------------------------------------------------------------- calls
@@ -549,47 +733,57 @@ class McpServers:
         for input can't be answered here: use :class:`~langgraph_mcp.McpToolNode` in a graph for that.
         """
         tool = await self.get_tool(published_name)
-        return await call_without_questions(self, tool, dict(arguments or {}), progress=progress)
+        outcome = await call_intercepted(
+            self, tool, dict(arguments or {}), tool_call_id="", asker=None, progress=progress
+        )
+        return as_call_result(outcome)
 
-    async def get_tools(self, servers: Sequence[str] | None = None) -> list[BaseTool]:
+    async def get_tools(
+        self, servers: Sequence[str] | None = None, *, config: Mapping[str, Any] | None = None
+    ) -> list[BaseTool]:
         """LangChain ``StructuredTool``s for ``create_agent`` / ``ToolNode`` (see :mod:`langgraph_mcp.tools`).
 
         A tool listed unchanged since the last call is the same object as last time; a changed one is new.
+        ``config``: as for :meth:`list_tools`. Each call the tools make uses the credentials of the run it is in.
         """
-        return self._langchain_tools.convert(await self.list_tools(servers))
+        return self._langchain_tools.convert(await self.list_tools(servers, config=config))
 
     # ------------------------------------------------------------------------------------------- resources, prompts
 
     async def list_resources(self, server: str, cache_mode: CacheMode = "use") -> list[types.Resource]:
         """Every resource ``server`` lists (all pages); cached while the server's ttl hint allows."""
-        self.spec(server)
-        return await resources.list_resources(self.connection(server), self._resource_cache, None, cache_mode)
+        with self.using(server):
+            return await resources.list_resources(
+                self.connection(server), self._resource_cache, self.identity(server).key, cache_mode
+            )
 
     async def list_resource_templates(
         self, server: str, cache_mode: CacheMode = "use"
     ) -> list[types.ResourceTemplate]:
         """Every resource template ``server`` lists; read one by filling in its ``uri_template``."""
-        self.spec(server)
-        return await resources.list_resource_templates(
-            self.connection(server), self._resource_cache, None, cache_mode
-        )
+        with self.using(server):
+            return await resources.list_resource_templates(
+                self.connection(server), self._resource_cache, self.identity(server).key, cache_mode
+            )
 
     async def read_resource(self, server: str, uri: ResourceRef, cache_mode: CacheMode = "use") -> list[Blob]:
         """Read a resource into ``Blob``s (``uri`` and ``server`` in their metadata). ``uri`` may also be a
         ``resource_link`` from a tool result (an mcp ``ResourceLink`` or the ToolMessage's file block)."""
-        self.spec(server)
-        return await resources.read_resource(
-            self.connection(server), self._resource_cache, uri, None, cache_mode
-        )
+        with self.using(server):
+            return await resources.read_resource(
+                self.connection(server), self._resource_cache, uri, self.identity(server).key, cache_mode
+            )
 
     async def list_prompts(self, server: str, cache_mode: CacheMode = "use") -> list[types.Prompt]:
         """Every prompt ``server`` lists (all pages), with its declared arguments."""
-        self.spec(server)
-        return await resources.list_prompts(self.connection(server), self._resource_cache, None, cache_mode)
+        with self.using(server):
+            return await resources.list_prompts(
+                self.connection(server), self._resource_cache, self.identity(server).key, cache_mode
+            )
 
     async def get_prompt(
         self, server: str, name: str, arguments: Mapping[str, Any] | None = None
     ) -> list[BaseMessage]:
         """Render prompt ``name`` of ``server`` into LangChain messages (user → Human, assistant → AI)."""
-        self.spec(server)
-        return await resources.get_prompt(self.connection(server), name, arguments)
+        with self.using(server):
+            return await resources.get_prompt(self.connection(server), name, arguments)

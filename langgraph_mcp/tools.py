@@ -15,6 +15,7 @@ import contextvars
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from langchain_core.messages import ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from langchain_core.tools.base import TOOL_MESSAGE_BLOCK_TYPES
@@ -24,7 +25,7 @@ from langgraph_mcp._compat import in_graph_task
 from langgraph_mcp.catalog import McpTool, ToolResolution
 from langgraph_mcp.config import OutputRouting
 from langgraph_mcp.elicitation.asker import InterruptAsker
-from langgraph_mcp.elicitation.driver import Connections, run_call
+from langgraph_mcp.interceptors import InterceptedHost, as_call_result, call_intercepted
 from langgraph_mcp.results import convert_result
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-class ToolHost(Connections, Protocol):
+class ToolHost(InterceptedHost, Protocol):
     """What a LangChain tool needs from ``McpServers``: connections, output routing and the sync bridge."""
 
     def routing_for(self, server: str) -> OutputRouting: ...
@@ -139,7 +140,11 @@ def _make_tool(servers: ToolHost, tool: McpTool) -> BaseTool:
         resolution = await servers.resolve_tool(tool.published_name)
         if len(resolution.tools) > 1:
             resolution.tool()
-        result = await run_call(servers, tool, arguments, tool_call_id=call_id, asker=asker)
+        result = await call_intercepted(servers, tool, arguments, tool_call_id=call_id, asker=asker)
+        if isinstance(result, ToolMessage):  # an interceptor answered
+            if result.status == "error":
+                raise McpToolError(result.text, as_call_result(result))
+            return result.content, result.artifact
         converted = convert_result(result, servers.routing_for(tool.server))
         if converted.status == "error":
             raise McpToolError(converted.text or f"MCP tool {tool.published_name!r} failed", result)

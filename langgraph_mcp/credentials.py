@@ -1,0 +1,197 @@
+"""Per-run credentials: header values filled from the run's config, and the identity connections are keyed by.
+
+Three ways a server's HTTP credentials can depend on the run:
+
+* ``${configurable:NAME}`` in a header value (JSON or dict configs) is replaced by the run's
+  ``config["configurable"][NAME]`` at call time; a run without that key gets a :class:`CredentialError` (an error
+  ToolMessage for that call), never another user's connection.
+* a server's ``credentials`` callable (in code) receives the run's config (``None`` outside a graph) and returns
+  headers (merged over the configured ones) or an ``httpx2.Auth`` (return the *same* object for the same user:
+  connections are keyed by it).
+* an interceptor's ``request.override(headers=...)``.
+
+``${env:NAME}`` is different: it is filled from the process environment when the config is loaded.
+
+The resolved headers (and auth object) are the call's :class:`Identity`. Connections — and with them a legacy
+server's session and its parked calls — and tool catalogs are kept per identity, so nothing one user's credentials
+opened is used for another's call.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx2
+from langchain_core.runnables import RunnableConfig
+from langgraph.config import get_config
+
+from langgraph_mcp.errors import LangGraphMcpError
+
+__all__ = [
+    "CALL_HEADERS",
+    "CONFIGURABLE_PATTERN",
+    "ENV_PATTERN",
+    "RUN_CONFIG",
+    "CredentialError",
+    "Identity",
+    "current_config",
+    "expand_env",
+    "is_per_run",
+    "resolve_identity",
+]
+
+ENV_PATTERN = re.compile(r"\$\{env:([^}]*)\}")
+CONFIGURABLE_PATTERN = re.compile(r"\$\{configurable:([^}]*)\}")
+
+CALL_HEADERS: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar(
+    "langgraph_mcp_call_headers", default=None
+)
+"""The headers an interceptor set for the call running in this context (``None``: the run's own)."""
+
+RUN_CONFIG: contextvars.ContextVar[Mapping[str, Any] | None] = contextvars.ContextVar(
+    "langgraph_mcp_run_config", default=None
+)
+"""A run config given explicitly (``list_tools(config=...)``), used instead of the running graph's."""
+
+
+def current_config() -> RunnableConfig | None:
+    """The running graph's config (LangGraph's ``get_config()``), or ``None`` outside a graph run."""
+    try:
+        return get_config()
+    except RuntimeError:
+        return None
+
+
+class CredentialError(LangGraphMcpError):
+    """A server's per-run credentials could not be resolved for this run (a ``configurable`` key is missing,
+    or a credentials callable failed); nothing was sent."""
+
+    def __init__(self, server: str, detail: str) -> None:
+        super().__init__(f"MCP server {server!r}: {detail}")
+        self.server = server
+        self.detail = detail
+
+
+def expand_env(value: str, environ: Mapping[str, str] | None = None) -> str:
+    """``value`` with every ``${env:NAME}`` replaced; raises ``ValueError`` naming a variable that is not set."""
+    env = os.environ if environ is None else environ
+
+    def replace(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in env:
+            raise ValueError(f"environment variable {name!r} is not set (used as ${{env:{name}}})")
+        return env[name]
+
+    return ENV_PATTERN.sub(replace, value)
+
+
+@dataclass(frozen=True)
+class Identity:
+    """The credentials one call is sent with: the resolved headers and auth object (``None`` for none)."""
+
+    headers: dict[str, str] | None = None
+    """Every header value after substitution (``None``: the server's config has no headers to send)."""
+    auth: httpx2.Auth | None = field(default=None, compare=False)
+    per_run: bool = False
+    """Whether these credentials came from the run (such identities are closed when idle and capped)."""
+
+    @property
+    def key(self) -> tuple[str, int | None]:
+        """A hashable key that tells identities apart without holding secrets in plain text."""
+        digest = hashlib.sha256()
+        for name, value in sorted((self.headers or {}).items()):
+            digest.update(name.lower().encode() + b"\0" + value.encode() + b"\0")
+        return digest.hexdigest(), (id(self.auth) if self.auth is not None else None)
+
+    def apply(self, spec: Any) -> Any:
+        """``spec`` with these headers and auth in place of its templates or callables."""
+        if not hasattr(spec, "headers"):
+            return spec
+        update: dict[str, Any] = {"headers": dict(self.headers or {}), "credentials": None}
+        if hasattr(spec, "auth"):
+            update["auth"] = self.auth
+        return spec.model_copy(update=update)
+
+
+def _has_templates(headers: Any) -> bool:
+    return isinstance(headers, Mapping) and any(CONFIGURABLE_PATTERN.search(v) for v in headers.values())
+
+
+def is_per_run(spec: Any) -> bool:
+    """Whether ``spec``'s credentials depend on the run (``${configurable:...}`` templates or a callable)."""
+    return getattr(spec, "credentials", None) is not None or _has_templates(getattr(spec, "headers", None))
+
+
+def _configurable_value(server: str, configurable: Mapping[str, Any], header: str, name: str) -> str:
+    if name not in configurable or configurable[name] is None:
+        raise CredentialError(
+            server,
+            f"header {header!r} needs config['configurable'][{name!r}] (from ${{configurable:{name}}}), "
+            "and this run has none; pass it in the run's config, e.g. "
+            f'graph.invoke(..., {{"configurable": {{"{name}": ...}}}})',
+        )
+    return str(configurable[name])
+
+
+def resolve_identity(
+    server: str,
+    spec: Any,
+    config: Mapping[str, Any] | None,
+    override_headers: Mapping[str, str] | None = None,
+) -> Identity:
+    """The identity a call to ``server`` is sent with in a run with ``config``.
+
+    ``override_headers`` (from an interceptor) replace the resolved headers as a whole.
+    """
+    if not hasattr(spec, "headers"):
+        return Identity()  # stdio and in-process servers have no per-call credentials
+    headers_spec: Mapping[str, str] = getattr(spec, "headers", None) or {}
+    auth: httpx2.Auth | None = getattr(spec, "auth", None)
+    factory = getattr(spec, "credentials", None)
+    per_run = is_per_run(spec)
+    if not per_run and override_headers is None:
+        return Identity(headers=dict(headers_spec) or None, auth=auth)
+    configurable: Mapping[str, Any] = (config or {}).get("configurable") or {}
+    headers: dict[str, str] = {}
+    for header, value in headers_spec.items():
+        headers[header] = CONFIGURABLE_PATTERN.sub(
+            lambda m, header=header: _configurable_value(server, configurable, header, m.group(1)),  # type: ignore[misc]
+            value,
+        )
+    if factory is not None:
+        made = _call(server, factory, config)
+        if isinstance(made, httpx2.Auth):
+            if not hasattr(spec, "auth"):
+                raise CredentialError(
+                    server,
+                    "the credentials callable returned an httpx2.Auth; this transport "
+                    "takes headers only (return a dict)",
+                )
+            auth = made
+        elif isinstance(made, Mapping):
+            headers.update({str(k): str(v) for k, v in made.items()})
+        elif made is not None:
+            raise CredentialError(
+                server,
+                f"the credentials callable returned {type(made).__name__}; return a dict or an httpx2.Auth",
+            )
+    if override_headers is not None:
+        changed = dict(override_headers) != headers
+        headers = dict(override_headers)
+        per_run = per_run or changed
+    return Identity(headers=headers, auth=auth, per_run=per_run)
+
+
+def _call(server: str, factory: Callable[..., Any], config: Mapping[str, Any] | None) -> Any:
+    try:
+        return factory(config)
+    except LangGraphMcpError:
+        raise
+    except Exception as exc:
+        raise CredentialError(server, f"the credentials callable failed: {exc!r}") from exc

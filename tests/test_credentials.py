@@ -1,0 +1,238 @@
+"""Per-run credentials: headers filled from each run's config reach the server, in both eras over HTTP; connections
+and catalogs are kept per identity, idle identities are closed and the live ones capped."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from langchain.agents import create_agent
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from langgraph_mcp import ConfigError, McpServers, McpToolNode
+from tests.helpers import serve_asgi
+from tests.servers.identity_server import Binding, Record, binding_app, build_identity_server
+
+pytestmark = pytest.mark.anyio
+ERAS = ["auto", "legacy"]
+TOKEN_HEADERS = {"Authorization": "Bearer ${configurable:token}"}
+
+
+@asynccontextmanager
+async def identity_server() -> AsyncIterator[tuple[str, Record, Binding]]:
+    srv, record = build_identity_server()
+    binding = Binding()
+    async with serve_asgi(binding_app(srv.streamable_http_app(), binding)) as base:
+        yield f"{base}/mcp", record, binding
+
+
+def whoami_graph(servers: McpServers) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """START → agent (asks ``whoami`` with the run's ``run`` value) → tools → END."""
+
+    def agent(state: MessagesState, config: RunnableConfig) -> dict[str, Any]:
+        run = config["configurable"]["run"]
+        call = {"name": "ident_whoami", "args": {"run": run}, "id": f"call-{run}", "type": "tool_call"}
+        return {"messages": [AIMessage("", tool_calls=[call])]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("agent", agent)
+    builder.add_node("tools", McpToolNode(servers))
+    builder.add_edge(START, "agent")
+    builder.add_edge("agent", "tools")
+    builder.add_edge("tools", END)
+    return builder.compile(checkpointer=InMemorySaver())
+
+
+class WhoamiModel(BaseChatModel):
+    """Asks ``ident_whoami`` once after a human turn, then says "done"."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "whoami"
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> WhoamiModel:  # type: ignore[override]
+        return self
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
+        if isinstance(messages[-1], HumanMessage):
+            call = {"name": "ident_whoami", "args": {"run": "x"}, "id": "c1", "type": "tool_call"}
+            reply = AIMessage("", tool_calls=[call])
+        else:
+            reply = AIMessage("done")
+        return ChatResult(generations=[ChatGeneration(message=reply)])
+
+
+def run_config(run: int, token: str | None) -> dict[str, Any]:
+    configurable: dict[str, Any] = {"thread_id": f"thread-{run}", "run": str(run)}
+    if token is not None:
+        configurable["token"] = token
+    return {"configurable": configurable}
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_concurrent_runs_reach_the_server_with_their_own_token(mode: str) -> None:
+    async with identity_server() as (url, record, binding):
+        servers = McpServers({"ident": {"url": url, "mode": mode, "headers": TOKEN_HEADERS}})
+        try:
+            graph = whoami_graph(servers)
+            runs = range(24)
+            outs = await asyncio.gather(
+                *(
+                    graph.ainvoke({"messages": [HumanMessage("who?")]}, run_config(i, f"tok{i % 12}"))
+                    for i in runs
+                )
+            )
+            assert all(isinstance(out["messages"][-1], ToolMessage) for out in outs)
+            assert all(out["messages"][-1].status == "success" for out in outs)
+            seen = {c["run"]: c["authorization"] for c in record.of("whoami")}
+            assert seen == {str(i): f"Bearer tok{i % 12}" for i in runs}
+            # Each token listed tools with its own credentials, too.
+            assert servers.live_identities("ident") == 12
+            if mode == "legacy":
+                sessions = {c["session"] for c in record.of("whoami")}
+                assert len(sessions) == 12 and None not in sessions
+                assert binding.violations == []
+        finally:
+            await servers.aclose()
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_run_without_the_configurable_key_gets_an_error_toolmessage(mode: str) -> None:
+    async with identity_server() as (url, record, _):
+        servers = McpServers({"ident": {"url": url, "mode": mode, "headers": TOKEN_HEADERS}})
+        try:
+            graph = whoami_graph(servers)
+            out = await graph.ainvoke({"messages": [HumanMessage("who?")]}, run_config(1, token=None))
+            message = out["messages"][-1]
+            assert isinstance(message, ToolMessage) and message.status == "error"
+            assert "configurable" in str(message.content) and "'token'" in str(message.content)
+            assert record.calls == []  # nothing reached the server
+        finally:
+            await servers.aclose()
+
+
+async def test_a_legacy_session_never_serves_a_second_user() -> None:
+    async with identity_server() as (url, record, binding):
+        servers = McpServers({"ident": {"url": url, "mode": "legacy", "headers": TOKEN_HEADERS}})
+        try:
+            graph = whoami_graph(servers)
+            for i, token in enumerate(["alice", "bob", "alice", "bob"]):
+                await graph.ainvoke({"messages": [HumanMessage("who?")]}, run_config(i, token))
+            by_session: dict[str, set[str]] = {}
+            for c in record.of("whoami"):
+                by_session.setdefault(c["session"], set()).add(c["authorization"])
+            assert sorted(by_session.values(), key=sorted) == [{"Bearer alice"}, {"Bearer bob"}]
+            assert binding.violations == []
+        finally:
+            await servers.aclose()
+
+
+async def test_idle_identities_are_closed_and_live_ones_capped() -> None:
+    async with identity_server() as (url, record, binding):
+        servers = McpServers(
+            {"ident": {"url": url, "mode": "legacy", "headers": TOKEN_HEADERS}},
+            identity_idle_timeout=0.3,
+            max_identities=2,
+        )
+        try:
+            graph = whoami_graph(servers)
+            for i, token in enumerate(["a", "b", "c"]):
+                await graph.ainvoke({"messages": [HumanMessage("who?")]}, run_config(i, token))
+            # The cap: opening "c" closed the least recently used identity ("a"), its session ended on the server.
+            with anyio.fail_after(5):
+                await binding.closes_reach(1)
+            assert binding.closed_tokens[0] == "Bearer a"
+            assert servers.live_identities("ident") == 2
+            # Idle: nothing used "b" and "c" for longer than the idle timeout, so both are closed too.
+            with anyio.fail_after(5):
+                await binding.closes_reach(3)
+            assert sorted(binding.closed_tokens) == ["Bearer a", "Bearer b", "Bearer c"]
+            assert servers.live_identities("ident") == 0
+            # A closed identity comes back on its next run, with a fresh session.
+            await graph.ainvoke({"messages": [HumanMessage("who?")]}, run_config(9, "a"))
+            assert record.of("whoami")[-1]["authorization"] == "Bearer a"
+            assert binding.violations == []
+        finally:
+            await servers.aclose()
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_credentials_callable_and_get_tools_inside_create_agent(mode: str) -> None:
+    def credentials(config: Any) -> dict[str, str]:
+        user = (config or {}).get("configurable", {}).get("user", "nobody")
+        return {"Authorization": f"Bearer {user}-token", "X-User": user}
+
+    async with identity_server() as (url, record, _):
+        servers = McpServers({"ident": {"url": url, "mode": mode, "credentials": credentials}})
+        try:
+            tools = await servers.get_tools(config={"configurable": {"user": "lister"}})
+            agent = create_agent(WhoamiModel(), tools)
+            for user in ["ann", "ben"]:
+                out = await agent.ainvoke(
+                    {"messages": [HumanMessage("who?")]}, {"configurable": {"user": user}}
+                )
+                assert out["messages"][-1].content == "done"
+            users = [(c["x_user"], c["authorization"]) for c in record.of("whoami")]
+            assert users == [("ann", "Bearer ann-token"), ("ben", "Bearer ben-token")]
+        finally:
+            await servers.aclose()
+
+
+def test_env_in_headers_is_filled_at_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("IDENT_API_KEY", "k-123")
+    servers = McpServers(
+        {
+            "mcpServers": {
+                "ident": {"url": "http://127.0.0.1:1/mcp", "headers": {"X-Key": "${env:IDENT_API_KEY}"}}
+            }
+        }
+    )
+    assert servers.spec("ident").headers == {"X-Key": "k-123"}  # type: ignore[union-attr]
+    monkeypatch.delenv("IDENT_API_KEY")
+    with pytest.raises(ConfigError, match="IDENT_API_KEY"):
+        McpServers({"ident": {"url": "http://127.0.0.1:1/mcp", "headers": {"X-Key": "${env:IDENT_API_KEY}"}}})
+
+
+class BearerAuth(httpx2.Auth):
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+    def auth_flow(self, request: httpx2.Request) -> Any:
+        request.headers["Authorization"] = f"Bearer {self.token}"
+        yield request
+
+
+async def test_a_credentials_callable_may_return_an_httpx_auth_per_user() -> None:
+    auths: dict[str, BearerAuth] = {}
+
+    def credentials(config: Any) -> httpx2.Auth:
+        user = config["configurable"]["user"]
+        return auths.setdefault(user, BearerAuth(f"{user}-secret"))  # one object per user
+
+    async with identity_server() as (url, record, binding):
+        servers = McpServers({"ident": {"url": url, "mode": "legacy", "credentials": credentials}})
+        try:
+            graph = whoami_graph(servers)
+            for i, user in enumerate(["ann", "ben", "ann"]):
+                config = run_config(i, None)
+                config["configurable"]["user"] = user
+                await graph.ainvoke({"messages": [HumanMessage("who?")]}, config)
+            seen = [c["authorization"] for c in record.of("whoami")]
+            assert seen == ["Bearer ann-secret", "Bearer ben-secret", "Bearer ann-secret"]
+            assert servers.live_identities("ident") == 2
+            assert binding.violations == []
+        finally:
+            await servers.aclose()

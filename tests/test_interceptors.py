@@ -1,0 +1,167 @@
+"""Interceptors around MCP tool calls: composed onion-style, short-circuiting, retrying, and around calls that ask
+the user (both eras over HTTP), where the interrupt passes through them and a resume runs them again."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import mcp.types as types
+import pytest
+from langchain_core.messages import HumanMessage, ToolMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
+
+from langgraph_mcp import McpServers
+from langgraph_mcp.interceptors import McpToolCallRequest, ToolCallHandler, ToolCallOutcome
+from tests.helpers import serve_asgi
+from tests.node_support import call, one_turn_graph, text_of, tool_messages
+from tests.servers.identity_server import Record, build_identity_server
+
+pytestmark = pytest.mark.anyio
+ERAS = ["auto", "legacy"]
+
+
+@asynccontextmanager
+async def served() -> AsyncIterator[tuple[str, Record]]:
+    srv, record = build_identity_server()
+    async with serve_asgi(srv.streamable_http_app()) as base:
+        yield f"{base}/mcp", record
+
+
+def go() -> dict[str, Any]:
+    return {"messages": [HumanMessage("go")]}
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_composed_interceptors_change_args_and_headers_first_is_outermost(mode: str) -> None:
+    order: list[str] = []
+
+    async def plus_100(request: McpToolCallRequest, handler: ToolCallHandler) -> ToolCallOutcome:
+        order.append("plus_100 in")
+        result = await handler(request.override(args={**request.args, "a": request.args["a"] + 100}))
+        order.append("plus_100 out")
+        return result
+
+    async def user_header(request: McpToolCallRequest, handler: ToolCallHandler) -> ToolCallOutcome:
+        order.append("user_header in")
+        if request.config is None:  # a plain call_tool, outside any run
+            result = await handler(request)
+        else:
+            user = request.config["configurable"]["user"]
+            result = await handler(request.override(headers={**request.headers, "X-User": user}))
+        order.append("user_header out")
+        return result
+
+    async with served() as (url, record):
+        servers = McpServers({"ident": {"url": url, "mode": mode}}, interceptors=[plus_100, user_header])
+        try:
+            graph = one_turn_graph(servers, [call("ident_add", "c1", a=5, b=1)], InMemorySaver())
+            out = await graph.ainvoke(go(), {"configurable": {"thread_id": "t", "user": "ada"}})
+            assert text_of(tool_messages(out)["c1"]) == "106"
+            (seen,) = record.of("add")
+            assert (seen["a"], seen["b"], seen["x_user"]) == (105, 1, "ada")
+            assert order == ["plus_100 in", "user_header in", "user_header out", "plus_100 out"]
+            # The plain call path runs them too.
+            result = await servers.call_tool("ident_add", {"a": 1})
+            assert result.content[0].text == "101"  # type: ignore[union-attr]
+        finally:
+            await servers.aclose()
+
+
+async def test_an_interceptor_can_short_circuit_with_a_toolmessage_or_a_result() -> None:
+    async def deny_flaky(request: McpToolCallRequest, handler: ToolCallHandler) -> ToolCallOutcome:
+        if request.name == "flaky":
+            return ToolMessage("flaky is disabled here", tool_call_id=request.tool_call_id, status="error")
+        if request.published_name == "ident_add":
+            return types.CallToolResult(content=[types.TextContent(text="cached: 42")])
+        return await handler(request)
+
+    async with served() as (url, record):
+        servers = McpServers({"ident": {"url": url}}, interceptors=[deny_flaky])
+        try:
+            calls = [
+                call("ident_flaky", "f", marker="m"),
+                call("ident_add", "a", a=1),
+                call("ident_whoami", "w", run="r"),
+            ]
+            out = await one_turn_graph(servers, calls, InMemorySaver()).ainvoke(
+                go(), {"configurable": {"thread_id": "t"}}
+            )
+            messages = tool_messages(out)
+            assert messages["f"].status == "error" and text_of(messages["f"]) == "flaky is disabled here"
+            assert messages["f"].name == "ident_flaky"
+            assert text_of(messages["a"]) == "cached: 42"
+            assert messages["w"].status == "success"
+            assert [c["tool"] for c in record.calls] == ["whoami"]  # the server never saw the other two
+        finally:
+            await servers.aclose()
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_an_interceptor_can_retry_a_failing_call(mode: str) -> None:
+    async def retry(request: McpToolCallRequest, handler: ToolCallHandler) -> ToolCallOutcome:
+        for _ in range(3):
+            try:
+                result = await handler(request)
+            except Exception:
+                continue
+            if not (isinstance(result, types.CallToolResult) and result.is_error):
+                return result
+        return result
+
+    async with served() as (url, record):
+        servers = McpServers({"ident": {"url": url, "mode": mode}}, interceptors=[retry])
+        try:
+            graph = one_turn_graph(
+                servers, [call("ident_flaky", "c1", marker="m", failures=2)], InMemorySaver()
+            )
+            out = await graph.ainvoke(go(), {"configurable": {"thread_id": "t"}})
+            message = tool_messages(out)["c1"]
+            assert message.status == "success" and text_of(message) == "ok m"
+            assert len(record.of("flaky")) == 3
+        finally:
+            await servers.aclose()
+
+
+@pytest.mark.parametrize("path", ["fast", "durable"])
+@pytest.mark.parametrize("mode", ERAS)
+async def test_interceptors_around_a_call_that_asks_the_user(mode: str, path: str) -> None:
+    seen_args: list[dict[str, Any]] = []
+
+    async def plus_100(request: McpToolCallRequest, handler: ToolCallHandler) -> ToolCallOutcome:
+        seen_args.append(dict(request.args))
+        return await handler(request.override(args={**request.args, "amount": request.args["amount"] + 100}))
+
+    async def catch_all(request: McpToolCallRequest, handler: ToolCallHandler) -> ToolCallOutcome:
+        # A careless interceptor that swallows every exception must not swallow the question.
+        try:
+            return await handler(request)
+        except Exception as exc:
+            return ToolMessage(f"swallowed {exc!r}", tool_call_id=request.tool_call_id, status="error")
+
+    checkpointer = InMemorySaver()
+    config = {"configurable": {"thread_id": f"t-{mode}-{path}"}}
+    calls = [call("ident_transfer", "c1", amount=5)]
+    async with served() as (url, record):
+        spec = {"ident": {"url": url, "mode": mode}}
+        servers = McpServers(spec, interceptors=[plus_100, catch_all])
+        try:
+            out = await one_turn_graph(servers, calls, checkpointer).ainvoke(go(), config)
+            (pending,) = out["__interrupt__"]
+            assert pending.value["arguments"] == {"amount": 105}  # the question is about the call really sent
+            if path == "durable":  # a new process: nothing of the paused call is left in memory
+                await servers.aclose()
+                servers = McpServers(spec, interceptors=[plus_100, catch_all])
+            (key,) = pending.value["requests"]
+            answer = {key: {"action": "accept", "content": {"ok": True}}}
+            out = await one_turn_graph(servers, calls, checkpointer).ainvoke(
+                Command(resume={pending.id: answer}), config
+            )
+            message = tool_messages(out)["c1"]
+            assert message.status == "success" and text_of(message) == "transferred 105"
+            assert [c["amount"] for c in record.of("transfer")] == [105]
+            assert seen_args == [{"amount": 5}, {"amount": 5}]  # they ran again on the resume
+        finally:
+            await servers.aclose()
