@@ -75,6 +75,11 @@ class _ServerOptions(BaseModel):
     """How a replayed legacy question is matched to a stored answer: message and schema, or schema only."""
     roots: list[str] | None = None
     """Directories (paths or ``file://`` URIs) offered when the server asks for roots; ``None`` refuses."""
+    log_level: (
+        Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] | None
+    ) = None
+    """The lowest level of log messages to ask the server for (legacy: ``logging/setLevel`` on connect; 2026-07-28:
+    on every request). ``None``: legacy servers send what they like, modern ones send nothing."""
 
 
 class StdioServer(_ServerOptions):

@@ -35,6 +35,7 @@ from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from langgraph_mcp.config import HttpServer, InProcessServer, ServerSpec, SseServer, StdioServer
 from langgraph_mcp.errors import ServerConnectionError, ToolCallTimeoutError
+from langgraph_mcp.server_logs import ServerLogs
 
 logger = logging.getLogger("langgraph_mcp.connection")
 
@@ -157,6 +158,8 @@ class ServerConnection:
         self.name = name
         self.spec = spec
         self._on_tools_changed = on_tools_changed
+        self.logs = ServerLogs(name)
+        """The server's log messages (see :mod:`langgraph_mcp.server_logs`)."""
         self._client: Client | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
         self._owner: asyncio.Task[None] | None = None
@@ -273,6 +276,7 @@ class ServerConnection:
                         f"negotiated {client.protocol_version}, but mode='modern' requires 2026-07-28; "
                         "use mode='auto' or 'legacy' for this server",
                     )
+                await self.logs.ask_for_level(client, self.spec.log_level)
                 self._client = client
                 self._task_group = tg
                 if self._on_tools_changed is not None and _announces_tool_changes(client):
@@ -309,6 +313,8 @@ class ServerConnection:
             "mode": "auto" if spec.mode == "modern" else spec.mode,
             "elicitation_callback": self._on_elicit,
             "message_handler": self._on_message,
+            "logging_callback": self.logs.on_message,
+            "log_level": spec.log_level,
             "client_info": types.Implementation(name="langgraph-mcp", version="0.1.0"),
         }
         if spec.roots is not None:

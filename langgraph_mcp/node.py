@@ -13,6 +13,7 @@ import contextvars
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
+import mcp.types as types
 from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
@@ -38,6 +39,7 @@ from langgraph_mcp.messages import (
     turn_of,
 )
 from langgraph_mcp.results import to_tool_message
+from langgraph_mcp.server_logs import LOG_SINK, log_event
 from langgraph_mcp.servers import McpServers
 
 ErrorHandler = bool | str | Callable[[Exception], str] | type[Exception] | tuple[type[Exception], ...]
@@ -77,7 +79,8 @@ class McpToolNode(RunnableCallable):
     * Transport failures and timeouts → error ToolMessage (``handle_tool_errors``, as in ``ToolNode``); LangGraph
       interrupts always propagate.
     * A server's questions (elicitation) become ``mcp_elicitation`` interrupts; the graph needs a checkpointer.
-    * Progress notifications are streamed as ``{"type": "mcp_progress", ...}`` on ``stream_mode="custom"``.
+    * Progress notifications are streamed as ``{"type": "mcp_progress", ...}`` on ``stream_mode="custom"``, and the
+      server's log messages during the call as ``{"type": "mcp_log", ...}`` (see :mod:`langgraph_mcp.server_logs`).
     """
 
     def __init__(
@@ -178,6 +181,13 @@ class McpToolNode(RunnableCallable):
                     },
                 )
 
+        async def log(params: types.LoggingMessageNotificationParams) -> None:
+            if writer is not None:
+                node_context.run(
+                    writer, log_event(params, tool_call_id=call_id, server=tool.server, tool=tool.name)
+                )
+
+        sink = LOG_SINK.set(log)
         try:
             asker = InterruptAsker(call_id)
             result = await call_intercepted(
@@ -196,6 +206,8 @@ class McpToolNode(RunnableCallable):
             if is_invalid_resume(exc):
                 raise
             return self._error_message(exc, name, call_id)
+        finally:
+            LOG_SINK.reset(sink)
         if isinstance(result, ToolMessage):  # an interceptor answered
             return result.model_copy(update={"tool_call_id": call_id, "name": result.name or name})
         return to_tool_message(

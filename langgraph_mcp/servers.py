@@ -56,6 +56,7 @@ from langgraph_mcp.errors import (
 from langgraph_mcp.identities import IdentityPool
 from langgraph_mcp.interceptors import ToolCallInterceptor, as_call_result, call_intercepted
 from langgraph_mcp.resources import ResourceCache, ResourceRef
+from langgraph_mcp.server_logs import LOG_SINK
 from langgraph_mcp.tools import LangChainTools
 
 if TYPE_CHECKING:
@@ -255,19 +256,21 @@ class McpServers:
 
     @contextlib.contextmanager
     def using(self, server: str) -> Iterator[None]:
-        """Hold the current run's identity for ``server`` open while the block runs (no idle close under it)."""
+        """Hold the current run's connection to ``server`` while the block runs: no idle close under it, and the
+        server's log messages go to this context's :data:`~langgraph_mcp.server_logs.LOG_SINK`."""
         identity = self.identity(server)
-        if not identity.per_run:
-            yield
-            return
-        key = (server, identity.key)
-        pool = self._pool()
-        pool.acquire(key)
-        try:
-            yield
-        finally:
-            pool.release(key)
-            self._schedule_sweep()
+        with self.connection(server).logs.listening(LOG_SINK.get()):
+            if not identity.per_run:
+                yield
+                return
+            key = (server, identity.key)
+            pool = self._pool()
+            pool.acquire(key)
+            try:
+                yield
+            finally:
+                pool.release(key)
+                self._schedule_sweep()
 
     def _pool(self) -> IdentityPool:
         loop = asyncio.get_running_loop()

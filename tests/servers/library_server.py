@@ -159,10 +159,12 @@ class LibraryServer:
         if params.name == "report":
             link = types.ResourceLink(uri="docs://report", name="report", mime_type="text/plain")
             return types.CallToolResult(content=[types.TextContent(text="report ready"), link])
+        # A legacy session honours logging/setLevel here; 2026-07-28 requests are filtered by the SDK (per request).
+        floor = LOG_LEVELS.index(self.levels_set[-1]) if self.levels_set else 0
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # logging is deprecated in 2026-07-28, still specified
-            for level in LOG_LEVELS:
-                await ctx.log(level, f"{level} from chatty", "chatty")
+            for level in LOG_LEVELS[floor:]:
+                await ctx.session.send_log_message(level, f"{level} from chatty", "chatty", ctx.request_id)
         return types.CallToolResult(content=[types.TextContent(text="chatted")])
 
     async def _set_level(

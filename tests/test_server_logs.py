@@ -1,0 +1,72 @@
+"""Server log messages (``notifications/message``) reach the ``langgraph_mcp.server.<name>`` logger and, during a
+call, the graph's custom stream; ``log_level`` is asked for on connect (legacy) or on every request (2026-07-28)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+
+from langgraph_mcp import McpServers
+from tests.helpers import serve_asgi
+from tests.node_support import call, one_turn_graph, start
+from tests.servers.library_server import LibraryServer
+
+pytestmark = pytest.mark.anyio
+ERAS = ["auto", "legacy"]
+
+
+async def run_chatty(
+    mode: str, caplog: pytest.LogCaptureFixture, **options: Any
+) -> tuple[LibraryServer, list[Any]]:
+    lib = LibraryServer()
+    async with serve_asgi(lib.server.streamable_http_app()) as base:
+        servers = McpServers({"lib": {"url": f"{base}/mcp", "mode": mode, **options}})
+        try:
+            graph = one_turn_graph(servers, [call("lib_chatty", "c1")], InMemorySaver())
+            with caplog.at_level(logging.DEBUG, logger="langgraph_mcp.server.lib"):
+                events = [
+                    chunk
+                    async for chunk in graph.astream(
+                        start(), {"configurable": {"thread_id": "t"}}, stream_mode="custom"
+                    )
+                ]
+        finally:
+            await servers.aclose()
+    return lib, events
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_logs_reach_the_logger_and_the_custom_stream_at_the_asked_level(
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    lib, events = await run_chatty(mode, caplog, log_level="info")
+    logs = [e for e in events if e.get("type") == "mcp_log"]
+    assert [(e["level"], e["data"]) for e in logs] == [
+        ("info", "info from chatty"),
+        ("warning", "warning from chatty"),
+        ("error", "error from chatty"),
+    ]
+    assert {(e["tool_call_id"], e["server"], e["tool"], e["logger"]) for e in logs} == {
+        ("c1", "lib", "chatty", "chatty")
+    }
+    records = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "langgraph_mcp.server.lib"]
+    assert records == [
+        (logging.INFO, "[chatty] info from chatty"),
+        (logging.WARNING, "[chatty] warning from chatty"),
+        (logging.ERROR, "[chatty] error from chatty"),
+    ]
+    assert lib.levels_set == (
+        ["info"] if mode == "legacy" else []
+    )  # modern asks per request, not by setLevel
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_without_a_log_level_only_legacy_servers_send_logs(
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    _, events = await run_chatty(mode, caplog)
+    levels = [e["level"] for e in events if e.get("type") == "mcp_log"]
+    assert levels == (["debug", "info", "warning", "error"] if mode == "legacy" else [])
