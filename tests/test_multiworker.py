@@ -292,3 +292,15 @@ async def test_eight_threads_over_three_workers_each_resumed_elsewhere(
     assert server.events.counts["list_files.enter"] == len(threads)  # listed before the pause, never re-run
     assert sorted(server.workspace) == ["notes.txt", "todo.txt"]
     assert not any(process_exists(pid) for pid in worker_pids)
+
+
+def test_an_unavailable_database_skips_locally_and_fails_when_required(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Locally a missing PostgreSQL skips the tier (saying why); with LANGGRAPH_MCP_REQUIRE_PG=1 (CI) it fails."""
+    monkeypatch.delenv(pg_cluster.REQUIRE_ENV, raising=False)
+    with pytest.raises(pytest.skip.Exception, match="no initdb"):
+        _unavailable("no initdb")
+    monkeypatch.setenv(pg_cluster.REQUIRE_ENV, "1")
+    with pytest.raises(pytest.fail.Exception, match=r"required .* unavailable: no initdb"):
+        _unavailable("no initdb")
