@@ -71,6 +71,11 @@ class _ServerOptions(BaseModel):
     """Retries after a transport failure, only for tools whose hints say read-only or idempotent."""
     park_timeout: float = Field(600.0, gt=0)
     """Seconds a legacy call may stay open waiting for a human before it is cancelled (then resumed by replay)."""
+    exclusive_tools: list[str] | Literal["all"] = Field(default_factory=list)
+    """Legacy era: tools whose calls run alone on the connection (``"all"``: every call), so a question they push
+    can never be ambiguous. Only matters where the transport names no originating request (stdio, SSE): a tool seen
+    to ask is run alone automatically, but the first concurrent burst before that may have a question refused (see
+    ``langgraph_mcp.legacy_routing``)."""
     question_match: Literal["strict", "schema"] = "strict"
     """How a replayed legacy question is matched to a stored answer: message and schema, or schema only."""
     roots: list[str] | None = None

@@ -35,19 +35,22 @@ from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from langgraph_mcp.config import HttpServer, InProcessServer, ServerSpec, SseServer, StdioServer
 from langgraph_mcp.errors import ServerConnectionError, ToolCallTimeoutError
+from langgraph_mcp.legacy_routing import CallEnd, ElicitReply, LegacyCallRouter, RoutedCall
 from langgraph_mcp.server_logs import ServerLogs
 
 logger = logging.getLogger("langgraph_mcp.connection")
 
 T = TypeVar("T")
 ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
-ElicitReply = types.ElicitResult | types.ErrorData
 
 # How long an abandoned legacy question may stay unanswered after its call was cancelled before it gets an
 # error answer (servers on the TypeScript SDK 1.x don't withdraw a question when its call is cancelled).
 ABANDON_GRACE_SECONDS = 1.0
 # How long a request still waits for its answer after the server sent a line the SDK could not parse.
 PROTOCOL_ERROR_GRACE_SECONDS = 0.5
+
+
+_UNANSWERED_CODES = (types.CONNECTION_CLOSED, types.REQUEST_TIMEOUT)
 
 
 def flatten_exception(exc: BaseException) -> BaseException:
@@ -104,7 +107,8 @@ class CallHandle:
     scope: anyio.CancelScope | None = None
     finished: bool = False
     pending_question: ElicitEvent | None = None
-    holds_legacy_call_lock: bool = False
+    route: RoutedCall | None = None
+    """Legacy: the call as the connection's router sees it (its turn, the questions routed to it)."""
 
     async def next_event(self, timeout: float) -> CallEvent:
         """Wait for the server's next move; cancel the call and raise ``ToolCallTimeoutError`` after ``timeout``."""
@@ -118,8 +122,13 @@ class CallHandle:
             self.pending_question = event
         elif isinstance(event, DoneEvent | FailedEvent):
             self.finished = True
-            self.connection.release_legacy_call_lock(self)
         return event
+
+    async def deliver(self, params: types.ElicitRequestParams) -> ElicitReply:
+        """A question the router attributed to this call: queue it for the driver and wait for the answer."""
+        reply: asyncio.Future[ElicitReply] = asyncio.get_running_loop().create_future()
+        self.events.put_nowait(ElicitEvent(params, reply))
+        return await reply
 
     def reply(self, answer: ElicitReply) -> None:
         question, self.pending_question = self.pending_question, None
@@ -142,7 +151,7 @@ class CallHandle:
                 question.reply.set_result(
                     types.ErrorData(code=types.INTERNAL_ERROR, message="The client abandoned this tool call.")
                 )
-        self.connection.release_legacy_call_lock(self)
+        self.connection.end_legacy_call(self, "unsettled")
 
 
 class ServerConnection:
@@ -170,10 +179,8 @@ class ServerConnection:
         self._starts = 0
         self._failures_in_a_row = 0
         self._stderr_pipe: tuple[int, IO[str]] | None = None
-        # Legacy calls are serialized per connection so a pushed question always belongs to the one call in flight
-        # (the legacy wire names no originating request). A parked call gives the lock back.
-        self._legacy_call_lock = asyncio.Lock()
-        self._legacy_call_holder: CallHandle | None = None
+        self.router = LegacyCallRouter(name, spec.exclusive_tools)
+        """Which legacy call a pushed question belongs to, and which calls must run alone."""
         self._protocol_error: BaseException | None = None
         self._protocol_error_event = asyncio.Event()
         self.closed = False
@@ -454,12 +461,10 @@ class ServerConnection:
         client = await self.client()
         handle = CallHandle(self, tool)
         if self.is_legacy:
-            await self._legacy_call_lock.acquire()
-            self._legacy_call_holder = handle
-            handle.holds_legacy_call_lock = True
+            handle.route = await self.router.begin(tool, handle.deliver)
         tg = self._task_group
-        if tg is None:  # the connection died while we waited for the lock
-            self.release_legacy_call_lock(handle)
+        if tg is None:  # the connection died while the call waited for its turn
+            self.end_legacy_call(handle, "unsent")
             raise ServerConnectionError(
                 self.name, f"connection lost before calling {tool!r}: {self._error!r}"
             )
@@ -469,6 +474,8 @@ class ServerConnection:
         read_timeout = spec.tool_timeout + spec.park_timeout + 5 if self.is_legacy else spec.tool_timeout + 5
 
         async def job() -> None:
+            if handle.route is not None:
+                self.router.enter(handle.route)
             with anyio.CancelScope() as scope:
                 handle.scope = scope
                 try:
@@ -482,10 +489,15 @@ class ServerConnection:
                         allow_input_required=True,
                     )
                 except BaseException as exc:
-                    handle.events.put_nowait(FailedEvent(self._call_error(tool, exc)))
+                    error = self._call_error(tool, exc)
+                    # An error response means the server finished the request; a lost or timed-out one doesn't.
+                    answered = isinstance(error, MCPError) and error.code not in _UNANSWERED_CODES
+                    self.end_legacy_call(handle, "server" if answered else "unsettled")
+                    handle.events.put_nowait(FailedEvent(error))
                     if isinstance(exc, asyncio.CancelledError):
                         raise
                 else:
+                    self.end_legacy_call(handle, "server")
                     handle.events.put_nowait(DoneEvent(result))
             if scope.cancelled_caught:
                 handle.events.put_nowait(
@@ -541,18 +553,19 @@ class ServerConnection:
                 error = lost
         return error
 
-    def release_legacy_call_lock(self, handle: CallHandle) -> None:
-        if handle.holds_legacy_call_lock:
-            handle.holds_legacy_call_lock = False
-            if self._legacy_call_holder is handle:
-                self._legacy_call_holder = None
-            self._legacy_call_lock.release()
+    def pause_legacy_call(self, handle: CallHandle) -> None:
+        """The call is parked inside its question: other calls may run meanwhile."""
+        if handle.route is not None:
+            self.router.pause(handle.route)
 
-    async def reacquire_legacy_call_lock(self, handle: CallHandle) -> None:
-        if self.is_legacy and not handle.holds_legacy_call_lock:
-            await self._legacy_call_lock.acquire()
-            self._legacy_call_holder = handle
-            handle.holds_legacy_call_lock = True
+    async def resume_legacy_call(self, handle: CallHandle) -> None:
+        """A parked call is about to get its answer: wait for its turn again."""
+        if handle.route is not None:
+            await self.router.resume(handle.route)
+
+    def end_legacy_call(self, handle: CallHandle, how: CallEnd) -> None:
+        if handle.route is not None:
+            self.router.end(handle.route, how)
 
     def spawn(self, coro: Awaitable[None]) -> None:
         """Run ``coro`` as a background job of the owner task (cancelled with the connection)."""
@@ -571,15 +584,7 @@ class ServerConnection:
     async def _on_elicit(
         self, context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> ElicitReply:
-        handle = self._legacy_call_holder
-        if handle is None or handle.finished:
-            return types.ErrorData(
-                code=types.INVALID_REQUEST,
-                message="langgraph-mcp received an elicitation it cannot attribute to a tool call; declined.",
-            )
-        reply: asyncio.Future[ElicitReply] = asyncio.get_running_loop().create_future()
-        handle.events.put_nowait(ElicitEvent(params, reply))
-        return await reply
+        return await self.router.route(params)
 
     async def _on_list_roots(self, context: ClientRequestContext) -> types.ListRootsResult | types.ErrorData:
         roots = self.spec.roots or []

@@ -65,7 +65,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("vocabulary", ["errors", "payloads", "_compat"]),
     ("descriptions", ["config", "catalog", "messages", "results"]),
     ("human decisions", ["approval.policy", "approval.decisions", "elicitation.answers", "resume"]),
-    ("connection", ["connection", "resources"]),
+    ("connection", ["connection", "legacy_routing", "resources"]),
     ("calls", ["elicitation.*", "tools"]),
     ("servers", ["servers"]),
     ("graph", ["node", "approval.*"]),

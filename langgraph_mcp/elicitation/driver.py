@@ -308,7 +308,7 @@ async def _legacy(call: _Call, paused: PausedRound | None) -> types.CallToolResu
         requests = _legacy_requests(conn.spec.question_match, question)
         round_ = live.round
         answers, resume_index = call.ask(round_, requests, live.resume_index, live)
-        await conn.reacquire_legacy_call_lock(handle)
+        await conn.resume_legacy_call(handle)
         handle.reply(to_elicit_result(next(iter(answers.values()))))
     else:
         handle = await conn.start_call(call.tool.name, call.arguments, progress=call.progress)

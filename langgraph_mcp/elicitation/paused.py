@@ -63,7 +63,7 @@ class PausedRounds:
             self.connection.spawn(old.legacy_call.abandon())
         self._rounds[key] = paused
         if paused.legacy_call is not None:
-            self.connection.release_legacy_call_lock(paused.legacy_call)
+            self.connection.pause_legacy_call(paused.legacy_call)
             self.connection.spawn(self._expire(key, paused))
 
     def take(self, key: PauseKey) -> PausedRound | None:
@@ -85,9 +85,7 @@ class PausedRounds:
             del self._rounds[key]
             call = paused.legacy_call
             assert call is not None
-            # Hold the lock while the abandoned question settles, so a late question can't reach another call.
-            await self.connection.reacquire_legacy_call_lock(call)
-            await call.abandon()
+            await call.abandon()  # the router keeps it a possible owner of late questions for a grace period
             logger.info(
                 "MCP server %r: a parked call to %r outlived its park timeout; cancelled",
                 self.connection.name,

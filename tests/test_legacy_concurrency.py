@@ -1,0 +1,151 @@
+"""Legacy-era calls run concurrently, and a pushed question still always reaches its own call (or is refused).
+
+The server (``tests/servers/concurrency_server.py``) counts its calls in flight, so overlap is what the *server*
+saw. Its ``ask`` tool asks the same question on every call, so a crossed answer can't be told apart by its text.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command, Interrupt
+
+from langgraph_mcp import McpServers
+from tests.helpers import serve_asgi
+from tests.node_support import call, one_turn_graph, start, text_of, tool_messages
+from tests.servers.concurrency_server import ConcurrencyServer
+
+pytestmark = pytest.mark.anyio
+SERVER = Path(__file__).resolve().parent / "servers" / "concurrency_server.py"
+TRANSPORTS = ["stdio", "streamable_http"]
+
+
+@asynccontextmanager
+async def legacy_server(transport: str, **options: Any) -> AsyncIterator[McpServers]:
+    """The concurrency server on ``transport``, forced onto the legacy era, as server ``c``."""
+    if transport == "stdio":
+        servers = McpServers(
+            {"c": {"command": sys.executable, "args": [str(SERVER)], "mode": "legacy", **options}}
+        )
+        try:
+            yield servers
+        finally:
+            await servers.aclose()
+        return
+    async with serve_asgi(ConcurrencyServer().server.streamable_http_app()) as base:
+        servers = McpServers({"c": {"url": f"{base}/mcp", "mode": "legacy", **options}})
+        try:
+            yield servers
+        finally:
+            await servers.aclose()
+
+
+async def peak(servers: McpServers) -> int:
+    result = await servers.call_tool("c_peak")
+    return int(text_of_result(result))
+
+
+def text_of_result(result: Any) -> str:
+    return "".join(block.text for block in result.content if block.type == "text")
+
+
+def answers(interrupts: list[Interrupt]) -> dict[str, Any]:
+    """Answer each call's question with a code naming that call."""
+    return {
+        i.id: {
+            key: {"action": "accept", "content": {"code": f"code-{i.value['tool_call_id']}"}}
+            for key in i.value["requests"]
+        }
+        for i in interrupts
+    }
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_parallel_legacy_calls_are_in_flight_together(transport: str) -> None:
+    async with legacy_server(transport) as servers:
+        results = [""] * 8
+
+        async def meet(i: int) -> None:
+            results[i] = text_of_result(await servers.call_tool("c_meet", {"n": 8}))
+
+        async with anyio.create_task_group() as tg:
+            for i in range(8):
+                tg.start_soon(meet, i)
+        assert results == ["8"] * 8  # each call saw all eight in flight at once (serialised calls never meet)
+        assert await peak(servers) == 8
+
+
+async def test_over_http_concurrent_questions_reach_their_own_calls() -> None:
+    async with legacy_server("streamable_http") as servers:
+        calls = [call("c_ask", f"c{i}", tag=f"c{i}", meet=3) for i in range(3)]
+        graph = one_turn_graph(servers, calls, InMemorySaver())
+        cfg: Any = {"configurable": {"thread_id": "t"}}
+        out = await graph.ainvoke(start(), cfg)
+        pending = out["__interrupt__"]
+        assert sorted(i.value["tool_call_id"] for i in pending) == ["c0", "c1", "c2"]
+        out = await graph.ainvoke(Command(resume=answers(pending)), cfg)
+        messages = tool_messages(out)
+        assert {cid: text_of(m) for cid, m in messages.items()} == {
+            f"c{i}": f"c{i}=code-c{i}" for i in range(3)
+        }
+        assert await peak(servers) == 3  # the three asked while in flight together
+
+
+async def test_over_stdio_a_question_is_held_until_the_other_calls_finish_then_reaches_its_call() -> None:
+    async with legacy_server("stdio") as servers:
+        calls = [call("c_ask", "a", tag="a", meet=2), call("c_meet", "m", n=2)]
+        graph = one_turn_graph(servers, calls, InMemorySaver())
+        cfg: Any = {"configurable": {"thread_id": "t"}}
+        out = await graph.ainvoke(start(), cfg)
+        (pending,) = out["__interrupt__"]
+        assert pending.value["tool_call_id"] == "a"
+        assert text_of(tool_messages(out)["m"]) == "2"  # the two were in flight together when "a" asked
+        out = await graph.ainvoke(Command(resume=answers([pending])), cfg)
+        assert text_of(tool_messages(out)["a"]) == "a=code-a"
+
+
+async def test_over_stdio_questions_that_cannot_be_told_apart_are_refused_never_crossed() -> None:
+    async with legacy_server("stdio") as servers:
+        # Three calls of a tool not yet seen to ask, all asking while in flight together: no way to tell whose
+        # question is whose on stdio.
+        calls = [call("c_ask", f"c{i}", tag=f"c{i}", meet=3) for i in range(3)]
+        graph = one_turn_graph(servers, calls, InMemorySaver())
+        out = await graph.ainvoke(start(), {"configurable": {"thread_id": "t1"}})
+        assert "__interrupt__" not in out
+        for message in tool_messages(out).values():
+            assert message.status == "error"
+            assert "could not tell which of 3 concurrent tool calls (ask)" in text_of(message)
+        # The tool now runs alone: the same three calls pause one after another and each gets its own answer.
+        calls = [call("c_ask", f"c{i}", tag=f"c{i}") for i in range(3)]
+        graph = one_turn_graph(servers, calls, InMemorySaver())
+        cfg: Any = {"configurable": {"thread_id": "t2"}}
+        out = await graph.ainvoke(start(), cfg)
+        pending = out["__interrupt__"]
+        assert len(pending) == 3
+        out = await graph.ainvoke(Command(resume=answers(pending)), cfg)
+        messages = tool_messages(out)
+        assert {cid: text_of(m) for cid, m in messages.items()} == {
+            f"c{i}": f"c{i}=code-c{i}" for i in range(3)
+        }
+
+
+async def test_over_stdio_exclusive_tools_run_alone_from_the_first_call() -> None:
+    async with legacy_server("stdio", exclusive_tools=["ask"]) as servers:
+        calls = [call("c_ask", f"c{i}", tag=f"c{i}") for i in range(3)] + [call("c_meet", "m", n=1)]
+        graph = one_turn_graph(servers, calls, InMemorySaver())
+        cfg: Any = {"configurable": {"thread_id": "t"}}
+        out = await graph.ainvoke(start(), cfg)
+        pending = out["__interrupt__"]
+        assert len(pending) == 3
+        out = await graph.ainvoke(Command(resume=answers(pending)), cfg)
+        messages = tool_messages(out)
+        assert {cid: text_of(messages[cid]) for cid in ("c0", "c1", "c2")} == {
+            f"c{i}": f"c{i}=code-c{i}" for i in range(3)
+        }
