@@ -96,4 +96,44 @@ def stored_resume_values(scratchpad: TaskScratchpad) -> list[Any]:
     return values
 
 
+try:
+    from langgraph._internal._constants import CONFIG_KEY_RESUME_MAP
+except (
+    ImportError
+):  # pragma: no cover - a langgraph that moves the constant still sets the key under this name
+    CONFIG_KEY_RESUME_MAP = "__pregel_resume_map"
+
+_interrupt_id: Callable[[str, int], str] | None
+try:
+    from langgraph.types import _interrupt_id
+except ImportError:  # pragma: no cover - fallback: fresh map answers are not told apart (see below)
+    _interrupt_id = None
+
+
+def fresh_resume_index(scratchpad: TaskScratchpad, configurable: Mapping[str, Any]) -> int | None:
+    """The index (in :func:`stored_resume_values`) of a resume value given by *this* invocation, not yet checked.
+
+    A plain ``Command(resume=v)`` is the null resume (last, not yet in ``resume``). A ``Command(resume={id: v})``
+    value is appended to ``resume`` by LangGraph before the task runs, under the interrupt id of the next index
+    (or, for older checkpoints, the first one); it is recognised by identity with the map entry. Without
+    LangGraph's ``_interrupt_id`` (a future version) map answers are not recognised and ``None`` is returned.
+    """
+    if scratchpad.get_null_resume(False) is not None:
+        return len(scratchpad.resume)
+    resume_map = configurable.get(CONFIG_KEY_RESUME_MAP)
+    if (
+        not isinstance(resume_map, Mapping)
+        or not resume_map
+        or not scratchpad.resume
+        or _interrupt_id is None
+    ):
+        return None
+    last = len(scratchpad.resume) - 1
+    ns = str(configurable.get("checkpoint_ns", ""))
+    for interrupt_id in (_interrupt_id(ns, last), _interrupt_id(ns, 0)):
+        if interrupt_id in resume_map and resume_map[interrupt_id] is scratchpad.resume[last]:
+            return last
+    return None
+
+
 # ================================================================================================= mcp

@@ -11,13 +11,15 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import mcp.types as types
 from langchain_core.messages import AIMessage, AnyMessage, ToolCall
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import tools_condition
-from mcp.server.mcpserver import MCPServer
-from mcp.types import ToolAnnotations
+from mcp.server import Server, ServerRequestContext
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult, ToolAnnotations
 
 from langgraph_mcp import (
     ApprovalPolicy,
@@ -172,3 +174,95 @@ def through_gate_graph(
 
 
 WIRINGS = {"gate_router": gate_router_graph, "route_through_gate": through_gate_graph}
+
+
+# ------------------------------------------------------------------------------ servers with hostile schemas
+
+CATASTROPHIC = "^(a+)+$"
+"""A regex that backtracks exponentially on ``"a" * n + "!"`` in Python's ``re``."""
+
+
+def form_server(name: str = "forms") -> tuple[MCPServer, list[Any]]:
+    """A server whose ``enter_code`` tool asks for a field with a server-chosen ``pattern`` (both eras).
+
+    Returns the server and the list of answers its tool body received (its own record).
+    """
+    srv = MCPServer(name)
+    got: list[Any] = []
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"code": {"type": "string", "title": "Code", "pattern": CATASTROPHIC}},
+        "required": ["code"],
+    }
+
+    @srv.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False))
+    async def enter_code(ctx: Context) -> str | InputRequiredResult:
+        """Ask for a code (the form's field carries a regex pattern)."""
+        if ctx.protocol_version == "2026-07-28":
+            answer = (ctx.input_responses or {}).get("code")
+            if answer is None:
+                params = ElicitRequestFormParams(message="Enter the code", requested_schema=schema)
+                return InputRequiredResult(input_requests={"code": ElicitRequest(params=params)})
+            result = answer
+        else:
+            result = await ctx.session.elicit_form("Enter the code", schema)
+        got.append((result.action, result.content))
+        return f"code: {result.action} {result.content}"
+
+    return srv, got
+
+
+def schema_server(name: str = "schemas") -> tuple[Server[Any], list[str]]:
+    """A low-level server with destructive tools whose inputSchemas are hostile; returns it and the calls it ran.
+
+    * ``self_ref``: ``"$ref": "#"`` at the root (applying the schema means applying it again, forever);
+    * ``tree``: a recursive ``$defs`` node (fine, but deep arguments recurse as deep as they nest);
+    * ``patterned``: a string field with a catastrophic ``pattern``.
+    """
+    ran: list[str] = []
+    tree_node = {"type": "object", "additionalProperties": {"$ref": "#/$defs/node"}}
+    tools = [
+        types.Tool(
+            name="self_ref",
+            input_schema={"type": "object", "$ref": "#", "properties": {"x": {"type": "string"}}},
+            annotations=DESTRUCTIVE,
+        ),
+        types.Tool(
+            name="tree",
+            input_schema={
+                "type": "object",
+                "properties": {"tree": {"$ref": "#/$defs/node"}},
+                "$defs": {"node": tree_node},
+            },
+            annotations=DESTRUCTIVE,
+        ),
+        types.Tool(
+            name="patterned",
+            input_schema={
+                "type": "object",
+                "properties": {"code": {"type": "string", "pattern": CATASTROPHIC}},
+            },
+            annotations=DESTRUCTIVE,
+        ),
+    ]
+
+    async def on_list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def on_call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        ran.append(params.name)
+        return types.CallToolResult(content=[types.TextContent(text=f"ran {params.name}")])
+
+    return Server(name, on_list_tools=on_list_tools, on_call_tool=on_call_tool), ran
+
+
+def nested(depth: int, leaf: Any = "x") -> Any:
+    """A value nesting ``depth`` dicts (built without recursion)."""
+    value = leaf
+    for _ in range(depth):
+        value = {"k": value}
+    return value

@@ -68,7 +68,10 @@ def edit(args: Any, name: str = "fs_write_file") -> dict[str, Any]:
 
 def test_valid_decisions_come_back_clean() -> None:
     p = payload()
-    assert validate_decision(p, {"type": "approve", "note": "extra keys are dropped"}) == {"type": "approve"}
+    assert validate_decision(p, {"type": "approve"}) == {"type": "approve"}
+    # Issue 9 item 4: keys a decision type does not define are refused now (they used to be dropped).
+    with pytest.raises(DecisionError, match="'approve' decision has no 'note'"):
+        validate_decision(p, {"type": "approve", "note": "extra keys are refused"})
     assert validate_decision(p, {"type": "reject"}) == {"type": "reject"}
     assert validate_decision(p, {"type": "reject", "message": "no"}) == {"type": "reject", "message": "no"}
     assert validate_decision(p, {"type": "respond", "message": "42"}) == {"type": "respond", "message": "42"}

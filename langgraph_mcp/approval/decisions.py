@@ -34,10 +34,23 @@ from langgraph_mcp.payloads import (
     EditDecision,
     RejectDecision,
 )
+from langgraph_mcp.untrusted_schema import (
+    MAX_VALUE_DEPTH,
+    SchemaTooComplex,
+    bounded_validator,
+    check,
+    depth_exceeds,
+)
 
 __all__ = ["DecisionResponse", "decision_json_schema", "decision_response_schema", "validate_decision"]
 
 _MAX_REPORTED_ERRORS = 5
+_DECISION_KEYS: dict[str, tuple[str, ...]] = {
+    "approve": ("type",),
+    "edit": ("type", "edited_action"),
+    "reject": ("type", "message"),
+    "respond": ("type", "message"),
+}
 
 
 def _allowed(payload: ApprovalInterrupt) -> list[DecisionType]:
@@ -62,21 +75,25 @@ def _check_args(payload: ApprovalInterrupt, args: dict[str, Any]) -> None:
     if not isinstance(schema, dict):
         return
     who = _who(payload)
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
-        cls.check_schema(schema)
+        validator = bounded_validator(schema)
     except jsonschema.exceptions.SchemaError as exc:
         raise DecisionError(
             f"{who}: edited arguments cannot be checked because the tool's inputSchema is invalid "
             f"({exc.message}); approve or reject the call instead"
         ) from exc
     try:
-        errors = sorted(cls(schema).iter_errors(args), key=lambda e: [str(p) for p in e.absolute_path])
+        errors = sorted(check(validator, args), key=lambda e: [str(p) for p in e.absolute_path])
     except Unresolvable as exc:  # a $ref we won't fetch: never go to the network for a schema
         raise DecisionError(
             f"{who}: edited arguments cannot be checked: the tool's inputSchema has an unresolvable "
             f"$ref ({exc})"
         ) from exc
+    except SchemaTooComplex as exc:
+        raise DecisionError(
+            f"{who}: edited arguments cannot be checked: {exc} in the tool's inputSchema; approve or reject "
+            "the call instead"
+        ) from None
     if errors:
         shown = "; ".join(f"{_arg_path(e.absolute_path)}: {e.message}" for e in errors[:_MAX_REPORTED_ERRORS])
         more = len(errors) - _MAX_REPORTED_ERRORS
@@ -90,14 +107,19 @@ def validate_decision(payload: ApprovalInterrupt, decision: object) -> Decision:
     Rules: the ``type`` must be one of ``payload["allowed_decisions"]``; an ``edit`` must keep the tool's
     published name (renaming it, i.e. calling another tool, is not allowed) and its ``args`` must be an object
     that matches ``payload["input_schema"]`` when there is one (JSON Schema Draft 2020-12, or the draft the
-    schema's ``$schema`` names; ``format`` is not asserted; ``$ref`` is never fetched over the network); a
-    ``respond`` needs a non-empty ``message``; a ``reject`` ``message`` is optional but must be a string.
-    Keys a decision type does not define are dropped from the returned copy.
+    schema's ``$schema`` names; ``format`` is not asserted; ``$ref`` is never fetched over the network; a
+    server's ``pattern`` is never run, see :mod:`langgraph_mcp.untrusted_schema`); a ``respond`` needs a
+    non-empty ``message``; a ``reject`` ``message`` is optional but must be a string. A key a decision type
+    does not define is refused (a misspelt ``mesage`` must not silently drop the reason).
 
     Raises :class:`~langgraph_mcp.errors.DecisionError`, whose message names the tool call id and the problem.
     """
     who = _who(payload)
     allowed = _allowed(payload)
+    if depth_exceeds(
+        decision, MAX_VALUE_DEPTH + 3
+    ):  # decision → edited_action → args → the args' own nesting
+        raise DecisionError(f"{who}: the decision nests deeper than {MAX_VALUE_DEPTH + 3} levels")
     if not isinstance(decision, Mapping):
         raise DecisionError(
             f"{who}: a decision must be an object like {{'type': 'approve'}}, got {type(decision).__name__}"
@@ -110,6 +132,12 @@ def validate_decision(payload: ApprovalInterrupt, decision: object) -> Decision:
             else f"unknown decision {kind!r}"
         )
         raise DecisionError(f"{who}: {what}; allowed: {', '.join(allowed) or '(none)'}")
+    extra = [k for k in decision if k not in _DECISION_KEYS[kind]]
+    if extra:
+        raise DecisionError(
+            f"{who}: a {kind!r} decision has no {', '.join(repr(k) for k in extra)} "
+            f"(its keys: {', '.join(_DECISION_KEYS[kind])})"
+        )
 
     if kind == "approve":
         return {"type": "approve"}
@@ -139,6 +167,11 @@ def validate_decision(payload: ApprovalInterrupt, decision: object) -> Decision:
             f"{who}: an edit decision needs 'edited_action': {{'name': {payload['published_name']!r}, "
             "'args': {...}}"
         )
+    extra = [k for k in action if k not in ("name", "args")]
+    if extra:
+        raise DecisionError(
+            f"{who}: edited_action has no {', '.join(repr(k) for k in extra)} (its keys: name, args)"
+        )
     name = action.get("name")
     if name != payload["published_name"]:
         raise DecisionError(
@@ -148,6 +181,8 @@ def validate_decision(payload: ApprovalInterrupt, decision: object) -> Decision:
     args = action.get("args")
     if not isinstance(args, Mapping):
         raise DecisionError(f"{who}: edited_action.args must be an object, got {type(args).__name__}")
+    if depth_exceeds(args, MAX_VALUE_DEPTH):  # before copying or checking (both recurse)
+        raise DecisionError(f"{who}: edited_action.args nest deeper than {MAX_VALUE_DEPTH} levels")
     args = copy.deepcopy(dict(args))
     _check_args(payload, args)
     edit: EditDecision = {"type": "edit", "edited_action": {"name": payload["published_name"], "args": args}}
@@ -239,6 +274,7 @@ def decision_json_schema(payload: ApprovalInterrupt, *, compat: bool = False) ->
             "type": "object",
             "properties": {"type": {"const": "approve"}},
             "required": ["type"],
+            "additionalProperties": False,
         },
         "edit": {
             "title": "edit",
@@ -256,21 +292,25 @@ def decision_json_schema(payload: ApprovalInterrupt, *, compat: bool = False) ->
                         ),
                     },
                     "required": ["name", "args"],
+                    "additionalProperties": False,
                 },
             },
             "required": ["type", "edited_action"],
+            "additionalProperties": False,
         },
         "reject": {
             "title": "reject",
             "type": "object",
             "properties": {"type": {"const": "reject"}, "message": {"type": "string"}},
             "required": ["type"],
+            "additionalProperties": False,
         },
         "respond": {
             "title": "respond",
             "type": "object",
             "properties": {"type": {"const": "respond"}, "message": {"type": "string", "minLength": 1}},
             "required": ["type", "message"],
+            "additionalProperties": False,
         },
     }
     allowed = _allowed(payload)
@@ -282,6 +322,7 @@ def decision_json_schema(payload: ApprovalInterrupt, *, compat: bool = False) ->
             "type": "object",
             "properties": {"decisions": {"type": "array", "items": decision, "minItems": 1, "maxItems": 1}},
             "required": ["decisions"],
+            "additionalProperties": False,
         }
     return decision
 
@@ -317,6 +358,8 @@ def decision_response_schema(payload: ApprovalInterrupt, *, compat: bool = False
         if not compat:
             return validate_decision(snapshot, value)
         decisions = value.get("decisions") if isinstance(value, Mapping) else None
+        if isinstance(value, Mapping) and set(value) != {"decisions"}:
+            decisions = None
         if not isinstance(decisions, list) or len(decisions) != 1:
             got = f"{len(decisions)} decisions" if isinstance(decisions, list) else repr(value)[:80]
             raise DecisionError(

@@ -51,6 +51,7 @@ from langgraph_mcp.payloads import (
     FormRequest,
     UrlRequest,
 )
+from langgraph_mcp.untrusted_schema import bounded_validator, check, depth_exceeds
 
 __all__ = [
     "ElicitationAnswersModel",
@@ -65,6 +66,8 @@ __all__ = [
 ]
 
 _ACTIONS: tuple[str, ...] = ("accept", "decline", "cancel")
+MAX_ANSWER_DEPTH = 8
+"""Answers are shallow (key → answer → content → field → list of strings): deeper ones are refused unread."""
 _ANSWER_ENTRIES = frozenset({"action", "content"})
 
 # --------------------------------------------------------------------------------------------- requests
@@ -314,10 +317,14 @@ _FORMAT_HINTS = {
 
 @functools.lru_cache(maxsize=512)
 def _validator(canonical_schema: str) -> Any:
-    """A compiled validator for one schema (raises ``jsonschema.SchemaError`` for an invalid schema)."""
+    """A compiled validator for one schema (raises ``jsonschema.SchemaError`` for an invalid schema).
+
+    Bounded (:mod:`langgraph_mcp.untrusted_schema`): a server's ``pattern`` is never run (MCP's elicitation
+    schema has none; a backtracking regex chosen by the server would stall the event loop).
+    """
     schema = json.loads(canonical_schema)
-    jsonschema.Draft202012Validator.check_schema(schema)
-    return jsonschema.Draft202012Validator(schema, format_checker=_FORMAT_CHECKER)
+    schema.pop("$schema", None)  # always Draft 2020-12, like the requested schema MCP defines
+    return bounded_validator(schema, format_checker=_FORMAT_CHECKER)
 
 
 # --------------------------------------------------------------------------------------------- describing
@@ -494,7 +501,7 @@ def _content_problems(
 
     try:
         canonical = json.dumps(schema, sort_keys=True, separators=(",", ":"))
-        errors = list(_validator(canonical).iter_errors(content))
+        errors = check(_validator(canonical), content)
     except jsonschema.SchemaError as exc:
         raise AnswerError(
             f"answer for {key!r}: the server's requested_schema is not a valid JSON schema ({exc.message}); "
@@ -673,6 +680,11 @@ def validate_answers(requests: Mapping[str, ElicitationRequest], answers: object
         raise AnswerError(
             "answers must be an object mapping each request key to an answer, e.g. "
             f'{{"<key>": {{"action": "accept", ...}}}}; got {type(answers).__name__}'
+        )
+    if depth_exceeds(answers, MAX_ANSWER_DEPTH):  # before anything recursive (copying, checking) sees it
+        raise AnswerError(
+            f"answers nest deeper than {MAX_ANSWER_DEPTH} levels; a form answer is "
+            '{"<key>": {"action": "accept", "content": {"<field>": <string, number, boolean or list>}}}'
         )
     expected = ", ".join(repr(k) for k in requests) or "none"
     missing = [k for k in requests if k not in answers]

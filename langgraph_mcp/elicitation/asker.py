@@ -18,7 +18,7 @@ from typing import Any
 from langgraph.config import get_config
 from langgraph.types import interrupt
 
-from langgraph_mcp._compat import has_checkpointer, stored_resume_values, task_scratchpad
+from langgraph_mcp._compat import fresh_resume_index, has_checkpointer, stored_resume_values, task_scratchpad
 from langgraph_mcp.elicitation.answers import answers_response_schema, validate_answers
 from langgraph_mcp.errors import LangGraphMcpError
 from langgraph_mcp.payloads import ElicitationAnswers, ElicitationInterrupt, ElicitationRequest
@@ -37,6 +37,8 @@ class InterruptAsker:
         except RuntimeError:  # called outside a graph: calls work, questions can't pause
             configurable = {}
         self._scratchpad = task_scratchpad(configurable)
+        self._fresh = None if self._scratchpad is None else fresh_resume_index(self._scratchpad, configurable)
+        """Where this invocation's new answer sits in the book: it is always checked, never skipped."""
         self.has_checkpointer = has_checkpointer(configurable)
         self.key: tuple[str, ...] = (
             str(configurable.get("thread_id", "")),
@@ -72,6 +74,10 @@ class InterruptAsker:
         index = resume_index
         while index < len(book):
             stored = book[index]
+            if index == self._fresh:
+                # A new answer is checked against the question (response_schema), whatever its shape: a
+                # wrong one is refused before it is saved and the same interrupt id stays pending.
+                return self._take(index, payload, requests, stored), index + 1
             if isinstance(stored, Mapping) and set(stored) == keys:
                 return self._take(index, payload, requests, stored), index + 1
             index += 1

@@ -1,0 +1,98 @@
+"""Checking values against JSON Schemas that servers chose, at bounded cost: no server regex, bounded depth.
+
+A server's ``requestedSchema`` (elicitation) and ``inputSchema`` (edited approval arguments) are untrusted input.
+Three things could make checking a value against one cost without bound, and each is closed here:
+
+* **Server regexes.** ``pattern`` and ``patternProperties`` would run a server-chosen regex on Python's
+  backtracking engine, on the event loop (``^(a+)+$`` against 29 characters takes seconds, doubling per
+  character). They are **not run**: MCP's elicitation schema has no ``pattern`` at all, and a tool server checks
+  its own arguments anyway. Where ``patternProperties`` would decide which properties ``additionalProperties`` /
+  ``unevaluatedProperties`` cover, those two are not asserted either (a stricter guess could refuse a valid
+  value). This was chosen over a time-bounded regex engine: none is a dependency, and a CPU-bound regex can't be
+  interrupted on the loop.
+* **Deep values.** Values nested deeper than a limit are refused before anything recursive touches them
+  (:func:`depth_exceeds` is iterative).
+* **Self-referential schemas** (``"$ref": "#"`` that never consumes the value) make ``jsonschema`` recurse
+  without end; :func:`check` turns that into :class:`SchemaTooComplex`, which callers report as their own error.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from typing import Any
+
+import jsonschema
+
+__all__ = ["MAX_VALUE_DEPTH", "SchemaTooComplex", "bounded_validator", "check", "depth_exceeds"]
+
+MAX_VALUE_DEPTH = 64
+"""How deeply a value checked against a server's schema may nest (the catalog's inputSchema limit)."""
+
+
+class SchemaTooComplex(Exception):
+    """The schema could not be applied at bounded cost (it refers to itself without end)."""
+
+
+def depth_exceeds(value: object, limit: int) -> bool:
+    """Whether ``value`` nests dicts/lists deeper than ``limit`` levels. Iterative: never recurses."""
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, list | tuple):
+            children = node
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list | tuple))
+    return False
+
+
+def _not_run(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    return iter(())
+
+
+def _unless_patterns(original: Any) -> Any:
+    """A keyword that is only asserted when no ``patternProperties`` would decide which properties it covers."""
+
+    def keyword(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        if isinstance(schema, dict) and "patternProperties" in schema:
+            return iter(())
+        if original is None:
+            return iter(())
+        result: Iterator[Any] = original(validator, value, instance, schema)
+        return result
+
+    return keyword
+
+
+@functools.lru_cache(maxsize=16)
+def _bounded_class(cls: Any) -> Any:
+    validators = getattr(cls, "VALIDATORS", {})
+    overrides: dict[str, Any] = {"pattern": _not_run, "patternProperties": _not_run}
+    for name in ("additionalProperties", "unevaluatedProperties"):
+        if name in validators:
+            overrides[name] = _unless_patterns(validators[name])
+    extend: Any = jsonschema.validators.extend  # untyped in jsonschema's stubs
+    return extend(cls, overrides)
+
+
+def bounded_validator(schema: Any, *, format_checker: Any = None) -> Any:
+    """A ``jsonschema`` validator for ``schema`` (Draft 2020-12 unless it names another) that runs no server regex.
+
+    Raises ``jsonschema.SchemaError`` for an invalid schema.
+    """
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    cls.check_schema(schema)
+    return _bounded_class(cls)(schema, format_checker=format_checker)
+
+
+def check(validator: Any, value: object) -> list[Any]:
+    """Every validation error of ``value`` (call :func:`depth_exceeds` first). Raises :class:`SchemaTooComplex`."""
+    try:
+        return list(validator.iter_errors(value))
+    except RecursionError:
+        raise SchemaTooComplex("the schema refers to itself without end (a '$ref' cycle)") from None
