@@ -1,0 +1,125 @@
+"""P1 per-call cost over stdio, both eras: raw ``mcp`` session vs ``servers.call_tool`` vs graphs around each.
+
+Variants (one fast ``add`` call each, interleaved in one process):
+
+* ``raw session`` — ``mcp.Client.call_tool`` on an open session (the floor).
+* ``servers.call_tool`` — ``McpServers.call_tool`` by published name.
+* ``graph: McpToolNode`` — a compiled graph ``agent → tools`` with ``McpToolNode`` (plain edge).
+* ``graph: McpToolNode via Send`` — the same with ``route_tool_calls`` (one ``Send`` per call, the standard wiring).
+* ``graph: hand-written node`` — the same graph, the node awaiting the raw session and building a ToolMessage.
+* ``graph: ToolNode(get_tools())`` — LangGraph's ``ToolNode`` with this package's LangChain tools.
+
+Graph rows are compared with the hand-written graph as well as with the raw session.
+"""
+
+from __future__ import annotations
+
+import itertools
+from contextlib import AsyncExitStack
+from typing import Any
+
+from langchain_core.messages import AIMessage, ToolMessage
+from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.prebuilt import ToolNode
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from bench.common import DEMO_ARGS, ERAS, PY, Comparison, Section, demo_stdio, era_mode, interleave, main
+from langgraph_mcp import McpServers, McpToolNode, route_tool_calls
+
+_ids = itertools.count()
+
+
+def agent(state: MessagesState) -> dict[str, Any]:
+    call = {"name": "demo_add", "args": {"a": 1, "b": 2}, "id": f"c{next(_ids)}", "type": "tool_call"}
+    return {"messages": [AIMessage("", tool_calls=[call])]}
+
+
+def graph_with(node: Any, *, send: bool = False) -> Any:
+    builder = StateGraph(MessagesState)
+    builder.add_node("agent", agent)
+    builder.add_node("tools", node)
+    builder.add_edge(START, "agent")
+    if send:
+        builder.add_conditional_edges("agent", route_tool_calls, ["tools", END])
+    else:
+        builder.add_edge("agent", "tools")
+    builder.add_edge("tools", END)
+    return builder.compile()
+
+
+async def raw_client(stack: AsyncExitStack, era: str) -> Client:
+    params = StdioServerParameters(command=PY, args=[*DEMO_ARGS, "stdio"])
+    client = await stack.enter_async_context(Client(stdio_client(params), mode=era_mode(era)))
+    return client
+
+
+async def variants_for(stack: AsyncExitStack, era: str) -> dict[str, Any]:
+    client = await raw_client(stack, era)
+    servers = McpServers({"demo": demo_stdio(era)})
+    stack.push_async_callback(servers.aclose)
+    await servers.list_tools()
+    lc_tools = await servers.get_tools()
+
+    async def hand_written(state: MessagesState) -> dict[str, Any]:
+        call = state["messages"][-1].tool_calls[0]  # type: ignore[union-attr]
+        result = await client.call_tool("add", call["args"])
+        text = "".join(getattr(block, "text", "") for block in result.content)
+        return {"messages": [ToolMessage(text, tool_call_id=call["id"], name=call["name"])]}
+
+    graphs = {
+        "graph: McpToolNode": graph_with(McpToolNode(servers)),
+        "graph: McpToolNode via Send": graph_with(McpToolNode(servers), send=True),
+        "graph: hand-written node": graph_with(hand_written),
+        "graph: ToolNode(get_tools())": graph_with(ToolNode(lc_tools)),
+    }
+
+    async def raw(n: int) -> None:
+        for _ in range(n):
+            await client.call_tool("add", {"a": 1, "b": 2})
+
+    async def ours(n: int) -> None:
+        for _ in range(n):
+            await servers.call_tool("demo_add", {"a": 1, "b": 2})
+
+    def run_graph(graph: Any) -> Any:
+        async def go(n: int) -> None:
+            for _ in range(n):
+                out = await graph.ainvoke({"messages": []})
+                assert out["messages"][-1].content in ("3", [{"type": "text", "text": "3"}]), out["messages"][
+                    -1
+                ]
+
+        return go
+
+    variants: dict[str, Any] = {"raw session": raw, "servers.call_tool": ours}
+    variants.update({name: run_graph(g) for name, g in graphs.items()})
+    return variants
+
+
+async def measure(quick: bool) -> Section:
+    blocks, per_block = (5, 10) if quick else (15, 20)
+    section = Section(
+        "p1",
+        "P1 per call, stdio (fast `add` tool)",
+        ["era", "variant", "per call: median [p25–p75]", "× raw session", "× hand-written graph"],
+    )
+    for era in ERAS:
+        async with AsyncExitStack() as stack:
+            variants = await variants_for(stack, era)
+            result: Comparison = await interleave(
+                variants, blocks=blocks, per_block=per_block, baseline="raw session"
+            )
+        vs_hand = Comparison("graph: hand-written node", result.times)
+        for name, timing, ratio in result.rows():
+            hand = vs_hand.rows()[list(result.times).index(name)][2] if name.startswith("graph") else ""
+            section.rows.append([era, name, timing, ratio, hand])
+        section.data[era] = {"vs_raw": result.as_dict(), "vs_hand_written": vs_hand.as_dict()}
+    section.notes.append(
+        f"{blocks} interleaved blocks × {per_block} calls per variant; ratios are per block, then median [p25–p75]."
+    )
+    return section
+
+
+if __name__ == "__main__":
+    main(__doc__ or "", measure)

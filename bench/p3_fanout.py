@@ -1,0 +1,152 @@
+"""P3 fan-out: 32 parallel 100 ms calls, as a ratio to one such call; both eras, stdio and streamable HTTP.
+
+Variants (each repetition runs all of them, rotating the order):
+
+* ``one call`` — a single ``sleep(0.1)`` through ``servers.call_tool`` (the baseline: 1.0×).
+* ``raw session ×32`` — ``asyncio.gather`` of 32 calls on one raw ``mcp.Client`` session (what the SDK allows).
+* ``servers.call_tool ×32`` — ``asyncio.gather`` of 32 ``servers.call_tool``.
+* ``graph: Send fan-out ×32`` — one AIMessage with 32 tool calls, ``route_tool_calls`` → one task per call.
+* ``graph: one-task fan-out ×32`` — the same message to ``McpToolNode`` by a plain edge (one ``@task`` per call).
+
+Ideal is ~1.0× (all 32 overlap); 32× means the calls ran one at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from typing import Any
+
+from langchain_core.messages import AIMessage
+from langgraph.graph import END, START, MessagesState, StateGraph
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from bench.common import (
+    DEMO_ARGS,
+    ERAS,
+    PY,
+    Section,
+    Summary,
+    demo_stdio,
+    era_mode,
+    http_demo_server,
+    http_spec,
+    main,
+)
+from langgraph_mcp import McpServers, McpToolNode, route_tool_calls
+
+FAN = 32
+SECONDS = 0.1
+SLOW_SECONDS = 1.0
+SLOW_REPS = 2
+_ids = itertools.count()
+
+
+def fan_graph(servers: McpServers, *, send: bool) -> Any:
+    def agent(state: MessagesState) -> dict[str, Any]:
+        calls = [
+            {"name": "demo_sleep", "args": {"seconds": SECONDS}, "id": f"s{next(_ids)}", "type": "tool_call"}
+            for _ in range(FAN)
+        ]
+        return {"messages": [AIMessage("", tool_calls=calls)]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("agent", agent)
+    builder.add_node("tools", McpToolNode(servers))
+    builder.add_edge(START, "agent")
+    if send:
+        builder.add_conditional_edges("agent", route_tool_calls, ["tools", END])
+    else:
+        builder.add_edge("agent", "tools")
+    builder.add_edge("tools", END)
+    return builder.compile()
+
+
+async def variants_for(stack: AsyncExitStack, era: str, transport: str, url: str | None) -> dict[str, Any]:
+    if transport == "stdio":
+        spec = demo_stdio(era)
+        raw_transport: Any = stdio_client(StdioServerParameters(command=PY, args=[*DEMO_ARGS, "stdio"]))
+    else:
+        assert url is not None
+        spec = http_spec(url, era)
+        raw_transport = streamable_http_client(url)
+    client = await stack.enter_async_context(Client(raw_transport, mode=era_mode(era)))
+    servers = McpServers({"demo": spec})
+    stack.push_async_callback(servers.aclose)
+    await servers.list_tools()
+    send_graph = fan_graph(servers, send=True)
+    task_graph = fan_graph(servers, send=False)
+    args = {"seconds": SECONDS}
+
+    async def one() -> None:
+        await servers.call_tool("demo_sleep", args)
+
+    async def raw() -> None:
+        await asyncio.gather(*(client.call_tool("sleep", args) for _ in range(FAN)))
+
+    async def ours() -> None:
+        await asyncio.gather(*(servers.call_tool("demo_sleep", args) for _ in range(FAN)))
+
+    def graph(g: Any) -> Callable[[], Awaitable[None]]:
+        async def go() -> None:
+            out = await g.ainvoke({"messages": []})
+            replies = [m for m in out["messages"] if m.type == "tool"]
+            assert len(replies) == FAN and all(m.status == "success" for m in replies), replies[:1]
+
+        return go
+
+    return {
+        "one call": one,
+        f"raw session ×{FAN}": raw,
+        f"servers.call_tool ×{FAN}": ours,
+        f"graph: Send fan-out ×{FAN}": graph(send_graph),
+        f"graph: one-task fan-out ×{FAN}": graph(task_graph),
+    }
+
+
+async def measure(quick: bool) -> Section:
+    reps = 2 if quick else 5
+    section = Section(
+        "p3",
+        f"P3 fan-out: {FAN} parallel {SECONDS * 1000:.0f} ms calls",
+        ["era", "transport", "variant", "wall: median [p25–p75]", "× one call"],
+    )
+    with http_demo_server() as url:
+        for era in ERAS:
+            for transport in ("stdio", "http"):
+                async with AsyncExitStack() as stack:
+                    variants = await variants_for(stack, era, transport, url)
+                    names = list(variants)
+                    times: dict[str, list[float]] = {name: [] for name in names}
+                    await variants["one call"]()  # warm-up
+                    base: dict[str, list[float]] = {name: [] for name in names}
+                    for rep in range(reps):
+                        for name in names[rep % len(names) :] + names[: rep % len(names)]:
+                            if len(times[name]) >= SLOW_REPS and min(times[name]) > SLOW_SECONDS:
+                                continue  # serialised calls: two runs say it, more only cost minutes
+                            began = time.perf_counter()
+                            await variants[name]()
+                            times[name].append(time.perf_counter() - began)
+                            base[name].append(times["one call"][-1] if times["one call"] else 0.0)
+                cell: dict[str, Any] = {}
+                for name in names:
+                    wall = Summary.of(times[name])
+                    pairs = zip(times[name], base[name] if name != "one call" else times[name], strict=True)
+                    ratio = Summary.of([t / b for t, b in pairs if b > 0])
+                    section.rows.append([era, transport, name, wall.ms(), ratio.ratio()])
+                    cell[name] = {"seconds": wall.as_dict(), "ratio": ratio.as_dict()}
+                section.data[f"{era}/{transport}"] = cell
+    section.notes.append(
+        f"{reps} repetitions per variant, interleaved (a variant slower than {SLOW_SECONDS:g} s: {SLOW_REPS}); "
+        "each ratio is to the latest `one call` before it."
+    )
+    return section
+
+
+if __name__ == "__main__":
+    main(__doc__ or "", measure)

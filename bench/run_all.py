@@ -1,0 +1,188 @@
+"""Run the whole benchmark suite and write ``bench/report.md`` and ``bench/report.json``.
+
+Usage: ``python bench/run_all.py [--quick] [--only p1,p4]``. Each benchmark runs in its own process (so memory and
+fd readings of one don't include another's), one after another; inside each, variants are measured side by side.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO = BENCH_DIR.parent
+MODULES = ["p1_per_call", "p2_bridges", "p3_fanout", "p4_catalog", "p5_endurance", "p6_resume", "p8_scale"]
+
+
+def run_module(module: str, quick: bool, out: Path) -> dict[str, Any]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    cmd = [sys.executable, "-m", f"bench.{module}", "--json", str(out), *(["--quick"] if quick else [])]
+    began = time.monotonic()
+    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=1200)
+    seconds = time.monotonic() - began
+    if proc.returncode != 0 or not out.exists():
+        tail = (proc.stderr or proc.stdout).strip()[-1500:]
+        return {
+            "key": module,
+            "title": module,
+            "markdown": f"## {module}\n\nFAILED (exit {proc.returncode}):\n\n```\n{tail}\n```\n",
+            "data": {"error": tail},
+            "seconds": seconds,
+        }
+    section: dict[str, Any] = json.loads(out.read_text())
+    section["seconds"] = seconds
+    return section
+
+
+def median(entry: dict[str, Any] | None, *path: str) -> float | None:
+    node: Any = entry
+    for key in path:
+        if not isinstance(node, dict) or key not in node:
+            return None
+        node = node[key]
+    return float(node) if isinstance(node, int | float) else None
+
+
+def targets(sections: dict[str, dict[str, Any]]) -> list[list[str]]:
+    """The issue's three targets (and P8's memory target), read from the sections' numbers."""
+    rows: list[list[str]] = []
+    p1 = sections.get("p1", {}).get("data", {})
+    for era in ("modern", "legacy"):
+        ratio = (
+            p1.get(era, {}).get("vs_raw", {}).get("variants", {}).get("servers.call_tool", {}).get("ratio")
+        )
+        if ratio:
+            ok = ratio["median"] <= 1.05
+            spread = f"[{ratio['p25']:.2f}–{ratio['p75']:.2f}]"
+            rows.append(
+                [
+                    f"`servers.call_tool` / raw SDK call, stdio, {era}",
+                    "≤ 1.05×",
+                    f"{ratio['median']:.2f}× {spread}",
+                    ok_text(ok),
+                ]
+            )
+    p3 = sections.get("p3", {}).get("data", {})
+    for transport in ("stdio", "http"):
+        cell = p3.get(f"legacy/{transport}", {}).get("servers.call_tool ×32", {}).get("ratio")
+        if cell:
+            spread = f"[{cell['p25']:.2f}–{cell['p75']:.2f}]"
+            rows.append(
+                [
+                    f"32 parallel 100 ms calls / one call, legacy {transport}",
+                    "≤ 1.3×",
+                    f"{cell['median']:.2f}× {spread}",
+                    ok_text(cell["median"] <= 1.3),
+                ]
+            )
+    p4 = sections.get("p4", {}).get("data", {})
+    for era in ("modern", "legacy"):
+        cell = p4.get(era, {}).get("cached get_tools")
+        if cell:
+            spread = f"[{cell['p25'] * 1e3:.2f}–{cell['p75'] * 1e3:.2f}]"
+            rows.append(
+                [
+                    f"cached `get_tools()`, 2,000 tools, {era}",
+                    "≤ 2 ms",
+                    f"{cell['median'] * 1e3:.2f} ms {spread}",
+                    ok_text(cell["median"] <= 0.002),
+                ]
+            )
+    p8 = sections.get("p8", {}).get("data", {})
+    for era in ("modern", "legacy"):
+        cell = p8.get(era, {})
+        if "rss_per_paused_thread_kb" in cell:
+            kb = cell["rss_per_paused_thread_kb"] * 1.024  # KiB -> kB
+            rows.append(
+                [
+                    f"RSS per paused graph thread, {cell['threads']:,} threads, HTTP, {era}",
+                    "≤ 50 KB",
+                    f"{kb:.0f} KB",
+                    ok_text(kb <= 50),
+                ]
+            )
+        elif "error" in cell:
+            rows.append([f"P8 {era}", "runs", cell["error"][:120], "failed"])
+    return rows
+
+
+def ok_text(ok: bool) -> str:
+    return "met" if ok else "**missed**"
+
+
+def machine() -> dict[str, Any]:
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
+    packages = {}
+    for name in ("mcp", "langgraph", "langchain-core", "langgraph-mcp"):
+        try:
+            packages[name] = version(name)
+        except Exception:
+            packages[name] = "?"
+    return {
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "commit": commit.stdout.strip(),
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "load": os.getloadavg(),
+        "packages": packages,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions and threads (a smoke run)")
+    parser.add_argument("--only", help="comma-separated prefixes, e.g. p1,p4")
+    parser.add_argument("--out", type=Path, default=BENCH_DIR, help="directory for report.md / report.json")
+    args = parser.parse_args()
+    wanted = [m for m in MODULES if not args.only or m.split("_")[0] in args.only.split(",")]
+    info = machine()
+    sections: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for module in wanted:
+            print(f"running {module} ...", flush=True)
+            section = run_module(module, args.quick, Path(tmp) / f"{module}.json")
+            sections[section["key"]] = section
+            print(f"  {module}: {section['seconds']:.0f} s", flush=True)
+    total = sum(s["seconds"] for s in sections.values())
+    command = "python bench/run_all.py" + (" --quick" if args.quick else "")
+    load = ", ".join(f"{x:.1f}" for x in info["load"])
+    lines = [
+        "# langgraph-mcp benchmark report",
+        "",
+        f"`{command}` — {info['date']}, commit {info['commit']}, Python {info['python']}, {info['cpus']} CPUs "
+        f"(load average at start: {load}), "
+        + ", ".join(f"{k} {v}" for k, v in info["packages"].items())
+        + f". Total {total:.0f} s.",
+        "",
+        "Medians with the interquartile range [p25–p75]; ratios are taken per block against a baseline measured "
+        "beside it in the same process, so a busy machine moves them less than absolute times.",
+        "",
+        "## Targets",
+        "",
+        "| target | goal | measured | |",
+        "|---|---|---|---|",
+    ]
+    lines.extend("| " + " | ".join(row) + " |" for row in targets(sections))
+    lines.append("")
+    for section in sections.values():
+        lines.append(section["markdown"])
+        lines.append(f"_({section['seconds']:.0f} s)_\n")
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "report.md").write_text("\n".join(lines))
+    report = {"machine": info, "command": command, "sections": sections, "targets": targets(sections)}
+    (args.out / "report.json").write_text(json.dumps(report, indent=2, default=str))
+    print(f"wrote {args.out / 'report.md'} and {args.out / 'report.json'} ({total:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
