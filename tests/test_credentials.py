@@ -4,8 +4,13 @@ and catalogs are kept per identity, idle identities are closed and the live ones
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -20,7 +25,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from langgraph_mcp import ConfigError, McpServers, McpToolNode
+from langgraph_mcp import ConfigError, McpServers, McpToolNode, ToolCallRouter, create_approval_gate
 from tests.helpers import serve_asgi
 from tests.servers.identity_server import Binding, Record, binding_app, build_identity_server
 
@@ -234,5 +239,75 @@ async def test_a_credentials_callable_may_return_an_httpx_auth_per_user() -> Non
             assert seen == ["Bearer ann-secret", "Bearer ben-secret", "Bearer ann-secret"]
             assert servers.live_identities("ident") == 2
             assert binding.violations == []
+        finally:
+            await servers.aclose()
+
+
+async def test_the_cli_fills_env_and_configurable_headers_from_a_json_config(tmp_path: Path) -> None:
+    async with identity_server() as (url, record, _):
+        config = tmp_path / "servers.json"
+        headers = {"Authorization": "Bearer ${configurable:token}", "X-Key": "${env:IDENT_CLI_KEY}"}
+        config.write_text(json.dumps({"mcpServers": {"ident": {"url": url, "headers": headers}}}))
+        env = {**os.environ, "IDENT_CLI_KEY": "key-from-env", "LANGGRAPH_MCP_DB": str(tmp_path / "t.sqlite")}
+
+        def cli(*args: str, env: dict[str, str] = env) -> subprocess.CompletedProcess[str]:
+            command = [sys.executable, "-m", "langgraph_mcp", *args, "--config", str(config), "--no-input"]
+            return subprocess.run(command, capture_output=True, text=True, timeout=60, env=env, check=False)
+
+        done = await anyio.to_thread.run_sync(
+            lambda: cli("call", "ident_whoami", "--args", '{"run": "cli"}', "--configurable", "token=abc")
+        )
+        assert done.returncode == 0, done.stderr
+        (seen,) = record.of("whoami")
+        assert (seen["authorization"], seen["x_key"], seen["run"]) == ("Bearer abc", "key-from-env", "cli")
+
+        missing_env = {k: v for k, v in env.items() if k != "IDENT_CLI_KEY"}
+        failed = await anyio.to_thread.run_sync(
+            lambda: cli(
+                "call",
+                "ident_whoami",
+                "--args",
+                '{"run": "x"}',
+                "--configurable",
+                "token=abc",
+                env=missing_env,
+            )
+        )
+        assert failed.returncode == 2 and "IDENT_CLI_KEY" in failed.stderr
+
+        no_token = await anyio.to_thread.run_sync(
+            lambda: cli("call", "ident_whoami", "--args", '{"run": "y"}')
+        )
+        assert no_token.returncode != 0 and "'token'" in no_token.stderr + no_token.stdout
+        assert len(record.of("whoami")) == 1  # neither reached the server
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_the_gate_and_the_node_look_tools_up_in_the_callers_own_catalog(mode: str) -> None:
+    """The admin's listing has ``admin_reset``; a user's run must not find it there (nor run it)."""
+    async with identity_server() as (url, record, _):
+        servers = McpServers({"ident": {"url": url, "mode": mode, "headers": TOKEN_HEADERS}})
+        try:
+            builder = StateGraph(MessagesState)
+
+            def agent(state: MessagesState) -> dict[str, Any]:
+                call = {"name": "ident_admin_reset", "args": {}, "id": "reset-1", "type": "tool_call"}
+                return {"messages": [AIMessage("", tool_calls=[call])]}
+
+            builder.add_node("agent", agent)
+            builder.add_node("approval_gate", create_approval_gate(servers))
+            builder.add_node("tools", McpToolNode(servers))
+            builder.add_edge(START, "agent")
+            builder.add_edge("agent", "approval_gate")
+            builder.add_conditional_edges("approval_gate", ToolCallRouter("tools", END), ["tools", END])
+            builder.add_edge("tools", END)
+            graph = builder.compile(checkpointer=InMemorySaver())
+
+            admin = await graph.ainvoke({"messages": [HumanMessage("reset")]}, run_config(1, "admin"))
+            assert admin["messages"][-1].status == "success"
+            user = await graph.ainvoke({"messages": [HumanMessage("reset")]}, run_config(2, "user"))
+            assert "__interrupt__" not in user
+            assert user["messages"][-1].status == "error"
+            assert [c["authorization"] for c in record.of("admin_reset")] == ["Bearer admin"]
         finally:
             await servers.aclose()

@@ -46,6 +46,29 @@ def _add_config(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_configurable(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--configurable",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a run config value (config['configurable'][KEY]), e.g. a token for ${configurable:KEY} in the "
+        "server config's headers; repeatable. Not stored with the thread: give it again on resume",
+    )
+
+
+def _parse_configurable(pairs: Sequence[str]) -> dict[str, str]:
+    from langgraph_mcp.cli.runner import CliError
+
+    values: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise CliError(f"--configurable needs KEY=VALUE, got {pair!r}")
+        values[key.strip()] = value
+    return values
+
+
 def _add_db(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--db",
@@ -80,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_config(tools)
     tools.add_argument("--strict", action="store_true", help="exit 2 if any server failed")
+    _add_configurable(tools)
     tools.set_defaults(command_name="tools")
 
     call = sub.add_parser(
@@ -93,6 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument(
         "--no-input", action="store_true", help="never prompt: leave the thread pending instead"
     )
+    _add_configurable(call)
     call.set_defaults(command_name="call")
 
     pending = sub.add_parser("pending", help="show what a thread waits for", epilog=_EPILOG)
@@ -100,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_db(pending)
     pending.add_argument("--config", metavar="FILE", help="server config (default: the thread's own)")
     pending.add_argument("--json", action="store_true", help="print the pending interrupts as JSON")
+    _add_configurable(pending)
     pending.set_defaults(command_name="pending")
 
     resume = sub.add_parser("resume", help="answer what a thread waits for and continue it", epilog=_EPILOG)
@@ -114,6 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument(
         "--no-input", action="store_true", help="never prompt: leave what is unanswered pending"
     )
+    _add_configurable(resume)
     resume.set_defaults(command_name="resume")
 
     demo = sub.add_parser(
@@ -130,6 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--no-input", action="store_true", help="never prompt: leave the thread pending instead"
     )
+    _add_configurable(demo)
     demo.set_defaults(command_name="demo")
     return parser
 
@@ -157,6 +185,12 @@ def run(argv: Sequence[str] | None = None) -> int:
     console = Console(highlight=False)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
+        configurable = _parse_configurable(args.configurable)
+        if configurable:
+            # Every run and every lookup of this process uses these values (e.g. per-user header tokens).
+            from langgraph_mcp.credentials import RUN_CONFIG
+
+            RUN_CONFIG.set({"configurable": configurable})
         return _command(args.command_name)(args, console, err)
     except CliError as exc:
         err.print(Text(f"error: {exc}", style="red"))

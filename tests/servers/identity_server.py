@@ -1,6 +1,6 @@
 """An ``MCPServer`` that records who called it, for per-run credential and interceptor tests (both eras, HTTP).
 
-Every tool records the call's ``authorization`` and ``x-user`` headers and its arguments in ``calls``. Over HTTP,
+Every tool records the call's ``authorization``, ``x-user`` and ``x-key`` headers and its arguments in ``calls``. Over HTTP,
 :func:`binding_app` wraps the ASGI app like a server that binds a legacy session to the first caller's token: it
 records every request whose token differs from the one that opened its ``mcp-session-id`` (``violations``), and
 sets ``closed`` events when a client ends a session (``DELETE``).
@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
 from pydantic import BaseModel
 
 Scope = MutableMapping[str, Any]
@@ -44,8 +45,27 @@ class Record:
         return [c for c in self.calls if c["tool"] == tool]
 
 
+ADMIN_TOKEN = "Bearer admin"
+"""Only calls with this ``authorization`` see the ``admin_reset`` tool listed (a per-user catalog)."""
+
+
+async def _admin_only_listing(ctx: Any, call_next: Any) -> Any:
+    result = await call_next(ctx)
+    if ctx.method == "tools/list":
+        request = ctx.request
+        token = request.headers.get("authorization") if request is not None else None
+        if token != ADMIN_TOKEN:
+            tools = result.tools if hasattr(result, "tools") else result["tools"]
+            kept = [t for t in tools if (t.name if hasattr(t, "name") else t["name"]) != "admin_reset"]
+            if hasattr(result, "tools"):
+                result = result.model_copy(update={"tools": kept})
+            else:
+                result = {**result, "tools": kept}
+    return result
+
+
 def build_identity_server(name: str = "ident") -> tuple[MCPServer, Record]:
-    srv = MCPServer(name)
+    srv = MCPServer(name, middleware=[_admin_only_listing])
     record = Record()
 
     def note(tool: str, ctx: Context, **args: Any) -> dict[str, Any]:
@@ -54,13 +74,14 @@ def build_identity_server(name: str = "ident") -> tuple[MCPServer, Record]:
             "tool": tool,
             "authorization": headers.get("authorization"),
             "x_user": headers.get("x-user"),
+            "x_key": headers.get("x-key"),
             "session": headers.get("mcp-session-id"),
             **args,
         }
         record.calls.append(entry)
         return entry
 
-    @srv.tool()
+    @srv.tool(annotations=ToolAnnotations(read_only_hint=True))
     def whoami(run: str, ctx: Context) -> dict[str, Any]:
         """Say which credentials this call came with."""
         return note("whoami", ctx, run=run)
@@ -79,6 +100,12 @@ def build_identity_server(name: str = "ident") -> tuple[MCPServer, Record]:
             record.failures[marker] += 1
             raise ToolError(f"flaky failure {record.failures[marker]} for {marker}")
         return f"ok {marker}"
+
+    @srv.tool(annotations=ToolAnnotations(read_only_hint=True))
+    def admin_reset(ctx: Context) -> str:
+        """Listed for the admin only (and so only callable through a catalog the admin listed)."""
+        note("admin_reset", ctx)
+        return "reset"
 
     @srv.tool()
     def transfer(amount: int, confirm: Annotated[Confirm, Resolve(ask_confirm)], ctx: Context) -> str:
