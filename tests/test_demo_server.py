@@ -68,6 +68,8 @@ EXPECTED_TOOLS = {
     "two_questions_commit",
     "runaway",
     "state_only",
+    "whoami",
+    "share_file",
 }
 
 # Answers by form field name; the asker fills each requested property from here.

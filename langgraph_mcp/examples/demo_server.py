@@ -3,7 +3,9 @@
 It exposes a fixed set of tools covering everything ``langgraph_mcp`` has to handle: tool annotations,
 structured output, every content-block type, tool errors, progress, hangs and crashes, and elicitation
 in both protocol eras (legacy ``elicitation/create`` pushed mid-call, and the 2026-07-28
-``InputRequiredResult`` multi-round-trip).
+``InputRequiredResult`` multi-round-trip). It also serves resources (``demo://logo.png``, the template
+``demo://files/{name}`` over the workspace), the prompt ``review_file`` and, for per-user credentials over HTTP,
+``whoami`` (reports the caller's ``X-User`` header).
 
 Run it::
 
@@ -782,6 +784,42 @@ def build_server(name: str = DEFAULT_NAME) -> DemoServer:
         if done < n:
             return InputRequiredResult(request_state=f"state_only:{done + 1}")
         return f"done after {n} state rounds"
+
+    # -------------------------------------------------------------- per-run credentials, resources, prompts
+
+    @srv.tool(annotations=READ_ONLY_CLOSED)
+    def whoami(ctx: Context) -> dict[str, Any]:
+        """Say who is calling: the request's X-User header, and whether it carried a bearer token (over HTTP)."""
+        headers = ctx.headers or {}
+        return {
+            "user": headers.get("x-user"),
+            "bearer": headers.get("authorization", "").startswith("Bearer "),
+        }
+
+    @srv.tool(annotations=READ_ONLY_CLOSED)
+    def share_file(name: str) -> list[ContentBlock]:
+        """Share a workspace file as a link (``resource_link`` to ``demo://files/<name>``), not its content."""
+        if name not in files:
+            raise ToolError(f"no such file: {name}")
+        link = ResourceLink(uri=f"demo://files/{name}", name=name, mime_type="text/plain")
+        return [TextContent(text=f"Here is {name}."), link]
+
+    @srv.resource("demo://files/{name}", mime_type="text/plain")
+    def workspace_file(name: str) -> str:
+        """A file of the demo workspace."""
+        if name not in files:
+            raise ValueError(f"no such file: {name}")
+        return files[name]
+
+    @srv.resource("demo://logo.png", mime_type="image/png")
+    def logo() -> bytes:
+        """The demo's tiny PNG."""
+        return IMAGE_PNG
+
+    @srv.prompt()
+    def review_file(name: str) -> str:
+        """Ask for a review of a workspace file."""
+        return f"Please review {name}:\n\n{files.get(name, '(no such file)')}"
 
     return srv
 
