@@ -248,6 +248,7 @@ class ServerConnection:
         # never share this object's state (the old one's cleanup would clear the new client) and no process leaks.
         await self._wait_owner()
         self._starts += 1
+        self.router.new_session()
         self._stop = asyncio.Event()
         self._ready = asyncio.Event()
         self._error = None

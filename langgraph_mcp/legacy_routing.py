@@ -58,6 +58,8 @@ class RoutedCall:
     questions: int = 0
     """Questions routed to it and not answered yet (the server's tool is suspended in them)."""
     ended: CallEnd | None = None
+    session: int = 0
+    """The connection start it was sent on: a question on a later session can't be its."""
 
 
 @dataclass(eq=False)
@@ -82,6 +84,12 @@ class LegacyCallRouter:
         self._alone: RoutedCall | None = None
         self._alone_waiting = 0
         self._changed = asyncio.Event()
+        self._session = 0
+
+    def new_session(self) -> None:
+        """The connection (re)started: calls sent on the old session can't own questions on the new one."""
+        self._session += 1
+        self._calls = {c for c in self._calls if c.session == self._session}
 
     # ------------------------------------------------------------------------------------------- turns
 
@@ -97,6 +105,7 @@ class LegacyCallRouter:
         """Register a call about to be sent, once it may run (a call that runs alone waits for the others)."""
         call = RoutedCall(tool, deliver)
         await self._take_turn(call)
+        call.session = self._session
         self._calls.add(call)
         return call
 

@@ -60,6 +60,9 @@ class ElicitationInterrupt(TypedDict):
     """1 for the first round of questions of this call, 2 for the next, ..."""
     requests: dict[str, ElicitationRequest]
     """Questions keyed by the server's own opaque keys; answer every key."""
+    previous_answers: NotRequired[ElicitationAnswers]
+    """Set when the server changed a question it had asked before: the answer given then, which no longer fits
+    (shown as context, never sent; fields the new question marks sensitive are left out)."""
 
 
 class AcceptAnswer(TypedDict):

@@ -4,7 +4,9 @@ LangGraph re-runs an interrupted node from the top and hands each ``interrupt()`
 same index. A re-issued MCP call may not ask exactly what it asked before (a legacy server's question can change
 between attempts), so answers are matched by the question's request keys — the server's own keys in the 2026-07-28
 era, a hash of message and schema for legacy questions — and a stored answer that no longer fits is skipped rather
-than fed to the wrong question.
+than fed to the wrong question. A stored answer whose keys match but whose content no longer fits (the server
+changed the question since it was accepted) is not forced either: the new question is asked, with that answer as
+``previous_answers`` context.
 
 A fresh answer is always taken through ``interrupt(payload, response_schema=...)``, so LangGraph validates it
 against the question before saving it: a bad answer is refused and the same interrupt can be answered again.
@@ -13,15 +15,39 @@ against the question before saving it: a bad answer is refused and the same inte
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from langgraph.config import get_config
 from langgraph.types import interrupt
 
 from langgraph_mcp._compat import fresh_resume_index, has_checkpointer, stored_resume_values, task_scratchpad
 from langgraph_mcp.elicitation.answers import answers_response_schema, validate_answers
-from langgraph_mcp.errors import LangGraphMcpError
+from langgraph_mcp.errors import AnswerError, LangGraphMcpError
 from langgraph_mcp.payloads import ElicitationAnswers, ElicitationInterrupt, ElicitationRequest
+
+
+def _fits(requests: Mapping[str, ElicitationRequest], stored: Mapping[str, Any]) -> bool:
+    try:
+        validate_answers(requests, stored)
+    except AnswerError:
+        return False
+    return True
+
+
+def _without_sensitive(
+    requests: Mapping[str, ElicitationRequest], stored: Mapping[str, Any]
+) -> ElicitationAnswers:
+    shown: dict[str, Any] = {}
+    for key, answer in stored.items():
+        request = requests.get(key)
+        hidden = (
+            set(request.get("sensitive", [])) if request is not None and request["mode"] == "form" else set()
+        )
+        content = answer.get("content") if isinstance(answer, Mapping) else None
+        if isinstance(content, Mapping) and hidden:
+            answer = {**answer, "content": {k: v for k, v in content.items() if k not in hidden}}
+        shown[key] = answer
+    return cast(ElicitationAnswers, shown)
 
 
 class NoCheckpointerError(LangGraphMcpError):
@@ -72,15 +98,22 @@ class InterruptAsker:
         book = self._book()
         keys = set(requests)
         index = resume_index
+        previous: Mapping[str, Any] | None = None
         while index < len(book):
             stored = book[index]
-            if index == self._fresh:
+            if index == self._fresh and index >= self.consumed:
                 # A new answer is checked against the question (response_schema), whatever its shape: a
                 # wrong one is refused before it is saved and the same interrupt id stays pending.
                 return self._take(index, payload, requests, stored), index + 1
             if isinstance(stored, Mapping) and set(stored) == keys:
-                return self._take(index, payload, requests, stored), index + 1
+                if _fits(requests, stored):
+                    return self._take(index, payload, requests, stored), index + 1
+                # An answer accepted earlier that no longer fits: the server changed its question since.
+                # Never forced on the new question; shown as context when it is asked.
+                previous = stored
             index += 1
+        if previous is not None:
+            payload = {**payload, "previous_answers": _without_sensitive(requests, previous)}
         return self._take(len(book), payload, requests, None), len(book) + 1
 
     def _take(

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import mcp.types as types
-from langgraph.errors import GraphInterrupt
+from langgraph.errors import GraphInterrupt, is_invalid_resume
 from mcp import MCPError
 from mcp.shared.exceptions import UrlElicitationRequiredError
 
@@ -157,8 +157,10 @@ class _Call:
         }
         try:
             return self.asker.answer(payload, requests, resume_index)
-        except GraphInterrupt:
-            if live is not None:
+        except Exception as exc:
+            # Paused (GraphInterrupt), or a refused answer (the same interrupt stays pending): the live round keeps
+            # waiting for the next answer, so a legacy server's tool body still runs once.
+            if live is not None and (isinstance(exc, GraphInterrupt) or is_invalid_resume(exc)):
                 live.resume_index = self.asker.raised_at
                 self.paused.keep(self.asker.key, live)
             raise
@@ -307,7 +309,12 @@ async def _legacy(call: _Call, paused: PausedRound | None) -> types.CallToolResu
         assert question is not None
         requests = _legacy_requests(conn.spec.question_match, question)
         round_ = live.round
-        answers, resume_index = call.ask(round_, requests, live.resume_index, live)
+        try:
+            answers, resume_index = call.ask(round_, requests, live.resume_index, live)
+        except Exception as exc:
+            if not (isinstance(exc, GraphInterrupt) or is_invalid_resume(exc)):
+                await handle.abandon()  # the call can't go on: cancel it on the server before reporting why
+            raise
         await conn.resume_legacy_call(handle)
         handle.reply(to_elicit_result(next(iter(answers.values()))))
     else:
@@ -331,8 +338,9 @@ async def _legacy(call: _Call, paused: PausedRound | None) -> types.CallToolResu
             handle.reply(to_elicit_result(next(iter(answers.values()))))
     except (GraphInterrupt, asyncio.CancelledError):
         raise
-    except BaseException:
-        await handle.abandon()
+    except BaseException as exc:
+        if not is_invalid_resume(exc):  # a refused answer keeps the call parked for the corrected one
+            await handle.abandon()
         raise
 
 

@@ -43,6 +43,8 @@ class PausedRound:
     """Modern: the round's ``inputRequests`` as the server sent them (JSON), to rebuild the questions."""
     deadline: float = 0.0
     """``time.monotonic()`` after which the round is no longer continued (``park_timeout``)."""
+    connection_start: int = 0
+    """Which start of the connection the round belongs to: after a restart its open call is gone."""
 
 
 class PausedRounds:
@@ -58,6 +60,7 @@ class PausedRounds:
     def keep(self, key: PauseKey, paused: PausedRound) -> None:
         """Keep a paused round for a same-process resume; a legacy call lets other calls run while it waits."""
         paused.deadline = time.monotonic() + self.connection.spec.park_timeout
+        paused.connection_start = self.connection.starts
         old = self._rounds.pop(key, None)
         if old is not None and old.legacy_call is not None and old.legacy_call is not paused.legacy_call:
             self.connection.spawn(old.legacy_call.abandon())
@@ -67,16 +70,21 @@ class PausedRounds:
             self.connection.spawn(self._expire(key, paused))
 
     def take(self, key: PauseKey) -> PausedRound | None:
-        """The live paused round for ``key`` (removed), or ``None`` when it is gone or past its deadline."""
+        """The live paused round for ``key`` (removed), or ``None`` when it is gone: past its deadline, or (legacy)
+        its call ended or the connection was restarted since (the server restarted): the durable path re-issues it."""
         paused = self._rounds.pop(key, None)
         if paused is None:
             return None
         call = paused.legacy_call
-        if time.monotonic() > paused.deadline or (call is not None and call.finished):
+        if time.monotonic() > paused.deadline or (call is not None and not self._still_open(paused, call)):
             if call is not None:
                 self.connection.spawn(call.abandon())
             return None
         return paused
+
+    def _still_open(self, paused: PausedRound, call: CallHandle) -> bool:
+        ended = call.route is not None and call.route.ended is not None
+        return not (call.finished or ended or self.connection.starts != paused.connection_start)
 
     async def _expire(self, key: PauseKey, paused: PausedRound) -> None:
         await asyncio.sleep(max(0.0, paused.deadline - time.monotonic()))

@@ -1,0 +1,175 @@
+"""Issue 10 items 7-9: a human's answer is not lost when the server restarts, changes its question, or gets a
+refused answer first."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp.types as types
+import pydantic
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
+from mcp import MCPError
+from mcp.server import Server, ServerRequestContext
+
+from langgraph_mcp import McpServers
+from langgraph_mcp.examples.demo_server import build_server
+from tests.helpers import child_pids, event_pids, process_exists, stdio_demo_spec
+from tests.node_support import (
+    TOMORROW,
+    accept_all,
+    call,
+    in_process,
+    one_turn_graph,
+    start,
+    text_of,
+    tool_messages,
+)
+
+pytestmark = pytest.mark.anyio
+
+
+def config(thread: str = "t") -> Any:
+    return {"configurable": {"thread_id": thread}}
+
+
+# ------------------------------------------------------------------------------------------------ item 7
+
+
+async def test_legacy_server_restarted_while_paused_the_answer_is_replayed_on_the_new_session(
+    tmp_path: Path,
+) -> None:
+    events = tmp_path / "events.jsonl"
+    servers = McpServers({"demo": stdio_demo_spec(events_file=events, mode="legacy")})
+    try:
+        graph = one_turn_graph(
+            servers, [call("demo_book_trip_legacy", "c1", destination="Rome")], InMemorySaver()
+        )
+        out = await graph.ainvoke(start(), config())
+        (pending,) = out["__interrupt__"]
+        (first,) = event_pids(events, "book_trip_legacy")
+        os.kill(first, signal.SIGKILL)  # the server dies while the call is parked in its question
+        with anyio.fail_after(10):
+            while process_exists(first):
+                await anyio.sleep(0.02)
+        out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), config())
+        message = tool_messages(out)["c1"]
+        assert message.status == "success", text_of(message)
+        assert text_of(message) == f"Booked Rome on {TOMORROW}"
+        second = event_pids(events, "book_trip_legacy", "commit")
+        assert len(second) == 1 and second[0] != first  # re-issued on the new server, answered from storage
+        assert (
+            "__interrupt__" not in out
+        )  # the stored answer answered the replayed question: nobody was asked
+        assert child_pids() == {second[0]}
+    finally:
+        await servers.aclose()
+
+
+# ------------------------------------------------------------------------------------------------ item 8
+
+
+class ChangingServer:
+    """A 2026-07-28 server whose ``book`` tool asks ``when`` (a date); ``change()`` adds a required ``time`` field to
+    the same request key and refuses request states issued before (as after a redeploy)."""
+
+    def __init__(self) -> None:
+        self.version = 1
+        self.committed: list[dict[str, Any]] = []
+        self.server: Server[Any] = Server("changing", on_list_tools=self._list, on_call_tool=self._call)
+
+    def change(self) -> None:
+        self.version = 2
+
+    def _schema(self) -> dict[str, Any]:
+        props: dict[str, Any] = {"date": {"type": "string"}}
+        if self.version == 2:
+            props["time"] = {"type": "string"}
+        return {"type": "object", "properties": props, "required": list(props)}
+
+    async def _list(self, ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
+        schema = {"type": "object", "properties": {}}
+        return types.ListToolsResult(tools=[types.Tool(name="book", input_schema=schema)])
+
+    async def _call(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        state, responses = params.request_state, params.input_responses or {}
+        if state is not None and state != f"v{self.version}":
+            raise MCPError(types.INVALID_PARAMS, "requestState is not valid for this server")
+        answer = responses.get("when")
+        content = getattr(answer, "content", None) or (
+            answer.get("content") if isinstance(answer, dict) else None
+        )
+        if content is None or set(content) != set(self._schema()["properties"]):
+            request = types.ElicitRequest(
+                params=types.ElicitRequestFormParams(message="When?", requested_schema=self._schema())
+            )
+            return types.InputRequiredResult(
+                input_requests={"when": request}, request_state=f"v{self.version}"
+            )
+        self.committed.append(dict(content))
+        return types.CallToolResult(content=[types.TextContent(text=f"booked {sorted(content.items())}")])
+
+
+async def test_modern_server_changed_the_question_the_old_answer_is_shown_and_the_new_question_asked() -> (
+    None
+):
+    srv = ChangingServer()
+    servers = McpServers({"c": {"transport": "in_process", "server": srv.server, "mode": "modern"}})
+    try:
+        graph = one_turn_graph(servers, [call("c_book", "c1")], InMemorySaver())
+        out = await graph.ainvoke(start(), config())
+        (first,) = out["__interrupt__"]
+        assert set(first.value["requests"]["when"]["requested_schema"]["properties"]) == {"date"}
+        srv.change()
+        old = {"when": {"action": "accept", "content": {"date": TOMORROW}}}
+        out = await graph.ainvoke(Command(resume={first.id: old}), config())
+        # Not forced on the changed question, not an error: the new question, with the old answer as context.
+        (second,) = out["__interrupt__"]
+        assert second.id != first.id
+        assert set(second.value["requests"]["when"]["requested_schema"]["properties"]) == {"date", "time"}
+        assert second.value["previous_answers"] == old
+        assert srv.committed == []
+        new = {"when": {"action": "accept", "content": {"date": TOMORROW, "time": "09:00"}}}
+        out = await graph.ainvoke(Command(resume={second.id: new}), config())
+        message = tool_messages(out)["c1"]
+        assert message.status == "success", text_of(message)
+        assert srv.committed == [{"date": TOMORROW, "time": "09:00"}]
+    finally:
+        await servers.aclose()
+
+
+# ------------------------------------------------------------------------------------------------ item 9
+
+
+async def test_legacy_refused_answer_keeps_the_call_parked_and_the_tool_body_runs_once() -> None:
+    srv = build_server()
+    servers = McpServers({"demo": in_process(srv, "legacy")})
+    try:
+        graph = one_turn_graph(
+            servers, [call("demo_book_trip_legacy", "c1", destination="Rome")], InMemorySaver()
+        )
+        out = await graph.ainvoke(start(), config())
+        (pending,) = out["__interrupt__"]
+        (key,) = pending.value["requests"]
+        with pytest.raises(pydantic.ValidationError):
+            await graph.ainvoke(
+                Command(resume={pending.id: {key: {"action": "accept", "content": {"date": "soon"}}}}),
+                config(),
+            )
+        assert [i.id for i in (await graph.aget_state(config())).interrupts] == [pending.id]
+        assert len(servers.paused_rounds("demo")) == 1  # still parked, waiting for the corrected answer
+        out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), config())
+        assert text_of(tool_messages(out)["c1"]) == f"Booked Rome on {TOMORROW}"
+        counts = srv.events.counts
+        assert counts["book_trip_legacy.enter"] == 1  # the server's tool body ran once
+        assert counts["book_trip_legacy.commit"] == 1
+        assert counts["server.cancelled"] == 0  # nothing was left open or cancelled on the server
+    finally:
+        await servers.aclose()
