@@ -167,3 +167,31 @@ def test_interactive_demo_asks_for_the_approval_and_the_date(db: Path) -> None:
     assert "Booked Rome on 2031-02-03" in flat
     assert "demo_delete_file (error): A human reviewer rejected this call" in flat
     assert "Reason: not today" in flat
+
+
+def test_answers_given_before_ctrl_c_are_kept(db: Path) -> None:
+    child = spawn(db, "demo", "--db", str(db))
+    # The date question comes first; answer it, then stop at the approval prompt.
+    child.expect(r"Fill in the form\? .*: ")
+    child.sendline("accept")
+    child.expect(r"Date - Departure date \(YYYY-MM-DD\): ")
+    child.sendline("2031-02-03")
+    child.expect(r"Decision for demo_delete_file .*: ")
+    child.sendintr()
+    child.expect(r"Thread (demo-[0-9a-f]+) is waiting: approval for call_delete_file_1\.")
+    thread = child.match.group(1)
+    _, code = finish(child)
+    assert code == 3
+
+    resumed = spawn(
+        db, "resume", "--thread", thread, "--db", str(db)
+    )  # a new process: only the approval is left
+    resumed.expect(r"Decision for demo_delete_file .*: ")
+    resumed.sendline("a")
+    rest, code = finish(resumed)
+
+    assert code == 0
+    flat = re.sub(r"\s+", " ", rest)
+    assert "Fill in the form" not in flat  # the date was not asked again
+    assert "Deleted todo.txt" in flat
+    assert "demo_book_trip: Booked Rome on 2031-02-03" in flat

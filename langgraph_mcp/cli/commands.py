@@ -18,12 +18,13 @@ from rich.console import Console
 from rich.text import Text
 
 from langgraph_mcp.approval.policy import ApprovalPolicy
-from langgraph_mcp.cli.render import RunView, render_pending, render_tools
-from langgraph_mcp.cli.responders import AnswersFile, InteractiveResponder, Responder
+from langgraph_mcp.cli.hints import pending_hint, print_hint, report_pending, resume_hint
+from langgraph_mcp.cli.models import demo_model
+from langgraph_mcp.cli.render import RunView, render_pending, render_tools, server_target
+from langgraph_mcp.cli.responders import AnswersFile, responder_chain
 from langgraph_mcp.cli.runner import (
     EXIT_FAILED,
     EXIT_OK,
-    EXIT_PENDING,
     EXIT_USAGE,
     CliError,
     Outcome,
@@ -37,9 +38,10 @@ from langgraph_mcp.cli.runner import (
     thread_state,
 )
 from langgraph_mcp.cli.store import ThreadRecord, default_db_path, load_thread, new_thread_id, save_thread
+from langgraph_mcp.examples.demo_graph import build_graph
 from langgraph_mcp.resume import pending_interrupts
 
-__all__ = ["cmd_call", "cmd_pending", "cmd_resume", "cmd_tools", "load_policy", "report_pending"]
+__all__ = ["cmd_call", "cmd_pending", "cmd_resume", "cmd_tools", "load_policy"]
 
 
 def _abs(path: str | None) -> str | None:
@@ -53,15 +55,6 @@ def db_path(args: argparse.Namespace) -> Path:
 def load_policy(path: str | None) -> ApprovalPolicy:
     """The approval policy from ``--policy`` (a JSON file), or the default policy."""
     return ApprovalPolicy.load(path) if path else ApprovalPolicy()
-
-
-def report_pending(console: Console, thread_id: str, db: Path, outcome: Outcome) -> int:
-    """Print that the thread waits (and how to continue it); return :data:`EXIT_PENDING`."""
-    waiting = ", ".join(f"{i.kind} for {i.tool_call_id}" for i in outcome.pending)
-    console.print(Text.assemble(("Thread ", "bold"), (thread_id, "bold yellow"), f" is waiting: {waiting}."))
-    db_hint = f" --db {db}" if db != default_db_path() else ""
-    console.print(f"Continue it with: langgraph-mcp resume --thread {thread_id}{db_hint}")
-    return EXIT_PENDING
 
 
 # ------------------------------------------------------------------------------------------------ tools
@@ -78,7 +71,8 @@ def cmd_tools(args: argparse.Namespace, console: Console, err: Console) -> int:
             return tools, [servers.server_status(name) for name in servers.names]
 
         tools, statuses = session.loop.run(discover())
-        render_tools(console, statuses, tools, servers.report.skipped, policy)
+        targets = {name: server_target(servers.spec(name)) for name in servers.names}
+        render_tools(console, statuses, tools, servers.report.skipped, policy, targets)
         failed = [s["server"] for s in statuses if s.get("error")]
     if failed:
         err.print(Text(f"{len(failed)} server(s) failed: {', '.join(failed)}", style="red"))
@@ -100,18 +94,9 @@ def _parse_args_json(text: str) -> dict[str, Any]:
     return value
 
 
-def _responders(args: argparse.Namespace, console: Console, answers: AnswersFile | None) -> list[Responder]:
-    responders: list[Responder] = []
-    if answers is not None:
-        responders.append(answers)
-    if not args.no_input:
-        responders.append(InteractiveResponder(console))
-    return responders
-
-
 def _finish_call(console: Console, err: Console, record: ThreadRecord, db: Path, outcome: Outcome) -> int:
     if outcome.status == "pending":
-        return report_pending(console, record.thread_id, db, outcome)
+        return report_pending(console, record.thread_id, db, outcome.pending)
     message = outcome.tool_message(str(record.options.get("tool_call_id")))
     if message is None:
         err.print(Text("The call ended without a result.", style="red"))
@@ -127,8 +112,8 @@ def cmd_call(args: argparse.Namespace, console: Console, err: Console) -> int:
     thread_id = args.thread or new_thread_id("call")
     if args.thread and load_thread(db, thread_id) is not None:
         raise CliError(
-            f"thread {thread_id!r} already exists in {db}; continue it with `langgraph-mcp resume --thread "
-            f"{thread_id}`, or pick a new id"
+            f"thread {thread_id!r} already exists in {db}; continue it with `{resume_hint(thread_id, db)}`, "
+            "or pick a new id"
         )
     with Session() as session:
         servers = session.open_servers(args.config)
@@ -154,7 +139,7 @@ def cmd_call(args: argparse.Namespace, console: Console, err: Console) -> int:
             config,
             {"messages": [], "request": request},
             view,
-            _responders(args, console, None),
+            responder_chain(console, no_input=args.no_input),
         )
         return _finish_call(console, err, record, db, outcome)
 
@@ -178,9 +163,6 @@ def _graph_for(
     servers = session.open_servers(config)
     checkpointer = session.checkpointer(db)
     if record.kind == "demo":
-        from langgraph_mcp.cli.demo import demo_model
-        from langgraph_mcp.examples.demo_graph import build_graph
-
         return build_graph(
             servers, policy=policy, model=demo_model(record.options.get("model")), checkpointer=checkpointer
         ), policy
@@ -218,7 +200,10 @@ def cmd_pending(args: argparse.Namespace, console: Console, err: Console) -> int
     for item in pending:
         console.print(render_pending(item))
         console.print(Text(f"    interrupt id: {item.interrupt_id}", style="dim"))
-    console.print(f"Answer with: langgraph-mcp resume --thread {args.thread} [--answers FILE]")
+    print_hint(console, "Answer with:", resume_hint(args.thread, db))
+    console.print(
+        Text("  (add --answers FILE to answer from a JSON file, --no-input to only check)", style="dim")
+    )
     return EXIT_OK
 
 
@@ -231,19 +216,34 @@ def cmd_resume(args: argparse.Namespace, console: Console, err: Console) -> int:
         graph, policy = _graph_for(session, record, db, args)
         config = {"configurable": {"thread_id": args.thread}}
         state = thread_state(session, graph, config)
+        if not pending_interrupts(state) and not state.interrupts and not state.next:
+            console.print(
+                f"Thread {args.thread} is finished: nothing to resume (it ran to the end earlier).",
+                soft_wrap=True,
+            )
+            print_hint(console, "See its state with:", pending_hint(args.thread, db))
+            return EXIT_OK
         if answers is not None:
             answers.check_known(known_calls(state))
         tools = session.servers.cached_tools() if session.servers else []
         view = RunView(console, transcript=record.kind == "demo", policy=policy, tools=tools)
         view.mark_seen(state_messages(state))
-        outcome = drive(session, graph, config, None, view, _responders(args, console, answers), resume=True)
+        outcome = drive(
+            session,
+            graph,
+            config,
+            None,
+            view,
+            responder_chain(console, answers=answers, no_input=args.no_input),
+            resume=True,
+        )
         if answers is not None:
             unused = [k for k, v in answers.entries.items() if v]
             if unused:
                 err.print(Text(f"answers file entries not used: {', '.join(unused)}", style="yellow"))
         if record.kind == "demo":
             if outcome.status == "pending":
-                return report_pending(console, record.thread_id, db, outcome)
+                return report_pending(console, record.thread_id, db, outcome.pending)
             return EXIT_OK
         if outcome.status == "done":
             message = outcome.tool_message(str(record.options.get("tool_call_id")))

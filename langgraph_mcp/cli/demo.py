@@ -20,7 +20,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 from rich.console import Console
 from rich.rule import Rule
@@ -28,36 +27,17 @@ from rich.text import Text
 
 from langgraph_mcp.approval.policy import ApprovalPolicy
 from langgraph_mcp.catalog import McpTool
-from langgraph_mcp.cli.commands import report_pending
-from langgraph_mcp.cli.render import RunView
-from langgraph_mcp.cli.responders import AnswersFile, AutoResponder, InteractiveResponder, Responder
+from langgraph_mcp.cli.hints import report_pending
+from langgraph_mcp.cli.models import demo_model
+from langgraph_mcp.cli.render import RunView, server_target
+from langgraph_mcp.cli.responders import AnswersFile, responder_chain
 from langgraph_mcp.cli.runner import EXIT_FAILED, EXIT_OK, CliError, Session, drive
 from langgraph_mcp.cli.store import ThreadRecord, new_thread_id, save_thread
 from langgraph_mcp.errors import LangGraphMcpError
 from langgraph_mcp.examples.demo_graph import build_graph
 from langgraph_mcp.examples.scripted_model import DEMO_PROMPT, ScriptedChatModel, demo_call_ids
 
-__all__ = ["cmd_demo", "demo_model"]
-
-
-def demo_model(spec: str | None) -> BaseChatModel:
-    """The scripted model, or ``init_chat_model(spec)`` for ``--model provider:model`` (imported lazily)."""
-    if not spec:
-        return ScriptedChatModel()
-    try:
-        from langchain.chat_models import init_chat_model
-    except ImportError as exc:
-        raise CliError(
-            f"--model {spec} needs the `langchain` package: pip install 'langgraph-mcp[agents]' "
-            "(plus the provider's package, e.g. langchain-openai)"
-        ) from exc
-    try:
-        model = init_chat_model(spec)
-    except Exception as exc:  # missing provider package, unknown provider, missing API key...
-        raise CliError(f"--model {spec}: {exc}") from exc
-    if not isinstance(model, BaseChatModel):
-        raise CliError(f"--model {spec}: init_chat_model returned {type(model).__name__}, not a chat model")
-    return model
+__all__ = ["cmd_demo"]
 
 
 def cmd_demo(args: argparse.Namespace, console: Console, err: Console) -> int:
@@ -84,7 +64,10 @@ def cmd_demo(args: argparse.Namespace, console: Console, err: Console) -> int:
             try:
                 tools, status = session.loop.run(start())
             except LangGraphMcpError as exc:
-                raise CliError(f"the bundled demo server did not start: {exc}", EXIT_FAILED) from exc
+                target = server_target(servers.spec("demo"))
+                raise CliError(
+                    f"the bundled demo server ({target}) did not start: {exc}", EXIT_FAILED
+                ) from exc
             policy = ApprovalPolicy()
             graph = build_graph(servers, policy=policy, model=model, checkpointer=session.checkpointer(db))
             thread_id = new_thread_id("demo")
@@ -98,13 +81,7 @@ def cmd_demo(args: argparse.Namespace, console: Console, err: Console) -> int:
                     style="dim",
                 )
             )
-            responders: list[Responder] = []
-            if answers is not None:
-                responders.append(answers)
-            if args.yes:
-                responders.append(AutoResponder())
-            if not args.no_input:
-                responders.append(InteractiveResponder(console))
+            responders = responder_chain(console, answers=answers, yes=args.yes, no_input=args.no_input)
             view = RunView(console, transcript=True, policy=policy, tools=tools)
             human = HumanMessage(content=DEMO_PROMPT, id="demo-prompt")
             view.messages([human])
@@ -116,7 +93,7 @@ def cmd_demo(args: argparse.Namespace, console: Console, err: Console) -> int:
                     err.print(Text(f"answers file entries not used: {', '.join(unused)}", style="yellow"))
             if outcome.status == "pending":
                 keep_db = True  # the thread lives there: `resume --db` needs it
-                return report_pending(console, thread_id, db, outcome)
+                return report_pending(console, thread_id, db, outcome.pending)
             console.print(Rule("done"))
             return EXIT_OK
     finally:

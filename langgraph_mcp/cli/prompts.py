@@ -10,7 +10,8 @@ A URL request shows the message, the URL and its host, and is **never opened** b
 themselves and then says whether they accept.
 
 Ctrl-C (``KeyboardInterrupt``) and end of input (``EOFError``) propagate to the caller, which leaves the
-thread pending: nothing typed so far is saved.
+thread pending: the question being typed is dropped, answers already given to earlier questions are kept
+(:func:`langgraph_mcp.cli.runner.drive`).
 """
 
 from __future__ import annotations

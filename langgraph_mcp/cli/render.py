@@ -9,6 +9,7 @@ pauses, and how each was answered.
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast
 
@@ -22,8 +23,9 @@ from langgraph_mcp.approval.policy import ApprovalPolicy, Verdict
 from langgraph_mcp.catalog import McpTool, SkippedTool
 from langgraph_mcp.cli.pending import PendingMcpInterrupt, Reply
 from langgraph_mcp.cli.prompts import field_options
+from langgraph_mcp.config import HttpServer, ServerSpec, SseServer, StdioServer
 
-__all__ = ["RunView", "content_text", "render_tools", "structured_content", "verdict_text"]
+__all__ = ["RunView", "content_text", "render_tools", "server_target", "structured_content", "verdict_text"]
 
 _HINT_NAMES = {
     "readOnlyHint": ("read-only", "write"),
@@ -84,19 +86,36 @@ def tool_verdict(policy: ApprovalPolicy, tool: McpTool, args: Mapping[str, Any] 
     return policy.verdict(call, tool)
 
 
+def server_target(spec: ServerSpec) -> str:
+    """Where a server is: its URL, or its command line (shell-quoted), or ``in-process``."""
+    if isinstance(spec, StdioServer):
+        return shlex.join([spec.command, *spec.args])
+    if isinstance(spec, HttpServer | SseServer):
+        return spec.url
+    return "in-process"
+
+
 def render_tools(
     console: Console,
     statuses: Sequence[Mapping[str, Any]],
     tools: Sequence[McpTool],
     skipped: Sequence[SkippedTool],
     policy: ApprovalPolicy,
+    targets: Mapping[str, str] | None = None,
 ) -> None:
-    """One table per server: era and status (or the error), then each tool, its hints and verdict."""
+    """One table per server: era and status (or the error and the server's URL or command), then each tool,
+    its hints and verdict."""
     for status in statuses:
         name = str(status["server"])
         if status.get("error"):
+            target = (targets or {}).get(name)
             console.print(
-                Text.assemble((f"{name}", "bold"), ("  FAILED  ", "bold red"), str(status["error"]))
+                Text.assemble(
+                    (f"{name}", "bold"),
+                    ("  FAILED  ", "bold red"),
+                    str(status["error"]),
+                    (f"\n  (server: {target})" if target else "", "dim"),
+                )
             )
             console.print()
             continue

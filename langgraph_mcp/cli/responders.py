@@ -51,6 +51,7 @@ __all__ = [
     "InteractiveResponder",
     "Responder",
     "first_reply",
+    "responder_chain",
     "sample_value",
 ]
 
@@ -59,6 +60,21 @@ class Responder(Protocol):
     """Gives a reply to one pending item, or ``None`` when it has none."""
 
     def reply(self, item: PendingMcpInterrupt) -> Reply | None: ...
+
+
+def responder_chain(
+    console: Console, *, answers: AnswersFile | None = None, yes: bool = False, no_input: bool = False
+) -> list[Responder]:
+    """The responders of one command, in order: the answers file, ``--yes``, then the terminal (unless
+    ``--no-input``)."""
+    chain: list[Responder] = []
+    if answers is not None:
+        chain.append(answers)
+    if yes:
+        chain.append(AutoResponder())
+    if not no_input:
+        chain.append(InteractiveResponder(console))
+    return chain
 
 
 def first_reply(responders: Sequence[Responder], item: PendingMcpInterrupt) -> Reply | None:

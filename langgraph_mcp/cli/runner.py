@@ -4,7 +4,8 @@
 interrupt from the responders (answers file, ``--yes``, the terminal), resumes with one ``Command`` built by
 :func:`langgraph_mcp.resume.resume_command`, and repeats. A pause nobody answers (``--no-input``, Ctrl-C or
 end of input at a prompt) leaves the thread pending in the database, to be resumed by ``langgraph-mcp resume``
-in another process.
+in another process. Answers given before a Ctrl-C at a later prompt are kept: the thread is resumed with them
+(the unanswered interrupts stay pending under the same ids) and stops at its next pause.
 
 The graph runs on a private event loop in a background thread
 (:class:`~langgraph_mcp.cli.loop.BackgroundLoop`) while prompts block the main thread, so Ctrl-C at a prompt
@@ -33,7 +34,7 @@ from langgraph_mcp.approval.policy import ApprovalPolicy
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.cli.loop import BackgroundLoop
 from langgraph_mcp.cli.pending import PendingMcpInterrupt, Reply, command_for
-from langgraph_mcp.cli.render import RunView
+from langgraph_mcp.cli.render import RunView, server_target
 from langgraph_mcp.cli.responders import Responder, first_reply
 from langgraph_mcp.errors import ResumeError, ToolNotFoundError
 from langgraph_mcp.examples.demo_graph import DEMO_SERVER_CONFIG
@@ -144,7 +145,10 @@ def resolve_tool(session: Session, servers: McpServers, name: str) -> McpTool:
     except ToolNotFoundError as exc:
         failed = servers.report.failed_servers
         if failed:
-            lines = [str(exc)] + [f"MCP server {s!r} could not be reached: {e}" for s, e in failed.items()]
+            lines = [str(exc)] + [
+                f"MCP server {s!r} ({server_target(servers.spec(s))}) could not be reached: {e}"
+                for s, e in failed.items()
+            ]
             raise CliError("\n".join(lines), EXIT_FAILED) from exc
         names = [t.published_name for t in servers.cached_tools()]
         if not exc.close_matches:
@@ -295,6 +299,7 @@ def drive(
                 continue
             return Outcome("done", [], messages)
         replies: dict[str, Reply] = {}
+        stopped = False
         try:
             for item in pending:
                 if item.interrupt_id not in shown:
@@ -306,11 +311,30 @@ def drive(
                     view.answered(item, reply)
         except (KeyboardInterrupt, EOFError):
             view.console.print()
-            return Outcome("pending", pending, messages)
+            stopped = True
         if not replies:
             return Outcome("pending", pending, messages)
         try:
             value = command_for(pending, replies)
         except ResumeError as exc:
             raise CliError(str(exc)) from exc
+        if (
+            stopped
+        ):  # keep what was answered before the stop: save it, run to the next pause, ask nothing more
+            return _resume_once(session, graph, config, value, view)
         run = True
+
+
+def _resume_once(
+    session: Session, graph: CompiledStateGraph[Any, Any, Any, Any], config: Any, value: Any, view: RunView
+) -> Outcome:
+    """Resume with the answers given so far (the others stay pending, same ids) and stop at the next pause."""
+    try:
+        session.loop.run(_segment(graph, value, config, view))
+    except ValidationError as exc:
+        raise CliError(f"the graph refused an answer (nothing was saved): {exc}") from exc
+    state = thread_state(session, graph, config)
+    messages = state_messages(state)
+    view.messages(messages)
+    pending = pending_interrupts(state)
+    return Outcome("pending" if pending or state.next else "done", pending, messages)
