@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 import time
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -68,3 +69,26 @@ def test_notebook_runs_top_to_bottom_without_errors(name: str, tmp_path: Path) -
     probe = "".join(o.get("text", "") for o in nb.cells[-1].outputs if o.output_type == "stream")
     assert probe.strip() == sys.executable, "the notebook ran in another interpreter than the test's"
     print(f"{name}: {elapsed:.1f} s")
+
+
+@pytest.mark.parametrize("name", EXPECTED, ids=lambda n: n.split(".")[0])
+def test_notebook_says_what_it_needs_at_the_top(name: str) -> None:
+    nb = read_notebook(NOTEBOOK_DIR / name, as_version=4)
+    first = nb.cells[0]
+    assert first.cell_type == "markdown"
+    assert "**What you need:**" in first.source and '".[notebooks]"' in first.source
+
+
+def test_the_notebooks_extra_installs_what_the_readme_line_runs() -> None:
+    root = NOTEBOOK_DIR.parent
+    extras = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    names = {spec.split("[")[0].split(">")[0].split("=")[0].strip() for spec in extras["notebooks"]}
+    assert {
+        "jupyterlab",
+        "ipykernel",
+        "langgraph-cli",
+    } <= names  # 04 imports the Studio factory (langgraph_sdk)
+    assert (
+        '.venv/bin/pip install -e ".[notebooks]" && .venv/bin/jupyter lab notebooks/'
+        in (root / "README.md").read_text()
+    )

@@ -24,7 +24,7 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import pytest
@@ -203,6 +203,23 @@ def test_factory_is_called_with_the_server_runtime() -> None:
     hook = factory_utils._classify_factory(make_graph)
     assert hook is not None
     assert hook("<config>", "<runtime>") == {"runtime": "<runtime>"}
+
+
+@pytest.mark.anyio
+async def test_reads_reuse_one_graph_and_each_run_gets_its_own_servers() -> None:
+    """Studio reads the graph often (schemas, drawing, state): those calls build nothing and start nothing."""
+
+    class Read:
+        execution_runtime = None
+
+    class Run:
+        execution_runtime = object()
+
+    async with make_graph(cast(Any, Read())) as first, make_graph(cast(Any, Read())) as second:
+        assert first is second
+    async with make_graph(cast(Any, Run())) as run_a, make_graph(cast(Any, Run())) as run_b:
+        assert run_a is not run_b and run_a is not first
+        assert {"agent", "approval_gate", "tools"} <= set(run_a.nodes)
 
 
 def test_repository_langgraph_json_points_at_the_factory() -> None:

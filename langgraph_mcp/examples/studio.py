@@ -15,6 +15,12 @@ subprocess. Three rules of the LangGraph API server shape this module:
   connection lazily, in the event loop that first uses it, so building the graph never touches the server: the
   subprocess starts when a run's first node lists or calls tools, in that run's loop, and is closed when the
   run is done with the graph. Contexts that only read (``runtime.execution_runtime is None``) never start it.
+* **Loading the graph is cheap.** The server times every factory call and warns above 100 ms ("Slow graph
+  load"). Nothing here lists tools or opens a connection at load; building the graph (two small compiles)
+  takes ~2 ms warm and ~11 ms for the very first call of a process on a loaded CI machine (measured
+  in-process), so a warning there comes from the server's own load (startup, blockbuster, a busy event loop),
+  not from this factory. Reads (``execution_runtime is None``: schema, graph drawing, state reads and updates,
+  which Studio makes often) reuse one graph built on first use and never start a server.
 * **No blocking calls in the event loop.** The server raises ``BlockingError`` (blockbuster) for e.g.
   ``time.sleep`` or blocking socket I/O inside async code. Everything here is async or pure; the stdio
   stderr pump of the connection runs in its own thread.
@@ -34,6 +40,7 @@ from langgraph_sdk.runtime import ServerRuntime
 
 from langgraph_mcp.approval.policy import ApprovalPolicy
 from langgraph_mcp.examples.demo_graph import build_graph, demo_server_config
+from langgraph_mcp.examples.scripted_model import ScriptedChatModel
 from langgraph_mcp.servers import McpServers
 
 __all__ = ["GRAPH_ID", "make_graph"]
@@ -41,19 +48,25 @@ __all__ = ["GRAPH_ID", "make_graph"]
 GRAPH_ID = "mcp_agent"
 """The graph's id in the repository's ``langgraph.json`` (the ``assistant_id`` to run it with)."""
 
+_READ_GRAPH: list[CompiledStateGraph[Any, Any, Any, Any]] = []
+"""The graph served to read-only contexts, built once (its servers are never started)."""
+
 
 @asynccontextmanager
 async def make_graph(runtime: ServerRuntime[Any]) -> AsyncIterator[CompiledStateGraph[Any, Any, Any, Any]]:
-    """Yield the demo graph over a fresh :class:`~langgraph_mcp.McpServers`, compiled without a checkpointer.
+    """Yield the demo graph, compiled without a checkpointer.
 
-    For a run (``runtime.execution_runtime`` set) the demo server starts on first use inside the run and is
-    stopped when the server leaves this context. For schema and state reads nothing is started.
+    For a run (``runtime.execution_runtime`` set): a graph over a fresh :class:`~langgraph_mcp.McpServers`, whose
+    demo server starts on first use inside the run and is stopped when the server leaves this context. For
+    schema and state reads: the one read graph, built on first use; nothing is started.
     """
-    servers = McpServers(demo_server_config())
-    graph = build_graph(servers, policy=ApprovalPolicy())
     if runtime.execution_runtime is None:
-        yield graph
+        if not _READ_GRAPH:
+            _READ_GRAPH.append(build_graph(McpServers(demo_server_config()), policy=ApprovalPolicy()))
+        yield _READ_GRAPH[0]
         return
+    servers = McpServers(demo_server_config())
+    graph = build_graph(servers, policy=ApprovalPolicy(), model=ScriptedChatModel())
     try:
         yield graph
     finally:
