@@ -76,9 +76,7 @@ LAYERS: list[tuple[str, list[str]]] = [
 """Bottom first. Names are relative to ``langgraph_mcp`` (``""`` is the package itself); ``x.*`` matches every
 module of subpackage ``x`` (and ``x`` itself) not named exactly elsewhere."""
 
-KNOWN_CYCLES: dict[frozenset[str], str] = {
-    frozenset({"cli.commands", "cli.demo"}): "ui is moving the shared CLI responder code into one module",
-}
+KNOWN_CYCLES: dict[frozenset[str], str] = {}
 """Import cycles that exist today and are being removed (issue 11 §3). Remove an entry when its cycle is gone."""
 
 KNOWN_UPWARD_IMPORTS: dict[tuple[str, str], str] = {}

@@ -281,7 +281,7 @@ def test_unreachable_server_exits_1(db: Path, tmp_path: Path) -> None:
     result = run_cli("call", "broken_anything", "--config", str(config), db=db)
 
     assert result.returncode == 1
-    assert "MCP server 'broken' could not be reached" in result.stderr
+    assert f"MCP server 'broken' ({tmp_path / 'nope'}) could not be reached" in result.stderr
 
 
 @pytest.mark.parametrize(
