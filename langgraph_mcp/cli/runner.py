@@ -36,7 +36,7 @@ from langgraph_mcp.cli.loop import BackgroundLoop
 from langgraph_mcp.cli.pending import PendingMcpInterrupt, Reply, command_for
 from langgraph_mcp.cli.render import RunView, server_target
 from langgraph_mcp.cli.responders import Responder, first_reply
-from langgraph_mcp.errors import ResumeError, ToolNotFoundError
+from langgraph_mcp.errors import ResumeError, ToolNotFoundError, ToolOwnerUnknownError
 from langgraph_mcp.examples.demo_graph import DEMO_SERVER_CONFIG
 from langgraph_mcp.messages import last_ai_message
 from langgraph_mcp.node import McpToolNode, ToolCallRouter
@@ -142,6 +142,15 @@ def resolve_tool(session: Session, servers: McpServers, name: str) -> McpTool:
     """The tool published as ``name``, else a clear ``CliError`` (close matches, failed servers)."""
     try:
         return session.loop.run(servers.get_tool(name))
+    except ToolOwnerUnknownError as exc:  # a server that may publish it could not be listed
+        lines = [
+            f"No tool {name!r} could be found: the MCP server(s) that may publish it could not be reached."
+        ]
+        lines += [
+            f"MCP server {s!r} ({server_target(servers.spec(s))}) could not be reached: {detail}"
+            for s, detail in exc.servers.items()
+        ]
+        raise CliError("\n".join(lines), EXIT_FAILED) from exc
     except ToolNotFoundError as exc:
         failed = servers.report.failed_servers
         if failed:
