@@ -8,6 +8,8 @@ Servers and tools
 Graph parts
     ``McpToolNode``, ``ToolCallRouter``, ``ToolCallsDone``, ``route_tool_calls``, ``create_approval_gate``,
     ``route_through_gate``, ``ApprovalPolicy``, ``Verdict``
+Interceptors (:mod:`langgraph_mcp.interceptors`)
+    ``McpToolCallRequest``, ``ToolCallHandler``, ``ToolCallInterceptor``
 Resuming paused runs
     ``resume_command``, ``pending_interrupts``, ``PendingMcpInterrupt``
 Interrupt payloads and answers
@@ -18,7 +20,7 @@ Configuration
 Errors (:mod:`langgraph_mcp.errors`)
     ``LangGraphMcpError``, ``ConfigError``, ``ServerConnectionError``, ``ServerDiscoveryError``,
     ``ToolCallTimeoutError``, ``ToolNameCollisionError``, ``ToolNotFoundError``, ``ToolOwnerUnknownError``,
-    ``AnswerError``, ``DecisionError``, ``ResumeError``
+    ``AnswerError``, ``DecisionError``, ``ResumeError``, ``CredentialError``, ``ResourceError``, ``PromptError``
 """
 
 from __future__ import annotations
@@ -41,8 +43,11 @@ if TYPE_CHECKING:
     from langgraph_mcp.errors import (
         AnswerError,
         ConfigError,
+        CredentialError,
         DecisionError,
         LangGraphMcpError,
+        PromptError,
+        ResourceError,
         ResumeError,
         ServerConnectionError,
         ServerDiscoveryError,
@@ -51,6 +56,7 @@ if TYPE_CHECKING:
         ToolNotFoundError,
         ToolOwnerUnknownError,
     )
+    from langgraph_mcp.interceptors import McpToolCallRequest, ToolCallHandler, ToolCallInterceptor
     from langgraph_mcp.node import McpToolNode, ToolCallRouter, ToolCallsDone, route_tool_calls
     from langgraph_mcp.payloads import (
         APPROVAL_INTERRUPT_TYPE,
@@ -66,6 +72,12 @@ if TYPE_CHECKING:
 
 # Imported lazily: `python -m langgraph_mcp.examples.demo_server` must start fast, without LangGraph.
 _EXPORTS: dict[str, str] = {
+    "CredentialError": "langgraph_mcp.errors",
+    "PromptError": "langgraph_mcp.errors",
+    "ResourceError": "langgraph_mcp.errors",
+    "McpToolCallRequest": "langgraph_mcp.interceptors",
+    "ToolCallHandler": "langgraph_mcp.interceptors",
+    "ToolCallInterceptor": "langgraph_mcp.interceptors",
     "ApprovalPolicy": "langgraph_mcp.approval.policy",
     "Verdict": "langgraph_mcp.approval.policy",
     "create_approval_gate": "langgraph_mcp.approval.gate",
@@ -122,6 +134,7 @@ __all__ = [
     "ApprovalInterrupt",
     "ApprovalPolicy",
     "ConfigError",
+    "CredentialError",
     "Decision",
     "DecisionError",
     "ElicitationAnswer",
@@ -133,14 +146,19 @@ __all__ = [
     "McpServers",
     "McpServersConfig",
     "McpTool",
+    "McpToolCallRequest",
     "McpToolNode",
     "OutputRouting",
     "PendingMcpInterrupt",
+    "PromptError",
+    "ResourceError",
     "ResumeError",
     "ServerConnectionError",
     "ServerDiscoveryError",
     "SseServer",
     "StdioServer",
+    "ToolCallHandler",
+    "ToolCallInterceptor",
     "ToolCallRouter",
     "ToolCallTimeoutError",
     "ToolCallsDone",

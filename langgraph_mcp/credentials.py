@@ -31,14 +31,13 @@ import httpx2
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_config
 
-from langgraph_mcp.errors import LangGraphMcpError
+from langgraph_mcp.errors import CredentialError, LangGraphMcpError
 
 __all__ = [
     "CALL_HEADERS",
     "CONFIGURABLE_PATTERN",
     "ENV_PATTERN",
     "RUN_CONFIG",
-    "CredentialError",
     "Identity",
     "current_config",
     "expand_env",
@@ -66,16 +65,6 @@ def current_config() -> RunnableConfig | None:
         return get_config()
     except RuntimeError:
         return None
-
-
-class CredentialError(LangGraphMcpError):
-    """A server's per-run credentials could not be resolved for this run (a ``configurable`` key is missing,
-    or a credentials callable failed); nothing was sent."""
-
-    def __init__(self, server: str, detail: str) -> None:
-        super().__init__(f"MCP server {server!r}: {detail}")
-        self.server = server
-        self.detail = detail
 
 
 def expand_env(value: str, environ: Mapping[str, str] | None = None) -> str:

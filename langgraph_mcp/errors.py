@@ -115,3 +115,13 @@ class ToolOwnerUnknownError(LangGraphMcpError, LookupError):
         )
         self.name = name
         self.servers = servers
+
+
+class CredentialError(LangGraphMcpError):
+    """A server's per-run credentials could not be resolved for this run (a ``configurable`` key is missing, or
+    a ``credentials`` callable failed); nothing was sent. Names the server."""
+
+    def __init__(self, server: str, detail: str) -> None:
+        super().__init__(f"MCP server {server!r}: {detail}")
+        self.server = server
+        self.detail = detail

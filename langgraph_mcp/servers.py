@@ -40,7 +40,6 @@ from langgraph_mcp.connection import ServerConnection, era_of
 from langgraph_mcp.credentials import (
     CALL_HEADERS,
     RUN_CONFIG,
-    CredentialError,
     Identity,
     current_config,
     resolve_identity,
@@ -48,6 +47,7 @@ from langgraph_mcp.credentials import (
 from langgraph_mcp.elicitation.paused import PausedRounds
 from langgraph_mcp.errors import (
     ConfigError,
+    CredentialError,
     EventLoopError,
     LangGraphMcpError,
     ServerConnectionError,

@@ -25,6 +25,7 @@ from langgraph_mcp._compat import in_graph_task
 from langgraph_mcp.catalog import McpTool, ToolResolution
 from langgraph_mcp.config import OutputRouting
 from langgraph_mcp.elicitation.asker import InterruptAsker
+from langgraph_mcp.errors import CredentialError
 from langgraph_mcp.interceptors import InterceptedHost, as_call_result, call_intercepted
 from langgraph_mcp.results import convert_result
 
@@ -140,7 +141,10 @@ def _make_tool(servers: ToolHost, tool: McpTool) -> BaseTool:
         resolution = await servers.resolve_tool(tool.published_name)
         if len(resolution.tools) > 1:
             resolution.tool()
-        result = await call_intercepted(servers, tool, arguments, tool_call_id=call_id, asker=asker)
+        try:
+            result = await call_intercepted(servers, tool, arguments, tool_call_id=call_id, asker=asker)
+        except CredentialError as exc:  # this run lacks credentials: an error for this call, not for the run
+            raise ToolException(str(exc)) from exc
         if isinstance(result, ToolMessage):  # an interceptor answered
             if result.status == "error":
                 raise McpToolError(result.text, as_call_result(result))

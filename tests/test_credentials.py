@@ -24,9 +24,11 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Command
 
 from langgraph_mcp import ConfigError, McpServers, McpToolNode, ToolCallRouter, create_approval_gate
 from tests.helpers import serve_asgi
+from tests.node_support import call, one_turn_graph
 from tests.servers.identity_server import Binding, Record, binding_app, build_identity_server
 
 pytestmark = pytest.mark.anyio
@@ -196,6 +198,20 @@ async def test_a_credentials_callable_and_get_tools_inside_create_agent(mode: st
             await servers.aclose()
 
 
+async def test_a_get_tools_tool_without_the_run_credentials_answers_with_an_error() -> None:
+    async with identity_server() as (url, record, _):
+        servers = McpServers({"ident": {"url": url, "headers": TOKEN_HEADERS}})
+        try:
+            tools = await servers.get_tools(config={"configurable": {"token": "lister"}})
+            agent = create_agent(WhoamiModel(), tools)
+            out = await agent.ainvoke({"messages": [HumanMessage("who?")]}, {"configurable": {}})
+            (message,) = [m for m in out["messages"] if isinstance(m, ToolMessage)]
+            assert message.status == "error" and "'token'" in str(message.content)
+            assert record.of("whoami") == []
+        finally:
+            await servers.aclose()
+
+
 def test_env_in_headers_is_filled_at_load(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("IDENT_API_KEY", "k-123")
     servers = McpServers(
@@ -309,5 +325,31 @@ async def test_the_gate_and_the_node_look_tools_up_in_the_callers_own_catalog(mo
             assert "__interrupt__" not in user
             assert user["messages"][-1].status == "error"
             assert [c["authorization"] for c in record.of("admin_reset")] == ["Bearer admin"]
+        finally:
+            await servers.aclose()
+
+
+@pytest.mark.parametrize("resumer", ["alice", "bob"])
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_paused_call_continues_only_with_the_credentials_that_started_it(
+    mode: str, resumer: str
+) -> None:
+    """The same user's resume continues the paused call; another user's resume of that thread never touches
+    the first user's open call or session: the call runs again, with the resumer's credentials."""
+    async with identity_server() as (url, record, binding):
+        servers = McpServers({"ident": {"url": url, "mode": mode, "headers": TOKEN_HEADERS}})
+        try:
+            calls = [call("ident_transfer", "t1", amount=7)]
+            graph = one_turn_graph(servers, calls, InMemorySaver())
+            config = run_config(1, "alice")
+            out = await graph.ainvoke({"messages": [HumanMessage("pay")]}, config)
+            (pending,) = out["__interrupt__"]
+            (key,) = pending.value["requests"]
+            config["configurable"]["token"] = resumer
+            answer = Command(resume={pending.id: {key: {"action": "accept", "content": {"ok": True}}}})
+            out = await graph.ainvoke(answer, config)
+            assert out["messages"][-1].status == "success"
+            assert [c["authorization"] for c in record.of("transfer")] == [f"Bearer {resumer}"]
+            assert binding.violations == []
         finally:
             await servers.aclose()

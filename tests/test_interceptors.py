@@ -49,6 +49,8 @@ async def test_composed_interceptors_change_args_and_headers_first_is_outermost(
         if request.config is None:  # a plain call_tool, outside any run
             result = await handler(request)
         else:
+            assert request.runtime is not None  # the run's LangGraph Runtime (context, store, stream writer)
+            assert request.tool_call_id == "c1" and request.server == "ident" and request.name == "add"
             user = request.config["configurable"]["user"]
             result = await handler(request.override(headers={**request.headers, "X-User": user}))
         order.append("user_header out")
