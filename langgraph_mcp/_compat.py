@@ -35,19 +35,16 @@ except ImportError as exc:  # pragma: no cover - no fallback: the node classes a
         "gate (as of langgraph.prebuilt.ToolNode); langgraph-mcp supports langgraph 1.2.x",
     ) from exc
 
+# Fallbacks for the config keys: a langgraph that stops exporting a constant still sets the key under this name.
 try:
     # Public (kept in langgraph.constants.__all__ for backwards compatibility).
     from langgraph.constants import CONFIG_KEY_CHECKPOINTER
-except (
-    ImportError
-):  # pragma: no cover - a langgraph that stops exporting it still sets the key under this name
+except ImportError:  # pragma: no cover
     CONFIG_KEY_CHECKPOINTER = "__pregel_checkpointer"
 
 try:
     from langgraph._internal._constants import CONFIG_KEY_SCRATCHPAD
-except (
-    ImportError
-):  # pragma: no cover - a langgraph that moves the constant still sets the key under this name
+except ImportError:  # pragma: no cover
     CONFIG_KEY_SCRATCHPAD = "__pregel_scratchpad"
 
 
@@ -98,9 +95,7 @@ def stored_resume_values(scratchpad: TaskScratchpad) -> list[Any]:
 
 try:
     from langgraph._internal._constants import CONFIG_KEY_RESUME_MAP
-except (
-    ImportError
-):  # pragma: no cover - a langgraph that moves the constant still sets the key under this name
+except ImportError:  # pragma: no cover
     CONFIG_KEY_RESUME_MAP = "__pregel_resume_map"
 
 _interrupt_id: Callable[[str, int], str] | None

@@ -98,3 +98,29 @@ def test_a_changed_scratchpad_shape_is_a_clear_error_naming_the_version() -> Non
         f"langgraph {_compat.LANGGRAPH_VERSION} changed the pregel task scratchpad"
     )
     assert "1.2" in str(caught.value)
+
+
+@pytest.mark.parametrize("by_id", [False, True])
+def test_fresh_resume_index_points_at_the_answer_this_invocation_gave(by_id: bool) -> None:
+    seen: list[tuple[int | None, list[Any]]] = []
+
+    def node(state: _State) -> _State:
+        configurable = get_config()["configurable"]
+        scratchpad = _compat.task_scratchpad(configurable)
+        assert scratchpad is not None
+        seen.append(
+            (_compat.fresh_resume_index(scratchpad, configurable), _compat.stored_resume_values(scratchpad))
+        )
+        return {"seen": [interrupt("first?"), interrupt("second?")]}
+
+    graph = _graph(node, InMemorySaver())
+    cfg: Any = {"configurable": {"thread_id": "t"}}
+    out = graph.invoke({}, cfg)
+    for answer in ("A", "B"):
+        (pending,) = out["__interrupt__"]
+        out = graph.invoke(Command(resume={pending.id: answer} if by_id else answer), cfg)
+    assert out["seen"] == ["A", "B"]
+    # No answer on the first run; then the new answer is the last value, at index 0, then 1.
+    assert seen == [(None, []), (0, ["A"]), (1, ["A", "B"])], (
+        f"{UPGRADE} (how a resume {'by interrupt id' if by_id else 'value'} reaches the task: {seen})"
+    )

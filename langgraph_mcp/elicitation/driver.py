@@ -6,9 +6,13 @@ Every pause has two ways back:
   ``requestState`` was kept in memory (never in a checkpoint) and goes out with the answers, one round trip.
   Legacy: the call itself was kept open ("parked") inside its ``elicitation/create``, and the answer goes straight
   to it; the server sees one ordinary attempt.
-* **durable path** — after a restart, on another worker, after the park timeout, or when the server rejects a
-  saved ``requestState``: the call is re-issued and each question is answered from the stored answers.
-  Pre-question work on the server may therefore repeat; post-question work runs once.
+* **durable path** — after a restart (of this process or of a legacy server), on another worker, after the park
+  timeout, or when the server rejects a saved ``requestState``: the call is re-issued and each question is answered
+  from the stored answers. Pre-question work on the server may therefore repeat; post-question work runs once.
+
+A refused answer (one that doesn't fit its question) leaves the live round kept, so the same interrupt takes the
+corrected answer and a legacy server's tool body still runs once; a fast-path call that must end for any other
+reason is cancelled on the server first.
 
 It never answers "cancel" or "decline" on the user's behalf: an abandoned legacy call is ended by cancelling its
 request, with an error answer only as a fallback.
