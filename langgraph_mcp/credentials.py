@@ -20,6 +20,7 @@ opened is used for another's call.
 from __future__ import annotations
 
 import contextvars
+import functools
 import hashlib
 import os
 import re
@@ -90,7 +91,7 @@ class Identity:
     per_run: bool = False
     """Whether these credentials came from the run (such identities are closed when idle and capped)."""
 
-    @property
+    @functools.cached_property
     def key(self) -> tuple[str, int | None]:
         """A hashable key that tells identities apart without holding secrets in plain text."""
         digest = hashlib.sha256()

@@ -353,3 +353,40 @@ async def test_a_paused_call_continues_only_with_the_credentials_that_started_it
             assert binding.violations == []
         finally:
             await servers.aclose()
+
+
+async def test_sse_servers_get_per_run_headers_too() -> None:
+    srv, record = build_identity_server()
+    async with serve_asgi(srv.sse_app()) as base:
+        servers = McpServers({"ident": {"url": f"{base}/sse", "mode": "legacy", "headers": TOKEN_HEADERS}})
+        try:
+            graph = whoami_graph(servers)
+            runs = range(4)
+            await asyncio.gather(
+                *(
+                    graph.ainvoke({"messages": [HumanMessage("who?")]}, run_config(i, f"sse{i % 2}"))
+                    for i in runs
+                )
+            )
+            seen = {c["run"]: c["authorization"] for c in record.of("whoami")}
+            assert seen == {str(i): f"Bearer sse{i % 2}" for i in runs}
+            assert servers.live_identities("ident") == 2
+        finally:
+            await servers.aclose()
+
+
+async def test_sync_invoke_uses_each_runs_credentials() -> None:
+    async with identity_server() as (url, record, _):
+        servers = McpServers({"ident": {"url": url, "headers": TOKEN_HEADERS}})
+        try:
+            graph = whoami_graph(servers)
+            for i, token in enumerate(["s1", "s2"]):
+                # graph.invoke from a thread without a loop: the node runs on McpServers' private loop.
+                await anyio.to_thread.run_sync(
+                    lambda i=i, token=token: graph.invoke(
+                        {"messages": [HumanMessage("who?")]}, run_config(i, token)
+                    )
+                )
+            assert [c["authorization"] for c in record.of("whoami")] == ["Bearer s1", "Bearer s2"]
+        finally:
+            await servers.aclose()
