@@ -30,6 +30,9 @@ class FormRequest(TypedDict):
     """The flat JSON object schema of the answer (``requestedSchema``), exactly as the server sent it."""
     sensitive: list[str]
     """Field names that look secret (passwords, tokens, card numbers): hide them while typing."""
+    asks_for_secrets: NotRequired[bool]
+    """True when ``sensitive`` is not empty: warn the user, since MCP servers must not ask for secrets by form
+    (absent in payloads saved by older versions: then read ``sensitive``)."""
 
 
 class UrlRequest(TypedDict):
@@ -39,7 +42,14 @@ class UrlRequest(TypedDict):
     message: str
     url: str
     host: str
-    """The URL's host, so a UI can show where the user is being sent."""
+    """Where a browser would really go (WHATWG URL parsing), so a UI can show it; ``""`` when there is none."""
+    scheme: NotRequired[str]
+    """The URL's scheme, lower-cased (``https``, ``javascript``, ...)."""
+    openable: NotRequired[bool]
+    """Only ``True`` for an ``http``/``https`` URL with a valid host: never offer any other URL as a link
+    (absent in payloads saved by older versions: treat as ``False`` unless the scheme is http(s))."""
+    warning: NotRequired[str]
+    """Why the URL is not offered as a link, or what is suspicious about it, in words for the user."""
 
 
 ElicitationRequest: TypeAlias = FormRequest | UrlRequest

@@ -266,3 +266,22 @@ def nested(depth: int, leaf: Any = "x") -> Any:
     for _ in range(depth):
         value = {"k": value}
     return value
+
+
+def url_server(urls: list[str], name: str = "links") -> MCPServer:
+    """A server whose ``open_link(i)`` tool asks the user to open ``urls[i]`` (URL elicitation, both eras)."""
+    srv = MCPServer(name)
+
+    @srv.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False))
+    async def open_link(i: int, ctx: Context) -> str | InputRequiredResult:
+        """Ask the user to open one of the server's URLs."""
+        if ctx.protocol_version == "2026-07-28":
+            answer = (ctx.input_responses or {}).get("link")
+            if answer is None:
+                params = types.ElicitRequestURLParams(message="Please open this", url=urls[i])
+                return InputRequiredResult(input_requests={"link": ElicitRequest(params=params)})
+            return f"link: {answer.action}"
+        result = await ctx.elicit_url("Please open this", urls[i], f"link-{i}")
+        return f"link: {result.action}"
+
+    return srv

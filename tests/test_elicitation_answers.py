@@ -626,7 +626,13 @@ def test_request_from_params_form() -> None:
     }
     params = types.ElicitRequestFormParams(message="Log in", requested_schema=schema)
     request = request_from_params(params)
-    assert request == {"mode": "form", "message": "Log in", "requested_schema": schema, "sensitive": ["pwd"]}
+    assert request == {  # issue 9 item 8 adds asks_for_secrets
+        "mode": "form",
+        "message": "Log in",
+        "requested_schema": schema,
+        "sensitive": ["pwd"],
+        "asks_for_secrets": True,
+    }
     assert request["requested_schema"] is not params.requested_schema  # type: ignore[typeddict-item]
 
 
@@ -639,6 +645,8 @@ def test_request_from_params_url() -> None:
         "message": "Pay",
         "url": "https://pay.example.com/c/1",
         "host": "pay.example.com",
+        "scheme": "https",  # issue 9 item 7 adds scheme and openable
+        "openable": True,
     }
     with pytest.raises(TypeError):
         request_from_params({"mode": "url"})  # type: ignore[arg-type]

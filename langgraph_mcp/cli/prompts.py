@@ -30,6 +30,7 @@ from rich.text import Text
 
 from langgraph_mcp.approval.decisions import validate_decision
 from langgraph_mcp.elicitation.answers import validate_answers
+from langgraph_mcp.elicitation.inspection import inspect_url
 from langgraph_mcp.errors import AnswerError, DecisionError
 from langgraph_mcp.payloads import (
     ApprovalInterrupt,
@@ -289,9 +290,13 @@ def ask_form(console: Console, key: str, request: FormRequest) -> ElicitationAns
 
 def ask_url(console: Console, request: UrlRequest) -> ElicitationAnswer:
     """Show a URL request (URL and host; never opened here) and ask accept / decline / cancel."""
-    console.print(
-        Text.assemble("    Open this URL yourself if you trust ", (request.get("host") or "?", "bold"), ":")
-    )
+    seen = inspect_url(request["url"])  # where a browser would go, whatever the payload says
+    if seen.openable:
+        console.print(Text.assemble("    Open this URL yourself if you trust ", (seen.host, "bold"), ":"))
+    else:
+        console.print(Text(f"    Warning: {seen.warning}.", style="bold red"))
+    if seen.openable and seen.warning:
+        console.print(Text(f"    Note: {seen.warning}.", style="yellow"))
     console.print(Text(f"    {request['url']}"))
     action = _pick(console, "Done / consent?", list(_ACTIONS), default="accept")
     return cast(ElicitationAnswer, {"action": action})

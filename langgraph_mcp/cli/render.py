@@ -24,6 +24,7 @@ from langgraph_mcp.catalog import McpTool, SkippedTool
 from langgraph_mcp.cli.pending import PendingMcpInterrupt, Reply
 from langgraph_mcp.cli.prompts import field_options
 from langgraph_mcp.config import HttpServer, ServerSpec, SseServer, StdioServer
+from langgraph_mcp.elicitation.inspection import inspect_url
 
 __all__ = ["RunView", "content_text", "render_tools", "server_target", "structured_content", "verdict_text"]
 
@@ -376,7 +377,10 @@ def render_pending(item: PendingMcpInterrupt) -> Group:
         for key, request in (value.get("requests") or {}).items():
             if request.get("mode") == "url":
                 lines.append(Text(f"    [{key}] {request.get('message', '')}"))
-                lines.append(Text(f"        URL: {request.get('url')}  (host: {request.get('host') or '?'})"))
+                seen = inspect_url(str(request.get("url", "")))
+                lines.append(Text(f"        URL: {request.get('url')}  (host: {seen.host or '?'})"))
+                if seen.warning:
+                    lines.append(Text(f"        warning: {seen.warning}", style="red"))
                 lines.append(Text("        (never opened automatically)", style="dim"))
             else:
                 lines.append(Text(f"    [{key}] form: {request.get('message', '')}"))

@@ -32,7 +32,6 @@ import re
 from collections.abc import Mapping
 from datetime import date
 from typing import Any, ClassVar, Literal, cast
-from urllib.parse import urlsplit
 
 import jsonschema
 import mcp.types as types
@@ -40,6 +39,7 @@ from pydantic import ConfigDict, GetJsonSchemaHandler, RootModel, model_validato
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
+from langgraph_mcp.elicitation.inspection import inspect_url, sensitive_fields, url_host
 from langgraph_mcp.errors import AnswerError
 from langgraph_mcp.payloads import (
     AcceptAnswer,
@@ -78,158 +78,38 @@ def request_from_params(
 ) -> ElicitationRequest:
     """Turn an MCP ``elicitation/create`` request into the payload entry a UI renders.
 
-    A form becomes ``{"mode": "form", "message", "requested_schema", "sensitive"}`` (``sensitive`` from
-    :func:`sensitive_fields`; the schema is copied, exactly as the server sent it); a URL request becomes
-    ``{"mode": "url", "message", "url", "host"}`` (``host`` from :func:`url_host`).
+    A form becomes ``{"mode": "form", "message", "requested_schema", "sensitive", "asks_for_secrets"}``
+    (``sensitive`` from :func:`~langgraph_mcp.elicitation.inspection.sensitive_fields`; the schema is copied,
+    exactly as the server sent it); a URL request becomes ``{"mode": "url", "message", "url", "host", "scheme",
+    "openable"}`` and a ``warning`` when there is one (see :func:`~langgraph_mcp.elicitation.inspection.inspect_url`:
+    the host a browser would go to; only ``openable`` URLs may be offered as links).
     """
     if isinstance(params, types.ElicitRequestFormParams):
         schema = copy.deepcopy(dict(params.requested_schema))
+        sensitive = sensitive_fields(schema)
         return FormRequest(
             mode="form",
             message=params.message,
             requested_schema=schema,
-            sensitive=sensitive_fields(schema),
+            sensitive=sensitive,
+            asks_for_secrets=bool(sensitive),
         )
     if isinstance(params, types.ElicitRequestURLParams):
-        return UrlRequest(mode="url", message=params.message, url=params.url, host=url_host(params.url))
+        seen = inspect_url(params.url)
+        request = UrlRequest(
+            mode="url",
+            message=params.message,
+            url=params.url,
+            host=seen.host,
+            scheme=seen.scheme,
+            openable=seen.openable,
+        )
+        if seen.warning is not None:
+            request["warning"] = seen.warning
+        return request
     raise TypeError(
         f"expected ElicitRequestFormParams or ElicitRequestURLParams, got {type(params).__name__}"
     )
-
-
-_WORD_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-
-_SECRET_WORDS = frozenset(
-    {
-        "password",
-        "passwd",
-        "pwd",
-        "passphrase",
-        "passcode",
-        "pin",
-        "otp",
-        "token",
-        "secret",
-        "credential",
-        "credentials",
-        "apikey",
-        "accesskey",
-        "privatekey",
-        "creditcard",
-        "cardnumber",
-        "cvv",
-        "cvc",
-        "ssn",
-    }
-)
-_SECRET_PAIRS = frozenset(
-    {
-        ("pass", "word"),
-        ("pass", "phrase"),
-        ("pass", "code"),
-        ("api", "key"),
-        ("access", "key"),
-        ("private", "key"),
-        ("credit", "card"),
-        ("card", "number"),
-        ("security", "code"),
-        ("social", "security"),
-    }
-)
-_NOT_SECRET_AFTER = frozenset(
-    {
-        "count",
-        "limit",
-        "limits",
-        "budget",
-        "usage",
-        "type",
-        "length",
-        "size",
-        "policy",
-        "hint",
-        "expiry",
-        "expires",
-        "expiration",
-        "name",
-        "id",
-        "strength",
-    }
-)
-"""A secret word followed by one of these describes a secret without being one (``token_count``)."""
-
-
-def _words(text: str) -> list[str]:
-    """Split a name or title into lower-case words: ``apiKey`` / ``API_KEY`` / ``"API key"`` -> api, key."""
-    return [w.lower() for w in _WORD_RE.findall(text)]
-
-
-def _looks_secret(text: str) -> bool:
-    words = _words(text)
-    for i, word in enumerate(words):
-        span = 0
-        if word in _SECRET_WORDS:
-            span = 1
-        elif i + 1 < len(words) and (word, words[i + 1]) in _SECRET_PAIRS:
-            span = 2
-        if span and (i + span >= len(words) or words[i + span] not in _NOT_SECRET_AFTER):
-            return True
-    return False
-
-
-def sensitive_fields(requested_schema: dict[str, Any]) -> list[str]:
-    """Names of the form fields that look secret, in schema order, so a UI can mask them while typing.
-
-    A field is sensitive if its schema says ``format: "password"`` or ``writeOnly: true``, or if its name or
-    title, split into words (on ``_``, ``-``, spaces and camelCase), contains a secret word: password,
-    passphrase, passcode, PIN, OTP, token, secret, credential(s), API key, access key, private key, credit
-    card, card number, security code, CVV/CVC, SSN, social security. Whole words only: ``username``,
-    ``description``, ``pinned`` and ``tokenizer`` are not sensitive; nor is a word that only describes a
-    secret (``token_count``, ``password_hint``, ``api_key_name``).
-    """
-    properties = requested_schema.get("properties") if isinstance(requested_schema, Mapping) else None
-    if not isinstance(properties, Mapping):
-        return []
-    found: list[str] = []
-    for name, prop in properties.items():
-        if not isinstance(name, str):
-            continue
-        prop = prop if isinstance(prop, Mapping) else {}
-        title = prop.get("title")
-        if (
-            prop.get("format") == "password"
-            or prop.get("writeOnly") is True
-            or _looks_secret(name)
-            or (isinstance(title, str) and _looks_secret(title))
-        ):
-            found.append(name)
-    return found
-
-
-def url_host(url: str) -> str:
-    """The host a URL points to, as a UI should show it before the user opens the URL.
-
-    User info is dropped (``https://bank.example@evil.example/`` -> ``evil.example``), the name is lower-cased
-    and shown in its ASCII (punycode) form so look-alike Unicode names stand out, and an explicit port is kept
-    (``localhost:8080``). Returns ``""`` for a URL without a host (``mailto:``, ``urn:``) or one that can't be
-    parsed.
-    """
-    try:
-        parts = urlsplit(url.strip())
-        hostname = parts.hostname
-        port = parts.port
-    except ValueError:
-        return ""
-    if not hostname:
-        return ""
-    if ":" in hostname:  # IPv6 literal
-        host = f"[{hostname}]"
-    else:
-        try:
-            host = hostname.encode("idna").decode("ascii")
-        except UnicodeError:
-            host = hostname
-    return f"{host}:{port}" if port is not None else host
 
 
 def question_key(
