@@ -64,7 +64,10 @@ PACKAGE = "langgraph_mcp"
 LAYERS: list[tuple[str, list[str]]] = [
     ("vocabulary", ["errors", "payloads", "_compat"]),
     ("descriptions", ["config", "catalog", "messages", "results"]),
-    ("human decisions", ["approval.policy", "approval.decisions", "elicitation.answers", "resume"]),
+    (
+        "human decisions",
+        ["approval.policy", "approval.decisions", "elicitation.answers", "elicitation.inspection", "resume"],
+    ),
     ("connection", ["connection", "legacy_routing", "resources"]),
     ("calls", ["elicitation.*", "tools"]),
     ("servers", ["servers"]),
