@@ -83,9 +83,15 @@ class IdentityPool:
             excess -= 1
         return victims
 
-    def next_due(self) -> float | None:
-        """Seconds until the earliest idle identity becomes closable (``None`` when none is tracked)."""
-        if not self._uses:
-            return None
+    def next_due(self, busy: Callable[[Hashable], bool]) -> float | None:
+        """Seconds until the next look for idle identities is worth it (``None``: nothing to look for).
+
+        An identity in use is left out (releasing it asks again); one held by something else (``busy``) is looked
+        at again after a full ``idle_timeout``."""
         now = self._clock()
-        return max(0.0, min(use.last_used + self.idle_timeout - now for use in self._uses.values()))
+        dues = [
+            self.idle_timeout if busy(key) else max(0.0, use.last_used + self.idle_timeout - now)
+            for key, use in self._uses.items()
+            if use.active == 0
+        ]
+        return min(dues) if dues else None

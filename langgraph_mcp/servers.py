@@ -287,7 +287,7 @@ class McpServers:
         loop = asyncio.get_running_loop()
         if loop in self._sweeps or self._closed:
             return
-        due = self._pool().next_due()
+        due = self._pool().next_due(self._busy)
         if due is not None:
             self._sweeps[loop] = loop.call_later(due + 0.01, self._sweep, loop)
 
