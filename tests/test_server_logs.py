@@ -3,6 +3,7 @@ call, the graph's custom stream; ``log_level`` is asked for on connect (legacy) 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -70,3 +71,31 @@ async def test_without_a_log_level_only_legacy_servers_send_logs(
     _, events = await run_chatty(mode, caplog)
     levels = [e["level"] for e in events if e.get("type") == "mcp_log"]
     assert levels == (["debug", "info", "warning", "error"] if mode == "legacy" else [])
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_concurrent_users_each_see_only_their_own_calls_logs(mode: str) -> None:
+    """With per-run credentials each user's calls have their own connection, so a log message of one user's call
+    never reaches another user's stream."""
+    lib = LibraryServer()
+    async with serve_asgi(lib.server.streamable_http_app()) as base:
+        headers = {"Authorization": "Bearer ${configurable:token}"}
+        servers = McpServers(
+            {"lib": {"url": f"{base}/mcp", "mode": mode, "log_level": "info", "headers": headers}}
+        )
+        try:
+            graph = one_turn_graph(servers, [call("lib_chatty", "c1")], InMemorySaver())
+
+            async def run(user: str) -> list[Any]:
+                config = {"configurable": {"thread_id": user, "token": user}}
+                return [c async for c in graph.astream(start(), config, stream_mode="custom")]
+
+            streams = await asyncio.gather(*(run(f"user{i}") for i in range(4)))
+            for events in streams:
+                assert [e["level"] for e in events if e.get("type") == "mcp_log"] == [
+                    "info",
+                    "warning",
+                    "error",
+                ]
+        finally:
+            await servers.aclose()
