@@ -7,12 +7,12 @@ question, so each question is attributed by the first rule that applies, and nev
    own channel (its POST's response stream), and the SDK runs the elicitation callback in a copy of the contextvars
    of the task that wrote the request; the call job marks itself in a contextvar, so the owner is known exactly.
 2. **The only possible owner** (stdio, SSE, a question on the HTTP GET stream). The possible owners are the calls
-   running and not already suspended in a question (plus, for a short grace, calls that ended without the server
-   finishing them: a question may already be on its way). One possible owner: the question is its. Several: the
-   question is held, and each call the server finishes (with a result or an error response) is crossed off. If the
-   owner still cannot be told — no possible owner running, or as many held questions as running possible owners
-   (they may all be waiting for each other) — the server gets an **error answer** saying why, and every possible
-   owner's tool runs alone from then on.
+   running and not already suspended in a question, plus, for a short grace, calls cancelled while running (a
+   question may already be on its way); a call sent on an earlier session of the connection owns nothing on this
+   one. One possible owner: the question is its. Several: the question is held, and each call the server finishes
+   (with a result or an error response) is crossed off. If the owner still cannot be told — no possible owner
+   running, or as many held questions as running possible owners (they may all be waiting for each other) — the
+   server gets an **error answer** saying why, and every possible owner's tool runs alone from then on.
 
 A tool that asked under rule 2, or is listed in the server's ``exclusive_tools`` (``"all"``: every tool), **runs
 alone**: it waits for the connection's other calls and holds new ones back while it runs, so its questions are
@@ -128,13 +128,15 @@ class LegacyCallRouter:
             return
         call.ended = how
         self._give_turn(call)
-        if how == "unsettled":
+        if how == "unsettled" and not call.questions:
+            # Cancelled while running: a question it sent just before may still be on its way. (A call cancelled
+            # while suspended in a question sends nothing new before that question is answered.)
             asyncio.get_running_loop().call_later(UNSETTLED_GRACE_SECONDS, self._forget, call)
+            self._settle()
         else:
-            self._forget(call)
             for held in self._held:
                 held.possible_owners.discard(call)  # the server finished it, so the question is not its
-        self._settle()
+            self._forget(call)
 
     async def _take_turn(self, call: RoutedCall) -> None:
         call.alone = self.runs_alone(call.tool)
