@@ -87,10 +87,22 @@ def stored_resume_values(scratchpad: TaskScratchpad) -> list[Any]:
     """Every resume value of the task in interrupt order, including a fresh one not yet consumed by
     ``interrupt()`` (without consuming it)."""
     values = list(scratchpad.resume)
-    fresh = scratchpad.get_null_resume(False)
+    fresh = _unconsumed_null_resume(scratchpad)
     if fresh is not None:
         values.append(fresh)
     return values
+
+
+def _unconsumed_null_resume(scratchpad: TaskScratchpad) -> Any:
+    """The plain ``Command(resume=v)`` value while no ``interrupt()`` of the task has taken it yet.
+
+    ``get_null_resume(False)`` keeps returning the value after ``interrupt()`` consumed it (and appended the
+    same object to ``resume``), so a consumed one is recognised by identity with the last stored value.
+    """
+    fresh = scratchpad.get_null_resume(False)
+    if fresh is not None and scratchpad.resume and scratchpad.resume[-1] is fresh:
+        return None
+    return fresh
 
 
 try:
@@ -113,8 +125,13 @@ def fresh_resume_index(scratchpad: TaskScratchpad, configurable: Mapping[str, An
     (or, for older checkpoints, the first one); it is recognised by identity with the map entry. Without
     LangGraph's ``_interrupt_id`` (a future version) map answers are not recognised and ``None`` is returned.
     """
-    if scratchpad.get_null_resume(False) is not None:
-        return len(scratchpad.resume)
+    null = scratchpad.get_null_resume(False)
+    if null is not None:  # consumed already (see _unconsumed_null_resume): it sits last in ``resume``
+        return (
+            len(scratchpad.resume) - 1
+            if _unconsumed_null_resume(scratchpad) is None
+            else len(scratchpad.resume)
+        )
     resume_map = configurable.get(CONFIG_KEY_RESUME_MAP)
     if (
         not isinstance(resume_map, Mapping)

@@ -25,7 +25,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["coerce_to_schema"]
+__all__ = ["coerce_edit", "coerce_to_schema"]
 
 _INTEGER = re.compile(r"[+-]?\d+")
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
@@ -112,3 +112,15 @@ def coerce_to_schema(value: Any, schema: Mapping[str, Any] | None) -> Any:
     if not isinstance(schema, Mapping):
         return value
     return _walk(value, schema, 0)
+
+
+def coerce_edit(decision: object, input_schema: Mapping[str, Any] | None) -> object:
+    """An approval decision whose ``edit`` args are coerced by the tool's ``input_schema`` (anything else is
+    returned as it is)."""
+    if not isinstance(decision, Mapping) or decision.get("type") != "edit":
+        return decision
+    action = decision.get("edited_action")
+    if not isinstance(action, Mapping) or not isinstance(action.get("args"), Mapping):
+        return decision
+    args = coerce_to_schema(dict(action["args"]), input_schema)
+    return {**decision, "edited_action": {**action, "args": args}}

@@ -81,6 +81,10 @@ class McpToolNode(RunnableCallable):
     * A server's questions (elicitation) become ``mcp_elicitation`` interrupts; the graph needs a checkpointer.
     * Progress notifications are streamed as ``{"type": "mcp_progress", ...}`` on ``stream_mode="custom"``, and the
       server's log messages during the call as ``{"type": "mcp_log", ...}`` (see :mod:`langgraph_mcp.server_logs`).
+    * ``compat=True`` (Agent Chat UI mode, with the same switch on the gate and ``route_through_gate``): the
+      calls of one task run one after another, so at most one question is pending; each ``mcp_elicitation``
+      also carries its ``HITLRequest`` card and is answered with ``{"decisions": [...]}``
+      (:mod:`langgraph_mcp.hitl`). The cost: calls that would run in parallel run in sequence.
     """
 
     def __init__(
@@ -91,11 +95,13 @@ class McpToolNode(RunnableCallable):
         messages_key: str = "messages",
         handle_tool_errors: ErrorHandler = True,
         tags: list[str] | None = None,
+        compat: bool = False,
     ) -> None:
         super().__init__(self._func, self._afunc, name=name, tags=tags, trace=False)
         self.servers = servers
         self.messages_key = messages_key
         self.handle_tool_errors = handle_tool_errors
+        self.compat = compat
 
     # ------------------------------------------------------------------------------------------- entry points
 
@@ -111,6 +117,9 @@ class McpToolNode(RunnableCallable):
             message = await self._run_one(calls[0], work)
             return {self.messages_key: [*refusals, message]}
         # Several calls in one task: each runs as its own @task, so one call's pause never re-runs a sibling.
+        if self.compat:  # Agent Chat UI: one after another, so at most one question is pending
+            done = [await cast(Any, _call_task)(self, call, work) for call in calls]
+            return {self.messages_key: [*refusals, *done]}
         futures = [cast(Any, _call_task)(self, call, work) for call in calls]
         outcomes = await asyncio.gather(*futures, return_exceptions=True)
         interrupts = [i for o in outcomes if isinstance(o, GraphInterrupt) for i in o.args[0]]
@@ -189,7 +198,7 @@ class McpToolNode(RunnableCallable):
 
         sink = LOG_SINK.set(log)
         try:
-            asker = InterruptAsker(call_id)
+            asker = InterruptAsker(call_id, compat=self.compat)
             result = await call_intercepted(
                 self.servers,
                 tool,

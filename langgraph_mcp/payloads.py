@@ -70,6 +70,10 @@ class ElicitationInterrupt(TypedDict):
     """1 for the first round of questions of this call, 2 for the next, ..."""
     requests: dict[str, ElicitationRequest]
     """Questions keyed by the server's own opaque keys; answer every key."""
+    action_requests: NotRequired[list[ActionRequest]]
+    """Agent Chat UI mode only (``McpToolNode(compat=True)``): LangChain ``HITLRequest`` keys, one action
+    request per question, in the order of ``requests`` (see :mod:`langgraph_mcp.hitl`)."""
+    review_configs: NotRequired[list[ReviewConfig]]
     previous_answers: NotRequired[ElicitationAnswers]
     """Set when the server changed a question it had asked before: the answer given then, which no longer fits
     (shown as context, never sent; fields the new question marks sensitive are left out)."""

@@ -63,10 +63,17 @@ PACKAGE = "langgraph_mcp"
 
 LAYERS: list[tuple[str, list[str]]] = [
     ("vocabulary", ["errors", "payloads", "_compat"]),
-    ("descriptions", ["config", "catalog", "messages", "results"]),
+    ("descriptions", ["config", "catalog", "messages", "results", "coercion"]),
     (
         "human decisions",
-        ["approval.policy", "approval.decisions", "elicitation.answers", "elicitation.inspection", "resume"],
+        [
+            "approval.policy",
+            "approval.decisions",
+            "elicitation.answers",
+            "elicitation.inspection",
+            "hitl",
+            "resume",
+        ],
     ),
     ("connection", ["connection", "legacy_routing", "resources"]),
     ("calls", ["elicitation.*", "tools"]),

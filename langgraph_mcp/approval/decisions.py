@@ -25,6 +25,7 @@ import jsonschema  # type: ignore[import-untyped,unused-ignore]  # stubs may be 
 from pydantic import PlainValidator, RootModel, WithJsonSchema
 from referencing.exceptions import Unresolvable
 
+from langgraph_mcp.coercion import coerce_edit
 from langgraph_mcp.errors import DecisionError
 from langgraph_mcp.payloads import (
     ALL_DECISIONS,
@@ -365,7 +366,12 @@ def decision_response_schema(payload: ApprovalInterrupt, *, compat: bool = False
             raise DecisionError(
                 f"{_who(snapshot)}: expected {{'decisions': [decision]}} with exactly one decision, got {got}"
             )
-        return {"decisions": [validate_decision(snapshot, decisions[0])]}
+        # Agent Chat UI sends edited values as strings: coerce them by the inputSchema where unambiguous.
+        return {
+            "decisions": [
+                validate_decision(snapshot, coerce_edit(decisions[0], snapshot.get("input_schema")))
+            ]
+        }
 
     class ApprovalDecision(DecisionResponse):
         root: Annotated[

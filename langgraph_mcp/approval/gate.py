@@ -60,7 +60,10 @@ private channels stay inside the subgraph: the parent only sees ``messages``.
 With ``compat=True`` each payload also carries LangChain's ``HITLRequest`` keys (``action_requests`` and
 ``review_configs``, one item each) and is answered with ``{"decisions": [decision]}``, which is what Agent
 Chat UI renders and sends; calls are then asked **one at a time**, because that UI resumes without an
-interrupt id and so supports a single pending interrupt.
+interrupt id and so supports a single pending interrupt. An edit's string values are coerced by the tool's
+inputSchema where unambiguous (:mod:`langgraph_mcp.coercion`). Set the same switch on
+:func:`route_through_gate` and :class:`~langgraph_mcp.node.McpToolNode` for a whole graph with never more than
+one pending interrupt.
 
 Wired model → gate → tools, the calls of one model turn run after the whole gate is done, allowed ones
 included (they are not asked about, but they wait for the answers about their siblings); route with
@@ -443,6 +446,7 @@ def route_through_gate(
     tools: str = "tools",
     otherwise: str = END,
     messages_key: str = "messages",
+    compat: bool = False,
 ) -> RunnableCallable:
     """Conditional edge after the model: allowed calls go straight to the tool node, the rest through the gate.
 
@@ -460,6 +464,12 @@ def route_through_gate(
     the gate's own view of the messages, without the ToolMessages its sibling tasks wrote in the same step, and
     would send those calls again. :class:`~langgraph_mcp.node.ToolCallsDone` returns to the model only once every
     call has its ToolMessage.
+
+    ``compat=True`` (Agent Chat UI mode; set it on the gate and the tool node too): never more than one
+    interrupt pending. If any call needs the gate, only the gate runs (it asks one call at a time) and every
+    call, allowed ones included, then runs in the tool node after it; otherwise all calls go to the tool node
+    in **one** task, which runs them one after another. The cost: allowed calls wait for the approvals, and
+    calls that would run in parallel run in sequence.
     """
     checker = _Gate(
         servers,
@@ -487,9 +497,13 @@ def route_through_gate(
                 direct.append(call)
             else:
                 needs_gate = True
+        if compat and needs_gate:  # the gate judges every call itself, then the tool node runs them in turn
+            return [Send(gate, {messages_key: messages})]
         ai = with_gate_records(pending.ai, records) if records else pending.ai
         messages = [ai if m is pending.ai else m for m in messages]
         turn = turn_of(messages)
+        if compat and direct:  # one task: the tool node runs the calls one after another
+            return [Send(tools, {messages_key: turn})]
         sends = [Send(tools, call_with_context(call, turn, messages_key)) for call in direct]
         if needs_gate:
             sends.append(Send(gate, {messages_key: messages}))

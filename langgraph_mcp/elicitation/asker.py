@@ -10,6 +10,10 @@ changed the question since it was accepted) is not forced either: the new questi
 
 A fresh answer is always taken through ``interrupt(payload, response_schema=...)``, so LangGraph validates it
 against the question before saving it: a bad answer is refused and the same interrupt can be answered again.
+
+In Agent Chat UI mode (``compat=True``) the payload also carries its ``HITLRequest`` card and the answer may be a
+``{"decisions": [...]}`` value (:mod:`langgraph_mcp.hitl`); stored values of that shape are mapped back to
+answers keyed by request key before they are matched.
 """
 
 from __future__ import annotations
@@ -21,8 +25,13 @@ from langgraph.config import get_config
 from langgraph.types import interrupt
 
 from langgraph_mcp._compat import fresh_resume_index, has_checkpointer, stored_resume_values, task_scratchpad
-from langgraph_mcp.elicitation.answers import answers_response_schema, validate_answers
+from langgraph_mcp.elicitation.answers import (
+    ElicitationAnswersModel,
+    answers_response_schema,
+    validate_answers,
+)
 from langgraph_mcp.errors import AnswerError, LangGraphMcpError
+from langgraph_mcp.hitl import elicitation_card, hitl_answers_response_schema, stored_answers
 from langgraph_mcp.payloads import ElicitationAnswers, ElicitationInterrupt, ElicitationRequest
 
 
@@ -57,7 +66,9 @@ class NoCheckpointerError(LangGraphMcpError):
 class InterruptAsker:
     """Gets answers for one tool call's questions from LangGraph interrupts (one instance per node run)."""
 
-    def __init__(self, tool_call_id: str) -> None:
+    def __init__(self, tool_call_id: str, *, compat: bool = False) -> None:
+        self.compat = compat
+        """Agent Chat UI mode: ask with a ``HITLRequest`` card, accept ``{"decisions": [...]}`` answers."""
         try:
             configurable = get_config().get("configurable", {})
         except RuntimeError:  # called outside a graph: calls work, questions can't pause
@@ -105,6 +116,8 @@ class InterruptAsker:
                 # A new answer is checked against the question (response_schema), whatever its shape: a
                 # wrong one is refused before it is saved and the same interrupt id stays pending.
                 return self._take(index, payload, requests, stored), index + 1
+            if self.compat:
+                stored = stored_answers(requests, stored, name=payload["published_name"])
             if isinstance(stored, Mapping) and set(stored) == keys:
                 if _fits(requests, stored):
                     return self._take(index, payload, requests, stored), index + 1
@@ -127,7 +140,12 @@ class InterruptAsker:
             return validate_answers(requests, stored)
         self._advance_to(index)
         self.raised_at = index
-        model = answers_response_schema(requests)
+        model: type[ElicitationAnswersModel]
+        if self.compat:
+            payload = elicitation_card({**payload, "requests": dict(requests)})
+            model = hitl_answers_response_schema(payload)
+        else:
+            model = answers_response_schema(requests)
         validated = interrupt(payload, response_schema=model)
         self.consumed = index + 1
         answers: ElicitationAnswers = validated.answers()

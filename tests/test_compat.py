@@ -1,0 +1,296 @@
+"""Agent Chat UI mode (``compat=True`` on the gate, the router and the node), driven as that UI drives a graph.
+
+At every pause the test reads the thread's interrupts, requires exactly one, requires the ``HITLRequest`` keys
+on it, and resumes with a bare ``{"decisions": [...]}`` (no interrupt id), edited values sent as strings, as
+the UI sends them. What ran is checked on the server's own event record.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pydantic
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Command
+
+from langgraph_mcp import (
+    ApprovalPolicy,
+    McpServers,
+    McpToolNode,
+    ToolCallsDone,
+    create_approval_gate,
+    resume_command,
+    route_through_gate,
+)
+from langgraph_mcp.examples.demo_server import build_server
+from tests.node_support import call, in_process, one_turn_graph, text_of, tool_messages
+
+pytestmark = pytest.mark.anyio
+CFG: Any = {"configurable": {"thread_id": "t"}}
+
+
+def chat_graph(
+    servers: McpServers,
+    calls: list[Any],
+    policy: ApprovalPolicy | None = None,
+    checkpointer: InMemorySaver | None = None,
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """The README's wiring with ``compat=True`` on all three parts."""
+    policy = policy or ApprovalPolicy()
+
+    def agent(state: MessagesState) -> dict[str, Any]:
+        if not any(isinstance(m, AIMessage) for m in state["messages"]):
+            return {"messages": [AIMessage("", tool_calls=calls, id="ai-1")]}
+        return {"messages": [AIMessage("done", id="ai-2")]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("agent", agent)
+    builder.add_node("approval_gate", create_approval_gate(servers, policy, compat=True))
+    builder.add_node("tools", McpToolNode(servers, compat=True))
+    builder.add_edge(START, "agent")
+    builder.add_conditional_edges(
+        "agent", route_through_gate(servers, policy, compat=True), ["approval_gate", "tools", END]
+    )
+    builder.add_edge("approval_gate", "tools")
+    builder.add_conditional_edges("tools", ToolCallsDone("agent"), ["agent"])
+    return builder.compile(checkpointer=checkpointer or InMemorySaver())
+
+
+async def the_one_interrupt(graph: CompiledStateGraph[Any, Any, Any, Any]) -> Any:
+    """What Agent Chat UI renders: the thread's only interrupt (it must carry the HITLRequest keys)."""
+    state = await graph.aget_state(CFG, subgraphs=True)
+    interrupts = list(state.interrupts) + [
+        i for task in state.tasks for i in (task.state.interrupts if task.state else ())
+    ]
+    ids = {i.id for i in interrupts}
+    assert len(ids) == 1, f"expected one pending interrupt, got {[i.value.get('type') for i in interrupts]}"
+    value = interrupts[0].value
+    assert len(value["action_requests"]) == len(value["review_configs"]) >= 1
+    return value
+
+
+def decide(**decision: Any) -> Command[Any]:
+    return Command(resume={"decisions": [decision]})
+
+
+def edit(tool: str, args: dict[str, Any]) -> Command[Any]:
+    return decide(type="edit", edited_action={"name": tool, "args": args})
+
+
+async def test_a_destructive_an_eliciting_and_a_read_only_call_complete_with_bare_resumes() -> None:
+    srv = build_server()
+    servers = McpServers({"demo": in_process(srv, "auto")})
+    graph = chat_graph(
+        servers,
+        [
+            call("demo_list_files", "ls"),
+            call("demo_delete_file", "rm", path="todo.txt"),
+            call("demo_register", "reg"),
+        ],
+    )
+    await graph.ainvoke({"messages": [HumanMessage("go")]}, CFG)
+
+    # 1. The approval comes first, alone; nothing ran yet (allowed calls wait for the gate in this mode).
+    approval = await the_one_interrupt(graph)
+    assert approval["type"] == "mcp_approval" and approval["tool_call_id"] == "rm"
+    assert approval["review_configs"][0]["allowed_decisions"] == ["approve", "edit", "reject", "respond"]
+    assert srv.events.counts["list_files.enter"] == 0
+    await graph.ainvoke(edit("demo_delete_file", {"path": "notes.txt"}), CFG)
+
+    # 2. Then the form, as an editable card: its fields with defaults filled in.
+    card = await the_one_interrupt(graph)
+    assert card["type"] == "mcp_elicitation" and card["tool_call_id"] == "reg"
+    (action,) = card["action_requests"]
+    assert action["name"] == "demo_register"
+    assert action["args"] == {
+        "name": "",
+        "age": "",
+        "email": "",
+        "plan": "",
+        "newsletter": False,
+        "start": "",
+    }
+    assert card["review_configs"] == [
+        {"action_name": "demo_register", "allowed_decisions": ["edit", "reject"]}
+    ]
+    assert "Please fill in the registration form." in action["description"]
+    form = {
+        "name": "Ada Lovelace",
+        "age": "36",
+        "email": "ada@example.com",
+        "plan": "pro",
+        "newsletter": "true",
+    }
+    out = await graph.ainvoke(edit("demo_register", {**form, "start": "2026-12-24"}), CFG)
+
+    assert "__interrupt__" not in out
+    messages = tool_messages(out)
+    assert text_of(messages["rm"]) == "Deleted notes.txt"
+    (registered,) = [e["data"] for e in messages["reg"].artifact if e["type"] == "mcp_structured_content"]
+    assert (
+        registered["age"] == 36 and registered["newsletter"] is True and registered["start"] == "2026-12-24"
+    )
+    assert messages["ls"].status == "success"
+    assert out["messages"][-1].content == "done"
+    assert srv.events.counts["delete_file.commit"] == 1 and srv.events.counts["register.commit"] == 1
+    assert srv.events.counts["list_files.enter"] == 1
+    await servers.aclose()
+
+
+async def test_approvals_come_one_at_a_time_then_questions_one_at_a_time() -> None:
+    srv = build_server()
+    servers = McpServers({"demo": in_process(srv, "auto")})
+    graph = chat_graph(
+        servers,
+        [
+            call("demo_delete_file", "rm1", path="todo.txt"),
+            call("demo_book_trip", "trip1", destination="Rome"),
+            call("demo_delete_file", "rm2", path="notes.txt"),
+            call("demo_book_trip", "trip2", destination="Oslo"),
+        ],
+    )
+    await graph.ainvoke({"messages": [HumanMessage("go")]}, CFG)
+    seen = []
+    for _ in range(4):
+        value = await the_one_interrupt(graph)
+        seen.append(value["tool_call_id"])
+        if value["type"] == "mcp_approval":
+            await graph.ainvoke(decide(type="approve"), CFG)
+        else:
+            await graph.ainvoke(edit(value["published_name"], {"date": "2026-12-24"}), CFG)
+
+    state = await graph.aget_state(CFG)
+    assert not state.next and not state.interrupts
+    assert seen == ["rm1", "rm2", "trip1", "trip2"]
+    assert srv.events.counts["delete_file.commit"] == 2 and srv.events.counts["book_trip.commit"] == 2
+    await servers.aclose()
+
+
+async def test_a_bad_card_answer_is_refused_and_the_same_interrupt_stays_answerable() -> None:
+    srv = build_server()
+    servers = McpServers({"demo": in_process(srv, "auto")})
+    graph = chat_graph(servers, [call("demo_register", "reg")])
+    await graph.ainvoke({"messages": [HumanMessage("go")]}, CFG)
+    before = (await graph.aget_state(CFG)).interrupts[0].id
+
+    with pytest.raises(pydantic.ValidationError, match="age"):
+        await graph.ainvoke(
+            edit(
+                "demo_register",
+                {"name": "Ada", "age": "forty", "email": "a@b.co", "plan": "pro", "start": "2026-12-24"},
+            ),
+            CFG,
+        )
+    with pytest.raises(pydantic.ValidationError, match=r"'edit' .* or 'reject'"):
+        await graph.ainvoke(decide(type="approve"), CFG)
+
+    assert (await graph.aget_state(CFG)).interrupts[0].id == before
+    out = await graph.ainvoke(decide(type="reject"), CFG)  # reject = decline
+    assert tool_messages(out)["reg"].status == "error"
+    assert srv.events.counts["register.commit"] == 0
+    await servers.aclose()
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_url_request_shows_url_and_host_and_approve_means_accepted(mode: str) -> None:
+    srv = build_server()
+    servers = McpServers({"demo": in_process(srv, mode)})
+    graph = chat_graph(servers, [call("demo_pay_deposit", "pay", amount=20)])
+    await graph.ainvoke({"messages": [HumanMessage("go")]}, CFG)
+
+    card = await the_one_interrupt(graph)
+    ((_key, request),) = card["requests"].items()
+    (action,) = card["action_requests"]
+    assert request["url"] in action["description"] and f"Host: {request['host']}" in action["description"]
+    assert action["args"] == {"url": request["url"]}
+    assert card["review_configs"][0]["allowed_decisions"] == ["approve", "reject"]
+    out = await graph.ainvoke(decide(type="approve"), CFG)
+
+    assert text_of(tool_messages(out)["pay"]) == "payment consent: accept"
+    assert srv.events.counts["pay_deposit.commit"] == 1
+    await servers.aclose()
+
+
+async def test_string_typed_approval_edits_are_coerced_by_the_input_schema() -> None:
+    srv = build_server()
+    servers = McpServers({"demo": in_process(srv, "auto")})
+    policy = ApprovalPolicy.load({"tools": {"demo_add": "ask"}})
+    graph = chat_graph(servers, [call("demo_add", "sum", a=1, b=2)], policy)
+    await graph.ainvoke({"messages": [HumanMessage("go")]}, CFG)
+    await the_one_interrupt(graph)
+
+    out = await graph.ainvoke(edit("demo_add", {"a": "20", "b": "22"}), CFG)
+
+    assert text_of(tool_messages(out)["sum"]) == "42"
+    await servers.aclose()
+
+
+async def test_resume_command_answers_a_compat_question_with_plain_answers() -> None:
+    srv = build_server()
+    servers = McpServers({"demo": in_process(srv, "auto")})
+    graph = chat_graph(servers, [call("demo_book_trip", "trip", destination="Rome")])
+    out = await graph.ainvoke({"messages": [HumanMessage("go")]}, CFG)
+    ((key, _),) = out["__interrupt__"][0].value["requests"].items()
+
+    command = resume_command(
+        out, answers={"trip": {key: {"action": "accept", "content": {"date": "2026-12-24"}}}}
+    )
+    out = await graph.ainvoke(command, CFG)
+
+    assert text_of(tool_messages(out)["trip"]) == "Booked Rome on 2026-12-24"
+    await servers.aclose()
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_after_a_restart_the_stored_card_answers_replay_and_the_next_round_is_a_card(mode: str) -> None:
+    saver = InMemorySaver()
+    calls = [call("demo_book_three_rounds", "trip", destination="Rome")]
+    first_srv = build_server()
+    first = McpServers({"demo": in_process(first_srv, mode)})
+    graph = chat_graph(first, calls, checkpointer=saver)
+    await graph.ainvoke({"messages": [HumanMessage("go")]}, CFG)
+    assert (await the_one_interrupt(graph))["round"] == 1
+    await graph.ainvoke(edit("demo_book_three_rounds", {"date": "2026-12-24"}), CFG)
+    seats = await the_one_interrupt(graph)
+    assert seats["round"] == 2 and seats["action_requests"][0]["args"] == {"seats": "", "window": False}
+    await first.aclose()
+
+    # A new process: new servers (no paused call survives), the same checkpoints.
+    srv = build_server()
+    servers = McpServers({"demo": in_process(srv, mode)})
+    graph = chat_graph(servers, calls, checkpointer=saver)
+    await graph.ainvoke(edit("demo_book_three_rounds", {"seats": "2", "window": "true"}), CFG)
+    meal = await the_one_interrupt(graph)
+    assert meal["round"] == 3
+    out = await graph.ainvoke(edit("demo_book_three_rounds", {"meal": "veg"}), CFG)
+
+    (booking,) = [
+        e["data"] for e in tool_messages(out)["trip"].artifact if e["type"] == "mcp_structured_content"
+    ]
+    assert booking == {"destination": "Rome", "date": "2026-12-24", "seats": 2, "window": True, "meal": "veg"}
+    assert srv.events.counts["book_three_rounds.commit"] == 1
+    await servers.aclose()
+
+
+async def test_plain_unkeyed_resumes_carry_a_call_through_its_rounds_without_compat() -> None:
+    """A bare ``Command(resume=answers)`` (no interrupt id) answers each round once, also outside compat mode."""
+    srv = build_server()
+    servers = McpServers({"demo": in_process(srv, "auto")})
+    graph = one_turn_graph(
+        servers, [call("demo_book_three_rounds", "trip", destination="Rome")], InMemorySaver()
+    )
+    out = await graph.ainvoke({"messages": [HumanMessage("go")]}, CFG)
+    contents = [{"date": "2026-12-24"}, {"seats": 2}, {"meal": "vegan"}]
+    for expected_round, content in enumerate(contents, start=1):
+        (pending,) = out["__interrupt__"]
+        assert pending.value["round"] == expected_round
+        ((key, _),) = pending.value["requests"].items()
+        out = await graph.ainvoke(Command(resume={key: {"action": "accept", "content": content}}), CFG)
+
+    assert "__interrupt__" not in out
+    assert srv.events.counts["book_three_rounds.commit"] == 1
+    await servers.aclose()
