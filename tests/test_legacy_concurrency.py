@@ -6,6 +6,8 @@ saw. Its ``ask`` tool asks the same question on every call, so a crossed answer 
 
 from __future__ import annotations
 
+import contextvars
+import importlib.metadata
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -13,9 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import mcp.types as types
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command, Interrupt
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 
 from langgraph_mcp import McpServers
 from tests.helpers import serve_asgi
@@ -149,3 +154,39 @@ async def test_over_stdio_exclusive_tools_run_alone_from_the_first_call() -> Non
         assert {cid: text_of(messages[cid]) for cid in ("c0", "c1", "c2")} == {
             f"c{i}": f"c{i}=code-c{i}" for i in range(3)
         }
+
+
+@pytest.mark.parametrize("transport", ["streamable_http", "in_process"])
+async def test_the_sdk_runs_the_elicitation_callback_in_the_sending_tasks_context(transport: str) -> None:
+    """Rule 1 of ``langgraph_mcp.legacy_routing`` rests on this mcp SDK behaviour (its dispatcher propagates the
+    sender's contextvars); if an mcp upgrade drops it, questions on these transports fall back to rule 2."""
+    sender: contextvars.ContextVar[str | None] = contextvars.ContextVar("sender", default=None)
+    seen: list[tuple[str | None, str]] = []
+
+    async def on_elicit(context: Any, params: Any) -> types.ElicitResult:
+        seen.append((sender.get(), params.message))
+        return types.ElicitResult(action="accept", content={"code": str(sender.get())})
+
+    srv = ConcurrencyServer()
+
+    async def run(target: Any) -> None:
+        async with Client(target, mode="legacy", elicitation_callback=on_elicit) as client:
+
+            async def one(i: int) -> None:
+                sender.set(f"call{i}")
+                result = await client.session.call_tool("ask", {"tag": f"call{i}", "meet": 3})
+                assert text_of_result(result) == f"call{i}=call{i}"
+
+            async with anyio.create_task_group() as tg:
+                for i in range(3):
+                    tg.start_soon(one, i)
+
+    if transport == "in_process":
+        await run(srv.server)
+    else:
+        async with serve_asgi(srv.server.streamable_http_app()) as base:
+            await run(streamable_http_client(f"{base}/mcp"))
+    assert sorted(s for s, _ in seen) == ["call0", "call1", "call2"], (
+        f"mcp {importlib.metadata.version('mcp')} no longer runs the elicitation callback in the sending task's "
+        f"context over {transport}: update langgraph_mcp/legacy_routing.py (rule 1): {seen}"
+    )
