@@ -126,7 +126,13 @@ def _configurable_value(server: str, configurable: Mapping[str, Any], header: st
             "and this run has none; pass it in the run's config, e.g. "
             f'graph.invoke(..., {{"configurable": {{"{name}": ...}}}})',
         )
-    return str(configurable[name])
+    return _header_value(server, header, str(configurable[name]))
+
+
+def _header_value(server: str, header: str, value: str) -> str:
+    if "\r" in value or "\n" in value or "\0" in value:
+        raise CredentialError(server, f"the run's value for header {header!r} contains a line break; refused")
+    return value
 
 
 def resolve_identity(
@@ -165,7 +171,7 @@ def resolve_identity(
                 )
             auth = made
         elif isinstance(made, Mapping):
-            headers.update({str(k): str(v) for k, v in made.items()})
+            headers.update({str(k): _header_value(server, str(k), str(v)) for k, v in made.items()})
         elif made is not None:
             raise CredentialError(
                 server,

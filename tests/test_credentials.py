@@ -26,7 +26,15 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
-from langgraph_mcp import ConfigError, McpServers, McpToolNode, ToolCallRouter, create_approval_gate
+from langgraph_mcp import (
+    ConfigError,
+    CredentialError,
+    McpServers,
+    McpToolNode,
+    ToolCallRouter,
+    create_approval_gate,
+)
+from langgraph_mcp.credentials import resolve_identity
 from tests.helpers import serve_asgi
 from tests.node_support import call, one_turn_graph
 from tests.servers.identity_server import Binding, Record, binding_app, build_identity_server
@@ -390,3 +398,12 @@ async def test_sync_invoke_uses_each_runs_credentials() -> None:
             assert [c["authorization"] for c in record.of("whoami")] == ["Bearer s1", "Bearer s2"]
         finally:
             await servers.aclose()
+
+
+def test_a_run_value_with_a_line_break_is_refused_not_sent() -> None:
+    spec = McpServers({"ident": {"url": "http://127.0.0.1:1/mcp", "headers": TOKEN_HEADERS}}).spec("ident")
+    with pytest.raises(CredentialError, match="line break"):
+        resolve_identity("ident", spec, {"configurable": {"token": "abc\r\nX-Admin: yes"}})
+    assert resolve_identity("ident", spec, {"configurable": {"token": "abc"}}).headers == {
+        "Authorization": "Bearer abc"
+    }
