@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,7 @@ from mcp.server import Server, ServerRequestContext
 
 from langgraph_mcp import McpServers
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import child_pids, event_pids, process_exists, stdio_demo_spec
+from tests.helpers import child_pids, event_pids, free_port, process_exists, stdio_demo_spec
 from tests.node_support import (
     TOMORROW,
     accept_all,
@@ -69,6 +71,56 @@ async def test_legacy_server_restarted_while_paused_the_answer_is_replayed_on_th
         assert child_pids() == {second[0]}
     finally:
         await servers.aclose()
+
+
+def start_http_demo(port: int, events: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "DEMO_EVENTS_FILE": str(events)}
+    argv = [sys.executable, "-m", "langgraph_mcp.examples.demo_server", "http", str(port)]
+    return subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+async def wait_listening(port: int) -> None:
+    with anyio.fail_after(20):
+        while True:
+            try:
+                stream = await anyio.connect_tcp("127.0.0.1", port)
+            except OSError:
+                await anyio.sleep(0.05)
+            else:
+                await stream.aclose()
+                return
+
+
+async def test_legacy_http_server_restarted_while_paused_the_answer_is_replayed_on_the_new_session(
+    tmp_path: Path,
+) -> None:
+    events, port = tmp_path / "events.jsonl", free_port()
+    first = start_http_demo(port, events)
+    second: subprocess.Popen[bytes] | None = None
+    servers = McpServers({"demo": {"url": f"http://127.0.0.1:{port}/mcp", "mode": "legacy"}})
+    try:
+        await wait_listening(port)
+        graph = one_turn_graph(
+            servers, [call("demo_book_trip_legacy", "c1", destination="Rome")], InMemorySaver()
+        )
+        out = await graph.ainvoke(start(), config())
+        (pending,) = out["__interrupt__"]
+        first.kill()  # the server dies while the call is parked in its question (its POST stream open)
+        first.wait(10)
+        second = start_http_demo(port, events)
+        await wait_listening(port)
+        out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), config())
+        message = tool_messages(out)["c1"]
+        assert message.status == "success", text_of(message)
+        assert text_of(message) == f"Booked Rome on {TOMORROW}"
+        assert event_pids(events, "book_trip_legacy", "commit") == [second.pid]  # answered from storage there
+        assert "__interrupt__" not in out
+    finally:
+        await servers.aclose()
+        for process in (first, second):
+            if process is not None and process.poll() is None:
+                process.terminate()
+                process.wait(10)
 
 
 # ------------------------------------------------------------------------------------------------ item 8
