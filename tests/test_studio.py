@@ -32,7 +32,7 @@ from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 
 from langgraph_mcp.examples.scripted_model import DEMO_PROMPT, demo_call_ids
-from langgraph_mcp.examples.studio import GRAPH_ID, make_graph
+from langgraph_mcp.examples.studio import CHAT_GRAPH_ID, CHAT_TOOL_CALLS, GRAPH_ID, make_graph
 from langgraph_mcp.resume import pending_interrupts, resume_command
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -227,6 +227,7 @@ def test_repository_langgraph_json_points_at_the_factory() -> None:
     graph = config["graphs"][GRAPH_ID]
     path = graph["path"] if isinstance(graph, dict) else graph
     assert path == "./langgraph_mcp/examples/studio.py:make_graph"
+    assert config["graphs"][CHAT_GRAPH_ID]["path"] == "./langgraph_mcp/examples/studio.py:make_chat_graph"
     assert config["dependencies"] == ["."]
 
 
@@ -303,5 +304,66 @@ async def test_thread_pauses_on_approval_and_question_and_one_payload_resumes_bo
     assert "Booked Rome on 2026-12-01" in out["messages"][-1]["content"]
     assert (await client.threads.get(thread))["status"] == "idle"
 
+    assert await _wait_for_no_demo_servers(studio) == {}, "a run left its MCP server running"
+    assert studio.blocking_calls_flagged() == []
+
+
+async def _agent_chat_ui_turn(client: LangGraphClient, thread: str, **kwargs: Any) -> dict[str, Any]:
+    """One turn as Agent Chat UI does it: stream a run, then read ``thread.interrupts``; the only interrupt
+    (there must be at most one) is returned with its value, or ``{}`` when the thread is done."""
+    async for _ in client.runs.stream(thread, CHAT_GRAPH_ID, stream_mode=["values"], **kwargs):
+        pass
+    interrupts = [i for items in (await client.threads.get(thread))["interrupts"].values() for i in items]
+    assert len({i["id"] for i in interrupts}) <= 1, f"more than one pending interrupt: {interrupts}"
+    if not interrupts:
+        return {}
+    value: dict[str, Any] = interrupts[0]["value"]
+    assert len(value["action_requests"]) == len(value["review_configs"]) == 1, value  # a HITLRequest card
+    return value
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_agent_chat_ui_mode_completes_a_turn_with_bare_resumes_only(studio: DevServer) -> None:
+    """The chat variant, driven exactly as Agent Chat UI drives it: ``thread.interrupts`` read, resumed with a
+    bare ``{"decisions": [...]}`` (no interrupt id), edited values sent as strings."""
+    client = get_client(url=studio.url)
+    thread = (await client.threads.create())["thread_id"]
+    ids = {f"demo_{tool}": f"call_{tool}_1" for tool, _ in CHAT_TOOL_CALLS}
+
+    # 1. The destructive call's approval, alone (the read-only call waits for the gate in this mode).
+    card = await _agent_chat_ui_turn(client, thread, input={"messages": [{"role": "user", "content": "go"}]})
+    assert card["type"] == "mcp_approval" and card["tool_call_id"] == ids["demo_delete_file"]
+    assert card["action_requests"][0] == {
+        "name": "demo_delete_file",
+        "args": {"path": "todo.txt"},
+        "description": card["description"],
+    }
+    edited = {"type": "edit", "edited_action": {"name": "demo_delete_file", "args": {"path": "notes.txt"}}}
+    card = await _agent_chat_ui_turn(client, thread, command={"resume": {"decisions": [edited]}})
+
+    # 2. The form as an editable card; every field comes back as a string, as the UI sends it.
+    assert card["type"] == "mcp_elicitation" and card["tool_call_id"] == ids["demo_register"]
+    assert card["review_configs"][0]["allowed_decisions"] == ["edit", "reject"]
+    fields = {
+        "name": "Ada Lovelace",
+        "age": "36",
+        "email": "ada@example.com",
+        "plan": "pro",
+        "newsletter": "true",
+        "start": "2026-12-24",
+    }
+    assert set(card["action_requests"][0]["args"]) == set(fields)
+    answer = {"type": "edit", "edited_action": {"name": "demo_register", "args": fields}}
+    assert await _agent_chat_ui_turn(client, thread, command={"resume": {"decisions": [answer]}}) == {}
+
+    state = await client.threads.get_state(thread)
+    results = _tool_results(state["values"]["messages"])
+    assert results[ids["demo_delete_file"]] == ("success", "Deleted notes.txt")
+    assert results[ids["demo_list_files"]][0] == "success"
+    status, registered = results[ids["demo_register"]]
+    assert status == "success" and '"age": 36' in registered and '"newsletter": true' in registered
+    assert '"start": "2026-12-24"' in registered
+    assert (await client.threads.get(thread))["status"] == "idle"
     assert await _wait_for_no_demo_servers(studio) == {}, "a run left its MCP server running"
     assert studio.blocking_calls_flagged() == []

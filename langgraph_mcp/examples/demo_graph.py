@@ -57,6 +57,7 @@ def build_graph(
     policy: ApprovalPolicy | None = None,
     model: BaseChatModel | None = None,
     checkpointer: BaseCheckpointSaver[Any] | None = None,
+    compat: bool = False,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The agent → gate → router → :class:`~langgraph_mcp.McpToolNode` → agent graph over ``servers``.
 
@@ -64,7 +65,8 @@ def build_graph(
     chat model that supports ``bind_tools`` works. The tools are listed and bound on the agent's first turn,
     in the running event loop. ``policy`` defaults to ``ApprovalPolicy()`` (read-only and non-destructive
     calls run, destructive ones are asked about). Pass a ``checkpointer`` to pause and resume (elicitation and
-    approvals need one); leave it out for Studio, which supplies its own.
+    approvals need one); leave it out for Studio, which supplies its own. ``compat=True`` is Agent Chat UI
+    mode on the gate, the router and the tool node (one interrupt pending at a time, HITL cards).
     """
     if model is None:
         from langgraph_mcp.examples.scripted_model import ScriptedChatModel
@@ -84,13 +86,13 @@ def build_graph(
     builder = StateGraph(MessagesState)
     builder.add_node("agent", agent)
     policy = policy or ApprovalPolicy()
-    builder.add_node("approval_gate", create_approval_gate(servers, policy=policy))
-    builder.add_node("tools", McpToolNode(servers))
+    builder.add_node("approval_gate", create_approval_gate(servers, policy=policy, compat=compat))
+    builder.add_node("tools", McpToolNode(servers, compat=compat))
     builder.add_edge(START, "agent")
     # Allowed calls run at once (one task each); the others go through the gate in the same step, so an
     # approval and a question from an allowed call can be pending together and answered with one Command.
     builder.add_conditional_edges(
-        "agent", route_through_gate(servers, policy), ["approval_gate", "tools", END]
+        "agent", route_through_gate(servers, policy, compat=compat), ["approval_gate", "tools", END]
     )
     builder.add_edge("approval_gate", "tools")
     builder.add_conditional_edges("tools", ToolCallsDone("agent"), ["agent"])

@@ -43,13 +43,24 @@ from langgraph_mcp.examples.demo_graph import build_graph, demo_server_config
 from langgraph_mcp.examples.scripted_model import ScriptedChatModel
 from langgraph_mcp.servers import McpServers
 
-__all__ = ["GRAPH_ID", "make_graph"]
+__all__ = ["CHAT_GRAPH_ID", "CHAT_TOOL_CALLS", "GRAPH_ID", "make_chat_graph", "make_graph"]
 
 GRAPH_ID = "mcp_agent"
 """The graph's id in the repository's ``langgraph.json`` (the ``assistant_id`` to run it with)."""
 
-_READ_GRAPH: list[CompiledStateGraph[Any, Any, Any, Any]] = []
-"""The graph served to read-only contexts, built once (its servers are never started)."""
+CHAT_GRAPH_ID = "mcp_agent_chat"
+"""The Agent Chat UI variant's id in ``langgraph.json``: the same agent in ``compat=True`` mode."""
+
+CHAT_TOOL_CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("list_files", {}),
+    ("delete_file", {"path": "todo.txt"}),
+    ("register", {}),
+)
+"""What the chat variant's scripted model proposes: a read-only call, a destructive call the gate asks about,
+and a call whose server asks for a form with text, number, boolean, choice and date fields."""
+
+_READ_GRAPHS: dict[bool, CompiledStateGraph[Any, Any, Any, Any]] = {}
+"""The graphs served to read-only contexts (by ``compat``), built once (their servers are never started)."""
 
 
 @asynccontextmanager
@@ -60,13 +71,41 @@ async def make_graph(runtime: ServerRuntime[Any]) -> AsyncIterator[CompiledState
     demo server starts on first use inside the run and is stopped when the server leaves this context. For
     schema and state reads: the one read graph, built on first use; nothing is started.
     """
+    async with _graph(runtime, compat=False) as graph:
+        yield graph
+
+
+@asynccontextmanager
+async def make_chat_graph(
+    runtime: ServerRuntime[Any],
+) -> AsyncIterator[CompiledStateGraph[Any, Any, Any, Any]]:
+    """Yield the demo agent in Agent Chat UI mode (``compat=True``), as :func:`make_graph` does otherwise.
+
+    Point Agent Chat UI at ``langgraph dev`` with assistant ``mcp_agent_chat``: every pause is one
+    ``HITLRequest`` card, resumed with a bare ``{"decisions": [...]}``.
+    """
+    async with _graph(runtime, compat=True) as graph:
+        yield graph
+
+
+def _model(compat: bool) -> ScriptedChatModel:
+    return ScriptedChatModel(tool_calls=list(CHAT_TOOL_CALLS)) if compat else ScriptedChatModel()
+
+
+@asynccontextmanager
+async def _graph(
+    runtime: ServerRuntime[Any], *, compat: bool
+) -> AsyncIterator[CompiledStateGraph[Any, Any, Any, Any]]:
     if runtime.execution_runtime is None:
-        if not _READ_GRAPH:
-            _READ_GRAPH.append(build_graph(McpServers(demo_server_config()), policy=ApprovalPolicy()))
-        yield _READ_GRAPH[0]
+        if compat not in _READ_GRAPHS:
+            servers = McpServers(demo_server_config())
+            _READ_GRAPHS[compat] = build_graph(
+                servers, policy=ApprovalPolicy(), model=_model(compat), compat=compat
+            )
+        yield _READ_GRAPHS[compat]
         return
     servers = McpServers(demo_server_config())
-    graph = build_graph(servers, policy=ApprovalPolicy(), model=ScriptedChatModel())
+    graph = build_graph(servers, policy=ApprovalPolicy(), model=_model(compat), compat=compat)
     try:
         yield graph
     finally:
