@@ -666,6 +666,18 @@ class McpServers:
             [] if tools else close_matches(published_name, self.cached_tools()),
         )
 
+    def cached_resolution(self, published_name: str) -> ToolResolution | None:
+        """:meth:`resolve_tool` from the cache alone, or ``None`` when a candidate server would have to be listed."""
+        candidates = self.candidate_servers(published_name)
+        if not all(self._fresh(s) for s in candidates):
+            return None
+        tools = tuple(
+            t for s in candidates if (t := self._listings[self._key(s)].by_name.get(published_name))
+        )
+        return ToolResolution(
+            published_name, tools, {}, [] if tools else close_matches(published_name, self.cached_tools())
+        )
+
     def _fresh(self, server: str) -> bool:
         listing = self._listings.get(self._key_or_none(server))  # type: ignore[arg-type]
         return listing is not None and listing.fresh

@@ -89,7 +89,7 @@ from langgraph.types import Send, interrupt
 
 from langgraph_mcp._compat import RunnableCallable, has_checkpointer
 from langgraph_mcp.approval.decisions import DecisionResponse, decision_response_schema, validate_decision
-from langgraph_mcp.approval.owners import Owner, establish_owners, owner_verdict, record_for
+from langgraph_mcp.approval.owners import Owner, cached_owners, establish_owners, owner_verdict, record_for
 from langgraph_mcp.approval.policy import ApprovalPolicy, Verdict
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.messages import (
@@ -267,6 +267,9 @@ class _Gate:
         if not calls:
             return {}
         names = [c["name"] for c in calls]
+        cached = cached_owners(self.servers, names)  # no thread hop when the catalog already knows
+        if cached is not None:
+            return cached
         return self.servers.run_sync(lambda: establish_owners(self.servers, names))
 
     # -- check ----------------------------------------------------------------------------------------

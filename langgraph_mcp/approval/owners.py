@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from langchain_core.messages import ToolCall
 
 from langgraph_mcp.approval.policy import ApprovalPolicy, Verdict
-from langgraph_mcp.catalog import McpTool
+from langgraph_mcp.catalog import McpTool, ToolResolution
 from langgraph_mcp.messages import GateRecord, GateVerdict
 from langgraph_mcp.servers import McpServers
 
-__all__ = ["Owner", "establish_owner", "establish_owners", "owner_verdict", "record_for"]
+__all__ = ["Owner", "cached_owners", "establish_owner", "establish_owners", "owner_verdict", "record_for"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,25 @@ async def establish_owner(servers: McpServers, name: str) -> Owner:
         return Owner(name, None, problem="the tool lookup was cut short (CancelledError)")
     except Exception as exc:
         return Owner(name, None, problem=f"the tool lookup failed ({type(exc).__name__}: {exc})")
+    return _owner(resolution)
+
+
+def cached_owners(servers: McpServers, names: Sequence[str]) -> dict[str, Owner] | None:
+    """:func:`establish_owners` without I/O when every candidate listing is fresh, else ``None``."""
+    owners: dict[str, Owner] = {}
+    for name in dict.fromkeys(names):
+        try:
+            resolution = servers.cached_resolution(name)
+        except Exception:  # anything odd: take the full (fail-closed) path
+            return None
+        if resolution is None:
+            return None
+        owners[name] = _owner(resolution)
+    return owners
+
+
+def _owner(resolution: ToolResolution) -> Owner:
+    name = resolution.published_name
     if len(resolution.tools) > 1:
         where = ", ".join(f"server {t.server!r} (tool {t.name!r})" for t in resolution.tools)
         return Owner(name, None, collision=f"{name!r} is published by more than one server: {where}")
