@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, Validatio
 
 from langgraph_mcp.credentials import expand_env
 from langgraph_mcp.errors import ConfigError
+from langgraph_mcp.validation_errors import problems
 
 ProtocolMode: TypeAlias = Literal["auto", "modern", "legacy"]
 Route: TypeAlias = Literal["content", "artifact"]
@@ -250,16 +251,18 @@ class McpServersConfig(BaseModel):
             raise ConfigError(_describe(exc)) from exc
 
 
+_TRANSPORT_TAGS = frozenset({"stdio", "streamable_http", "sse", "in_process"})
+"""The transport discriminator tags pydantic puts into a server entry's error location."""
+
+
 def _describe(exc: ValidationError) -> str:
     lines = []
-    for error in exc.errors():
-        loc = [str(part) for part in error["loc"]]
+    for problem in problems(exc, tags=_TRANSPORT_TAGS):
+        loc = [str(part) for part in problem.location]
         if len(loc) >= 2 and loc[0] == "servers":
-            server = loc[1]
-            # loc[2] is the discriminator tag (e.g. "stdio") when the transport was recognised.
-            fields = [p for p in loc[2:] if p not in {"stdio", "streamable_http", "sse", "in_process"}]
-            where = f"server {server!r}" + (f", field {'.'.join(fields)!r}" if fields else "")
+            fields = loc[2:]
+            where = f"server {loc[1]!r}" + (f", field {'.'.join(fields)!r}" if fields else "")
         else:
             where = f"field {'.'.join(loc)!r}" if loc else "config"
-        lines.append(f"{where}: {error['msg']}")
+        lines.append(f"{where}: {problem.message}")
     return "invalid MCP server config:\n  " + "\n  ".join(lines)

@@ -24,8 +24,6 @@ import json
 from collections.abc import Mapping
 from typing import Any, ClassVar, cast
 
-from pydantic import model_validator
-
 from langgraph_mcp.coercion import coerce_to_schema
 from langgraph_mcp.elicitation.answers import ElicitationAnswersModel, validate_answers
 from langgraph_mcp.errors import AnswerError
@@ -39,6 +37,7 @@ from langgraph_mcp.payloads import (
     ReviewConfig,
     UrlRequest,
 )
+from langgraph_mcp.response_schema import checked_response
 
 __all__ = [
     "answers_from_decisions",
@@ -253,24 +252,23 @@ class HitlAnswersModel(ElicitationAnswersModel):
 
     mcp_name: ClassVar[str] = ""
 
-    @model_validator(mode="before")
-    @classmethod
-    def _validate(cls, data: Any) -> Any:
-        if isinstance(data, ElicitationAnswersModel):
-            data = data.root
-        if _is_hitl_response(data, cls.mcp_requests):
-            data = answers_from_decisions(cls.mcp_requests, data, name=cls.mcp_name)
-        return validate_answers(cls.mcp_requests, data)
-
 
 def hitl_answers_response_schema(payload: ElicitationInterrupt) -> type[ElicitationAnswersModel]:
     """The ``response_schema`` of a compat-mode elicitation: ``{"decisions": [...]}`` (or plain answers) in,
     validated MCP answers out; a bad value fails before LangGraph saves it."""
     requests = dict(payload["requests"])
+    name = payload["published_name"]
 
-    class HitlAnswers(HitlAnswersModel):
-        mcp_requests: ClassVar[dict[str, ElicitationRequest]] = requests
-        mcp_json_schema: ClassVar[dict[str, Any]] = _hitl_json_schema(requests)
-        mcp_name: ClassVar[str] = payload["published_name"]
+    def check(data: object) -> object:
+        if _is_hitl_response(data, requests):
+            data = answers_from_decisions(requests, data, name=name)
+        return validate_answers(requests, data)
 
-    return HitlAnswers
+    return checked_response(
+        HitlAnswersModel,
+        "HitlAnswers",
+        check,
+        _hitl_json_schema(requests),
+        mcp_requests=requests,
+        mcp_name=name,
+    )

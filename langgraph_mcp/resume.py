@@ -36,7 +36,7 @@ from typing import Any, Literal, Protocol, TypeAlias, cast
 
 from langgraph.types import Command, Interrupt, StateSnapshot
 
-from langgraph_mcp.approval.decisions import validate_decision
+from langgraph_mcp.approval.decisions import only_decision, validate_decision
 from langgraph_mcp.elicitation.answers import validate_answers
 from langgraph_mcp.errors import AnswerError, DecisionError, ResumeError
 from langgraph_mcp.payloads import (
@@ -230,19 +230,9 @@ def _resolve(
 
 def _approval_value(item: PendingMcpInterrupt, decision: object, argument: str) -> object:
     payload = item.approval
-    if (
-        isinstance(decision, Mapping)
-        and "type" not in decision
-        and isinstance(decision.get("decisions"), list | tuple)
-    ):  # already LangChain's HITLResponse shape
-        decisions = list(decision["decisions"])
-        if len(decisions) != 1:
-            raise ResumeError(
-                f"{argument}[{item.tool_call_id!r}]: expected exactly one decision in 'decisions', "
-                f"got {len(decisions)}"
-            )
-        decision = decisions[0]
     try:
+        if isinstance(decision, Mapping) and "decisions" in decision and "type" not in decision:
+            decision = only_decision(payload, decision)  # already LangChain's HITLResponse shape
         clean = validate_decision(payload, decision)
     except DecisionError as exc:
         raise ResumeError(f"{argument}[{item.tool_call_id!r}]: {exc}") from exc

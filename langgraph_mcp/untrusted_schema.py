@@ -19,12 +19,20 @@ Three things could make checking a value against one cost without bound, and eac
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import Any, NamedTuple
 
 import jsonschema
 
-__all__ = ["MAX_VALUE_DEPTH", "SchemaTooComplex", "bounded_validator", "check", "depth_exceeds"]
+__all__ = [
+    "MAX_VALUE_DEPTH",
+    "ArgumentProblem",
+    "SchemaTooComplex",
+    "argument_problems",
+    "bounded_validator",
+    "check",
+    "depth_exceeds",
+]
 
 MAX_VALUE_DEPTH = 64
 """How deeply a value checked against a server's schema may nest (the catalog's inputSchema limit)."""
@@ -96,3 +104,25 @@ def check(validator: Any, value: object) -> list[Any]:
         return list(validator.iter_errors(value))
     except RecursionError:
         raise SchemaTooComplex("the schema refers to itself without end (a '$ref' cycle)") from None
+
+
+class ArgumentProblem(NamedTuple):
+    """One way tool arguments miss their ``inputSchema``: where (a path into the arguments) and what."""
+
+    path: tuple[str | int, ...]
+    message: str
+
+
+def argument_problems(schema: Mapping[str, Any], args: Mapping[str, Any]) -> list[ArgumentProblem]:
+    """Every problem of tool arguments against a server's ``inputSchema``, ordered by path (bounded cost).
+
+    The one check for arguments a human edited (approval decisions) or typed (the CLI). Raises
+    ``jsonschema.SchemaError`` for an invalid schema, ``referencing.exceptions.Unresolvable`` for a ``$ref`` that
+    would have to be fetched (never from the network), :class:`SchemaTooComplex`, and ``ValueError`` for
+    arguments nested deeper than :data:`MAX_VALUE_DEPTH`.
+    """
+    if depth_exceeds(args, MAX_VALUE_DEPTH):
+        raise ValueError(f"the arguments nest deeper than {MAX_VALUE_DEPTH} levels")
+    errors = check(bounded_validator(dict(schema)), dict(args))
+    problems = [ArgumentProblem(tuple(e.absolute_path), str(e.message)) for e in errors]
+    return sorted(problems, key=lambda p: [str(part) for part in p.path])

@@ -70,6 +70,8 @@ LAYERS: list[tuple[str, list[str]]] = [
             "approval.policy",
             "approval.decisions",
             "elicitation.answers",
+            "elicitation.forms",
+            "elicitation.validation",
             "elicitation.inspection",
             "hitl",
             "resume",

@@ -17,7 +17,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command, interrupt
 from pydantic import ValidationError
 
-from langgraph_mcp.elicitation import answers as answers_module
+from langgraph_mcp.elicitation import validation as answers_module  # the private checkers live there
 from langgraph_mcp.elicitation.answers import (
     answers_fit,
     answers_response_schema,

@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from typing import Annotated, Any, ClassVar, cast
+from typing import Any, ClassVar, cast
 from urllib.parse import unquote
 
 import jsonschema  # type: ignore[import-untyped,unused-ignore]  # stubs may be missing
-from pydantic import PlainValidator, RootModel, WithJsonSchema
 from referencing.exceptions import Unresolvable
 
 from langgraph_mcp.coercion import coerce_edit
@@ -35,15 +34,16 @@ from langgraph_mcp.payloads import (
     EditDecision,
     RejectDecision,
 )
-from langgraph_mcp.untrusted_schema import (
-    MAX_VALUE_DEPTH,
-    SchemaTooComplex,
-    bounded_validator,
-    check,
-    depth_exceeds,
-)
+from langgraph_mcp.response_schema import CheckedResponse, checked_response
+from langgraph_mcp.untrusted_schema import MAX_VALUE_DEPTH, SchemaTooComplex, argument_problems, depth_exceeds
 
-__all__ = ["DecisionResponse", "decision_json_schema", "decision_response_schema", "validate_decision"]
+__all__ = [
+    "DecisionResponse",
+    "decision_json_schema",
+    "decision_response_schema",
+    "only_decision",
+    "validate_decision",
+]
 
 _MAX_REPORTED_ERRORS = 5
 _DECISION_KEYS: dict[str, tuple[str, ...]] = {
@@ -77,14 +77,12 @@ def _check_args(payload: ApprovalInterrupt, args: dict[str, Any]) -> None:
         return
     who = _who(payload)
     try:
-        validator = bounded_validator(schema)
+        problems = argument_problems(schema, args)
     except jsonschema.exceptions.SchemaError as exc:
         raise DecisionError(
             f"{who}: edited arguments cannot be checked because the tool's inputSchema is invalid "
             f"({exc.message}); approve or reject the call instead"
         ) from exc
-    try:
-        errors = sorted(check(validator, args), key=lambda e: [str(p) for p in e.absolute_path])
     except Unresolvable as exc:  # a $ref we won't fetch: never go to the network for a schema
         raise DecisionError(
             f"{who}: edited arguments cannot be checked: the tool's inputSchema has an unresolvable "
@@ -95,9 +93,9 @@ def _check_args(payload: ApprovalInterrupt, args: dict[str, Any]) -> None:
             f"{who}: edited arguments cannot be checked: {exc} in the tool's inputSchema; approve or reject "
             "the call instead"
         ) from None
-    if errors:
-        shown = "; ".join(f"{_arg_path(e.absolute_path)}: {e.message}" for e in errors[:_MAX_REPORTED_ERRORS])
-        more = len(errors) - _MAX_REPORTED_ERRORS
+    if problems:
+        shown = "; ".join(f"{_arg_path(p.path)}: {p.message}" for p in problems[:_MAX_REPORTED_ERRORS])
+        more = len(problems) - _MAX_REPORTED_ERRORS
         extra = f" (and {more} more)" if more > 0 else ""
         raise DecisionError(f"{who}: edited arguments do not match the tool's inputSchema: {shown}{extra}")
 
@@ -328,7 +326,7 @@ def decision_json_schema(payload: ApprovalInterrupt, *, compat: bool = False) ->
     return decision
 
 
-class DecisionResponse(RootModel[Any]):
+class DecisionResponse(CheckedResponse):
     """Base of the models :func:`decision_response_schema` builds; the validated answer is :meth:`decision`.
 
     ``root`` holds the cleaned answer: the decision itself, or ``{"decisions": [decision]}`` in compat mode.
@@ -358,25 +356,30 @@ def decision_response_schema(payload: ApprovalInterrupt, *, compat: bool = False
     def check(value: object) -> object:
         if not compat:
             return validate_decision(snapshot, value)
-        decisions = value.get("decisions") if isinstance(value, Mapping) else None
-        if isinstance(value, Mapping) and set(value) != {"decisions"}:
-            decisions = None
-        if not isinstance(decisions, list) or len(decisions) != 1:
-            got = f"{len(decisions)} decisions" if isinstance(decisions, list) else repr(value)[:80]
-            raise DecisionError(
-                f"{_who(snapshot)}: expected {{'decisions': [decision]}} with exactly one decision, got {got}"
-            )
         # Agent Chat UI sends edited values as strings: coerce them by the inputSchema where unambiguous.
-        return {
-            "decisions": [
-                validate_decision(snapshot, coerce_edit(decisions[0], snapshot.get("input_schema")))
-            ]
-        }
+        decision = coerce_edit(only_decision(snapshot, value), snapshot.get("input_schema"))
+        return {"decisions": [validate_decision(snapshot, decision)]}
 
-    class ApprovalDecision(DecisionResponse):
-        root: Annotated[
-            Any, PlainValidator(check), WithJsonSchema(decision_json_schema(snapshot, compat=compat))
-        ]
+    return checked_response(
+        DecisionResponse,
+        "ApprovalDecision",
+        check,
+        decision_json_schema(snapshot, compat=compat),
+        compat=compat,
+    )
 
-    ApprovalDecision.compat = compat
-    return ApprovalDecision
+
+def only_decision(payload: ApprovalInterrupt, value: object) -> object:
+    """The one decision inside LangChain's ``{"decisions": [decision]}`` (Agent Chat UI's answer shape).
+
+    Raises :class:`~langgraph_mcp.errors.DecisionError` unless ``value`` is exactly that: one key, one decision.
+    """
+    decisions = value.get("decisions") if isinstance(value, Mapping) else None
+    if isinstance(value, Mapping) and set(value) != {"decisions"}:
+        decisions = None
+    if not isinstance(decisions, list | tuple) or len(decisions) != 1:
+        got = f"{len(decisions)} decisions" if isinstance(decisions, list | tuple) else repr(value)[:80]
+        raise DecisionError(
+            f"{_who(payload)}: expected {{'decisions': [decision]}} with exactly one decision, got {got}"
+        )
+    return decisions[0]

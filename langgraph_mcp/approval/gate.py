@@ -88,7 +88,12 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Send, interrupt
 
 from langgraph_mcp._compat import RunnableCallable, has_checkpointer
-from langgraph_mcp.approval.decisions import DecisionResponse, decision_response_schema, validate_decision
+from langgraph_mcp.approval.decisions import (
+    DecisionResponse,
+    decision_response_schema,
+    only_decision,
+    validate_decision,
+)
 from langgraph_mcp.approval.owners import Owner, cached_owners, establish_owners, owner_verdict, record_for
 from langgraph_mcp.approval.policy import ApprovalPolicy, Verdict
 from langgraph_mcp.catalog import McpTool
@@ -331,10 +336,7 @@ class _Gate:
         if isinstance(answer, DecisionResponse):
             decision = answer.decision()
         else:  # defensive: a plain value (validated again; it was checked before it was saved)
-            value = answer
-            if isinstance(answer, Mapping) and "decisions" in answer and "type" not in answer:
-                value = (answer.get("decisions") or [None])[0]
-            decision = validate_decision(payload, value)
+            decision = validate_decision(payload, only_decision(payload, answer) if self.compat else answer)
         return {_DECISIONS: {payload["tool_call_id"]: decision}}
 
     # -- apply --------------------------------------------------------------------------------------------

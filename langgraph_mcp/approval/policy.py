@@ -59,6 +59,7 @@ from pydantic import (
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.errors import ConfigError
 from langgraph_mcp.payloads import ALL_DECISIONS, DecisionType
+from langgraph_mcp.validation_errors import problems
 
 __all__ = [
     "ApprovalPolicy",
@@ -473,11 +474,8 @@ def _predicate_verdict(
 def _format_errors(exc: ValidationError) -> str:
     """``field.path: message`` for every error, joined with ``; `` (union tags dropped from the path)."""
     parts = []
-    for error in exc.errors():
-        loc = list(error["loc"])
-        if len(loc) >= 3 and loc[0] == "tools" and loc[2] in ("str", "obj"):
-            del loc[2]
+    for problem in problems(exc, tags=("str", "obj")):
+        loc = problem.location
         field = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".") or "(top level)"
-        message = error["msg"].removeprefix("Value error, ")
-        parts.append(f"{field}: {message}")
+        parts.append(f"{field}: {problem.message}")
     return "; ".join(parts)

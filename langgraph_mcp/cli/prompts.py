@@ -30,6 +30,7 @@ from rich.text import Text
 
 from langgraph_mcp.approval.decisions import validate_decision
 from langgraph_mcp.elicitation.answers import validate_answers
+from langgraph_mcp.elicitation.forms import field_options
 from langgraph_mcp.elicitation.inspection import inspect_url
 from langgraph_mcp.errors import AnswerError, DecisionError
 from langgraph_mcp.payloads import (
@@ -42,7 +43,7 @@ from langgraph_mcp.payloads import (
     UrlRequest,
 )
 
-__all__ = ["ask_approval", "ask_elicitation", "ask_form", "field_options"]
+__all__ = ["ask_approval", "ask_elicitation", "ask_form"]
 
 _DECISION_HELP = {
     "approve": "run the call as proposed",
@@ -142,27 +143,6 @@ def ask_approval(console: Console, payload: ApprovalInterrupt) -> Decision:
 
 
 # ------------------------------------------------------------------------------------------------ forms
-
-
-def field_options(prop: Mapping[str, Any]) -> list[tuple[Any, str | None]] | None:
-    """The choices of an enum field (``enum`` or titled ``oneOf``/``anyOf`` consts), or ``None``."""
-    enum = prop.get("enum")
-    if isinstance(enum, list):
-        names = prop.get("enumNames")
-        titles = names if isinstance(names, list) and len(names) == len(enum) else [None] * len(enum)
-        return [(v, t if isinstance(t, str) else None) for v, t in zip(enum, titles, strict=True)]
-    for keyword in ("oneOf", "anyOf"):
-        alternatives = prop.get(keyword)
-        if (
-            isinstance(alternatives, list)
-            and alternatives
-            and all(isinstance(a, Mapping) and "const" in a for a in alternatives)
-        ):
-            return [
-                (a["const"], a.get("title") if isinstance(a.get("title"), str) else None)
-                for a in alternatives
-            ]
-    return None
 
 
 def _field_problem(name: str, prop: Mapping[str, Any], value: Any) -> str | None:

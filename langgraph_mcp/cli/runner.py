@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 import aiosqlite
-import jsonschema  # type: ignore[import-untyped,unused-ignore]
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, ToolCall, ToolMessage
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
@@ -42,6 +41,7 @@ from langgraph_mcp.messages import last_ai_message
 from langgraph_mcp.node import McpToolNode, ToolCallRouter
 from langgraph_mcp.resume import pending_interrupts
 from langgraph_mcp.servers import ConnectionErrorPolicy, McpServers
+from langgraph_mcp.untrusted_schema import argument_problems
 
 __all__ = [
     "EXIT_FAILED",
@@ -169,15 +169,13 @@ def resolve_tool(session: Session, servers: McpServers, name: str) -> McpTool:
 
 def check_arguments(tool: McpTool, args: Mapping[str, Any]) -> None:
     """Check ``args`` against the tool's inputSchema before anything runs (clearer than a server error)."""
-    schema = tool.input_schema
     try:
-        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-        errors = sorted(cls(schema).iter_errors(dict(args)), key=lambda e: [str(p) for p in e.absolute_path])
+        problems = argument_problems(tool.input_schema, args)  # the gate's check: bounded, no server regex
     except Exception:  # an unusual schema: let the server judge
         return
-    if errors:
+    if problems:
         shown = "; ".join(
-            f"{'.'.join(str(p) for p in e.absolute_path) or '(arguments)'}: {e.message}" for e in errors[:5]
+            f"{'.'.join(str(p) for p in e.path) or '(arguments)'}: {e.message}" for e in problems[:5]
         )
         raise CliError(f"--args do not match the inputSchema of {tool.published_name}: {shown}")
 
