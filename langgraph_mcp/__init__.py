@@ -20,7 +20,9 @@ Configuration
 Errors (:mod:`langgraph_mcp.errors`)
     ``LangGraphMcpError``, ``ConfigError``, ``ServerConnectionError``, ``ServerDiscoveryError``,
     ``ToolCallTimeoutError``, ``ToolNameCollisionError``, ``ToolNotFoundError``, ``ToolOwnerUnknownError``,
-    ``AnswerError``, ``DecisionError``, ``ResumeError``, ``CredentialError``, ``ResourceError``, ``PromptError``
+    ``AnswerError``, ``DecisionError``, ``ResumeError``, ``CredentialError``, ``ResourceError``, ``PromptError``,
+    ``ServerError``, ``ServerUnavailableError``, ``CallInterruptedError``, ``InvalidResponseError``,
+    ``ResultTooLargeError``
 """
 
 from __future__ import annotations
@@ -42,15 +44,20 @@ if TYPE_CHECKING:
     )
     from langgraph_mcp.errors import (
         AnswerError,
+        CallInterruptedError,
         ConfigError,
         CredentialError,
         DecisionError,
+        InvalidResponseError,
         LangGraphMcpError,
         PromptError,
         ResourceError,
+        ResultTooLargeError,
         ResumeError,
         ServerConnectionError,
         ServerDiscoveryError,
+        ServerError,
+        ServerUnavailableError,
         ToolCallTimeoutError,
         ToolNameCollisionError,
         ToolNotFoundError,
@@ -88,6 +95,11 @@ _EXPORTS: dict[str, str] = {
     "resume_command": "langgraph_mcp.resume",
     "APPROVAL_INTERRUPT_TYPE": "langgraph_mcp.payloads",
     "AnswerError": "langgraph_mcp.errors",
+    "CallInterruptedError": "langgraph_mcp.errors",
+    "InvalidResponseError": "langgraph_mcp.errors",
+    "ResultTooLargeError": "langgraph_mcp.errors",
+    "ServerError": "langgraph_mcp.errors",
+    "ServerUnavailableError": "langgraph_mcp.errors",
     "ApprovalInterrupt": "langgraph_mcp.payloads",
     "ConfigError": "langgraph_mcp.errors",
     "Decision": "langgraph_mcp.payloads",
@@ -133,6 +145,7 @@ __all__ = [
     "AnswerError",
     "ApprovalInterrupt",
     "ApprovalPolicy",
+    "CallInterruptedError",
     "ConfigError",
     "CredentialError",
     "Decision",
@@ -142,6 +155,7 @@ __all__ = [
     "ElicitationInterrupt",
     "HttpServer",
     "InProcessServer",
+    "InvalidResponseError",
     "LangGraphMcpError",
     "McpServers",
     "McpServersConfig",
@@ -152,9 +166,12 @@ __all__ = [
     "PendingMcpInterrupt",
     "PromptError",
     "ResourceError",
+    "ResultTooLargeError",
     "ResumeError",
     "ServerConnectionError",
     "ServerDiscoveryError",
+    "ServerError",
+    "ServerUnavailableError",
     "SseServer",
     "StdioServer",
     "ToolCallHandler",

@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import importlib.metadata
 from collections.abc import Callable, Mapping
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Protocol, cast
+
+import mcp.types as types
+from mcp import ClientSession, MCPError
 
 from langgraph_mcp.errors import IncompatibleDependencyError
 
@@ -149,3 +153,89 @@ def fresh_resume_index(scratchpad: TaskScratchpad, configurable: Mapping[str, An
 
 
 # ================================================================================================= mcp
+#
+# mcp (checked against 2.3.0; no public equivalent in 2.3):
+#
+# * ``ClientSession._stamp`` + ``ClientSession._dispatcher.send_raw_request`` — send a request and get its raw
+#   result without the SDK validating the whole result against the wire schema (used to read a ``tools/list``
+#   page one tool at a time, so one malformed tool does not hide the others). ``send_request`` validates first.
+#   Fallback when missing: :func:`send_unvalidated` returns ``None`` and the SDK's validation error stands.
+# * ``ClientSession._absorb_tool_listing`` — let the session learn the output schemas of a listing read that way
+#   (else its first call to such a tool re-lists, and fails the same validation). Fallback: skipped.
+# * httpx2's error text for an SSE event past ``max_event_size`` (``"Server-sent event exceeded the N byte
+#   limit."``), which the SDK wraps in ``MCPError(CONNECTION_CLOSED, "SSE stream failed: ...")`` with no code of its
+#   own. Fallback when the text changes: the error reads as a lost connection (reconnect), not "result too large".
+# * The words of a legacy HTTP 404 for an unknown session: the server's JSON-RPC body (``"Session not found"``, mcp's
+#   server) or the SDK's stand-in when the body is not JSON-RPC (``"Session terminated"``); both reach the client as
+#   ``MCPError(INVALID_REQUEST)``, and the status code is not exposed. Fallback when the text changes: the call
+#   fails with the server's error instead of re-initializing the session.
+#
+# Replaced by public API (mcp 2.3): the transport's end-of-stream is no longer read from the session's private
+# dispatcher (``_dispatcher._closed``) but from our own wrapper around the public ``mcp.client.Transport``
+# (``langgraph_mcp.transport``), and ``mcp.shared._httpx_utils.create_mcp_http_client`` is a plain
+# ``httpx2.AsyncClient`` built in ``langgraph_mcp.transport.http_client``.
+
+
+def dependency_version(package: str) -> str:
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "not installed"
+
+
+MCP_VERSION = dependency_version("mcp")
+
+UNVALIDATED_REQUEST_ATTRIBUTES = ("_stamp", "_dispatcher")
+ABSORB_TOOL_LISTING = "_absorb_tool_listing"
+SSE_EVENT_TOO_LARGE_WORDS = ("exceeded", "byte limit")
+
+
+async def send_unvalidated(session: ClientSession, method: str, params: dict[str, Any] | None) -> Any | None:
+    """Send ``method`` on ``session`` and return the raw result, unvalidated; ``None`` if this mcp can't."""
+    stamp = getattr(session, "_stamp", None)
+    dispatcher = getattr(session, "_dispatcher", None)
+    send_raw = getattr(dispatcher, "send_raw_request", None)
+    if stamp is None or send_raw is None:
+        return None
+    data: dict[str, Any] = {"method": method, **({"params": params} if params is not None else {})}
+    opts: dict[str, Any] = {}
+    stamp(data, opts)
+    return await send_raw(data["method"], data.get("params"), opts)
+
+
+def absorb_tool_listing(session: ClientSession, result: types.ListToolsResult, *, complete: bool) -> None:
+    """Tell the session about tools listed through :func:`send_unvalidated` (no-op if this mcp can't)."""
+    absorb = getattr(session, ABSORB_TOOL_LISTING, None)
+    if absorb is not None:
+        absorb(result, complete=complete)
+
+
+def is_sse_event_too_large(error: BaseException) -> bool:
+    """Whether an SDK error reports an SSE event past the transport's ``max_sse_event_size``."""
+    return (
+        isinstance(error, MCPError)
+        and error.code == types.CONNECTION_CLOSED
+        and all(words in error.message for words in SSE_EVENT_TOO_LARGE_WORDS)
+    )
+
+
+SESSION_GONE_MESSAGES = ("Session not found", "Session terminated")
+
+
+def is_session_gone(error: BaseException) -> bool:
+    """Whether an SDK error says the server no longer knows this legacy HTTP session (HTTP 404)."""
+    return (
+        isinstance(error, MCPError)
+        and error.code == types.INVALID_REQUEST
+        and error.message in SESSION_GONE_MESSAGES
+    )
+
+
+def missing_internals(session: ClientSession) -> list[str]:
+    """The private mcp attributes this package uses that ``session`` lacks (empty when all are there)."""
+    missing = [
+        name for name in (*UNVALIDATED_REQUEST_ATTRIBUTES, ABSORB_TOOL_LISTING) if not hasattr(session, name)
+    ]
+    if hasattr(session, "_dispatcher") and not hasattr(session._dispatcher, "send_raw_request"):
+        missing.append("_dispatcher.send_raw_request")
+    return missing

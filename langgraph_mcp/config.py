@@ -67,7 +67,21 @@ class _ServerOptions(BaseModel):
     output: OutputRouting | None = None
     """Per-server override of the global output routing."""
     restart_attempts: int = Field(3, ge=0)
-    """How many times a dead connection is restarted (stdio) or reconnected (HTTP) before calls fail."""
+    """Restarts (stdio) or reconnects (HTTP) per outage, each after its backoff delay, before calls fail fast;
+    after that one attempt per backoff period (the server comes back when it is back)."""
+    reconnect_backoff: float = Field(0.5, ge=0)
+    """Seconds before the first reconnect of an outage; doubles per failed attempt (jittered, capped)."""
+    reconnect_backoff_max: float = Field(30.0, ge=0)
+    """The cap on the reconnect delay, in seconds."""
+    max_result_bytes: int = Field(32 * 1024 * 1024, gt=0)
+    """The largest response (one SSE event on HTTP) accepted; past it the call fails with "result too large"."""
+    max_list_pages: int = Field(1000, ge=1)
+    """A ``tools/list`` that paginates past this many pages fails discovery for the server."""
+    max_tools: int = Field(10_000, ge=1)
+    """A server listing more tools than this fails discovery (a runaway pagination, not a real catalog)."""
+    max_parked_calls: int = Field(200, ge=1)
+    """The most legacy calls that may wait for a human at once on this connection; past it a new pause gets a
+    clear error. HTTP pools are sized past it (each parked call holds one response open)."""
     retries: int = Field(2, ge=0)
     """Retries after a transport failure, only for tools whose hints say read-only or idempotent."""
     park_timeout: float = Field(600.0, gt=0)
@@ -117,6 +131,8 @@ class HttpServer(_ServerOptions):
     """HTTP connect/write timeout in seconds."""
     read_timeout: float = Field(300.0, gt=0)
     """HTTP read timeout in seconds (also bounds a held-open legacy SSE stream)."""
+    max_connections: int | None = Field(None, ge=1)
+    """The HTTP connection pool size; default ``max_parked_calls`` + 32."""
 
     @field_validator("headers", mode="before")
     @classmethod

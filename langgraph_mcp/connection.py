@@ -14,29 +14,35 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Literal, TextIO, TypeVar, cast
+from typing import Any, Literal, TextIO, TypeVar, cast
 
 import anyio
 import httpx2
 import mcp.types as types
-from mcp import Client, MCPError, StdioServerParameters
+from mcp import Client, MCPError
 from mcp.client import ClientRequestContext
-from mcp.client.sse import sse_client
-from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ToolsListChanged
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from langgraph_mcp.config import HttpServer, InProcessServer, ServerSpec, SseServer, StdioServer
-from langgraph_mcp.errors import ServerConnectionError, ToolCallTimeoutError
+from langgraph_mcp import _compat
+from langgraph_mcp.backoff import ReconnectBackoff
+from langgraph_mcp.config import HttpServer, ServerSpec, StdioServer
+from langgraph_mcp.errors import (
+    CallInterruptedError,
+    InvalidResponseError,
+    ResultTooLargeError,
+    ServerConnectionError,
+    ServerError,
+    ServerUnavailableError,
+    ToolCallTimeoutError,
+)
 from langgraph_mcp.legacy_routing import CallEnd, ElicitReply, LegacyCallRouter, RoutedCall
 from langgraph_mcp.server_logs import ServerLogs
+from langgraph_mcp.stderr_capture import StderrCapture
+from langgraph_mcp.transport import TransportWatch, command_line, make_client
 
 logger = logging.getLogger("langgraph_mcp.connection")
 
@@ -46,8 +52,10 @@ ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
 # How long an abandoned legacy question may stay unanswered after its call was cancelled before it gets an
 # error answer (servers on the TypeScript SDK 1.x don't withdraw a question when its call is cancelled).
 ABANDON_GRACE_SECONDS = 1.0
-# How long a request still waits for its answer after the server sent a line the SDK could not parse.
-PROTOCOL_ERROR_GRACE_SECONDS = 0.5
+# How long a failed request waits for its dead connection's owner to record why it ended (for the message).
+OWNER_REPORT_SECONDS = 2.0
+# How long closing a connection waits for its owner task (which stops the server process) to finish.
+OWNER_STOP_SECONDS = 10.0
 
 
 _UNANSWERED_CODES = (types.CONNECTION_CLOSED, types.REQUEST_TIMEOUT)
@@ -109,6 +117,19 @@ class CallHandle:
     pending_question: ElicitEvent | None = None
     route: RoutedCall | None = None
     """Legacy: the call as the connection's router sees it (its turn, the questions routed to it)."""
+    ended: bool = False
+    """A final event (done or failed) was queued: later ones are dropped."""
+    transport_failed: bool = False
+    """The connection's task group cancelled the call: its failure is explained once the owner has the reason."""
+
+    def end(self, event: DoneEvent | FailedEvent) -> None:
+        if not self.ended:
+            self.ended = True
+            self.events.put_nowait(event)
+
+    @property
+    def waits_for_human(self) -> bool:
+        return self.pending_question is not None and not self.pending_question.reply.done()
 
     async def next_event(self, timeout: float) -> CallEvent:
         """Wait for the server's next move; cancel the call and raise ``ToolCallTimeoutError`` after ``timeout``."""
@@ -122,6 +143,9 @@ class CallHandle:
             self.pending_question = event
         elif isinstance(event, DoneEvent | FailedEvent):
             self.finished = True
+            if isinstance(event, FailedEvent) and self.transport_failed:
+                what = f"the call to {self.tool!r}"
+                event = FailedEvent(await self.connection.transport_failed(what, None, tool=self.tool))
         return event
 
     async def deliver(self, params: types.ElicitRequestParams) -> ElicitReply:
@@ -177,12 +201,17 @@ class ServerConnection:
         self._start_lock = asyncio.Lock()
         self._error: BaseException | None = None
         self._starts = 0
-        self._failures_in_a_row = 0
-        self._stderr_pipe: tuple[int, IO[str]] | None = None
+        self._connected_once = False
+        self.backoff = ReconnectBackoff(
+            spec.restart_attempts, spec.reconnect_backoff, spec.reconnect_backoff_max
+        )
+        """When the next (re)connect may run, and how many this outage has used."""
+        self._watch: TransportWatch | None = None
+        self._stderr: StderrCapture | None = None
+        # Requests in flight, each with the way to fail it at once (a bad message from the server).
+        self._in_flight: dict[object, Callable[[BaseException], None]] = {}
         self.router = LegacyCallRouter(name, spec.exclusive_tools)
         """Which legacy call a pushed question belongs to, and which calls must run alone."""
-        self._protocol_error: BaseException | None = None
-        self._protocol_error_event = asyncio.Event()
         self.closed = False
 
     # ------------------------------------------------------------------------------------------- lifecycle
@@ -194,7 +223,7 @@ class ServerConnection:
     @property
     def alive(self) -> bool:
         """Connected, and the transport has not reported the server gone."""
-        return self._client is not None and not self._transport_closed()
+        return self._client is not None and not self._transport_ended()
 
     @property
     def protocol_version(self) -> str | None:
@@ -214,12 +243,28 @@ class ServerConnection:
         """How many times this connection was (re)started."""
         return self._starts
 
+    @property
+    def last_error(self) -> BaseException | None:
+        return self._error
+
+    @property
+    def state(self) -> Literal["idle", "connected", "reconnecting", "down", "closed"]:
+        """``idle`` (never started), ``connected``, ``reconnecting`` (an outage with restarts left), ``down``
+        (restarts used up: waiting out the backoff), or ``closed``."""
+        if self.closed:
+            return "closed"
+        if self.alive:
+            return "connected"
+        if self.backoff.in_outage:
+            return "down" if self.backoff.exhausted or not self._connected_once else "reconnecting"
+        return "idle"
+
     async def client(self) -> Client:
-        """The live client, starting or restarting the connection as needed (bounded attempts)."""
-        if self._client is not None and not self._transport_closed():
+        """The live client, starting or restarting the connection as needed (bounded attempts, with backoff)."""
+        if self._client is not None and not self._transport_ended():
             return self._client
         async with self._start_lock:
-            if self._client is not None and self._transport_closed():
+            if self._client is not None and self._transport_ended():
                 # The server went away between calls (e.g. the stdio process died): restart before sending, so
                 # even a non-idempotent call is safe — it was never delivered to the dead server.
                 self.mark_dead(ServerConnectionError(self.name, "the server closed the connection"))
@@ -228,20 +273,49 @@ class ServerConnection:
                 return self._client
             if self.closed:
                 raise ServerConnectionError(self.name, "the connection was closed (aclose() was called)")
-            if self._starts > 0 and self._failures_in_a_row > self.spec.restart_attempts:
-                raise ServerConnectionError(
-                    self.name,
-                    f"gave up after {self.spec.restart_attempts} restart attempts; last error: {self._error!r}",
-                )
-            await self._start()
+            await self._connect()
             assert self._client is not None
             return self._client
 
-    def _transport_closed(self) -> bool:
-        client = self._client
-        session = getattr(client, "_session", None)
-        # The SDK's JSON-RPC dispatcher flags EOF on the transport; it has no public accessor for it.
-        return bool(getattr(getattr(session, "_dispatcher", None), "_closed", False))
+    async def _connect(self) -> None:
+        """Start the connection. Within an outage of a connection that was up, restart up to ``restart_attempts``
+        times, each after its backoff delay; past that (or for a server that never came up) fail fast until the
+        backoff has passed, then try once more."""
+        backoff = self.backoff
+        while True:
+            if backoff.in_outage and (backoff.exhausted or not self._connected_once):
+                if (retry_in := backoff.wait_remaining()) > 0:
+                    raise self._unavailable(retry_in)
+            elif backoff.in_outage:
+                await asyncio.sleep(backoff.wait_remaining())
+            try:
+                await self._start()
+            except ServerConnectionError as exc:
+                backoff.failed()
+                if backoff.exhausted or not self._connected_once:
+                    if self._connected_once:
+                        raise ServerConnectionError(
+                            self.name,
+                            f"gave up after {backoff.attempts} restart attempts; last error: {exc.detail}",
+                        ) from exc.__cause__
+                    raise
+                continue
+            backoff.succeeded()
+            self._connected_once = True
+            return
+
+    def _unavailable(self, retry_in: float) -> ServerUnavailableError:
+        why = _describe(self._error)
+        if self._connected_once:
+            what = f"gave up after {self.backoff.attempts} restart attempts (last error: {why})"
+        else:
+            what = why
+        return ServerUnavailableError(
+            self.name, f"unavailable: {what}; next attempt in {retry_in:.1f}s", retry_in=retry_in
+        )
+
+    def _transport_ended(self) -> bool:
+        return self._watch is not None and self._watch.ended
 
     async def _start(self) -> None:
         # A dead connection's owner may still be shutting its server down: let it finish first, so two owners
@@ -252,30 +326,44 @@ class ServerConnection:
         self._stop = asyncio.Event()
         self._ready = asyncio.Event()
         self._error = None
-        self._protocol_error = None
-        self._protocol_error_event = asyncio.Event()
+        self._watch = TransportWatch(self.name, self._on_invalid_message)
         self._owner = asyncio.get_running_loop().create_task(self._own(), name=f"mcp-owner:{self.name}")
         try:
             await asyncio.wait_for(asyncio.shield(self._ready.wait()), self.spec.connect_timeout)
         except TimeoutError:
             self._stop.set()
             await self._wait_owner()
-            self._failures_in_a_row += 1
-            detail = f" (the server sent a message that cannot be parsed: {self._protocol_error})"
-            raise ServerConnectionError(
-                self.name,
-                f"did not connect within {self.spec.connect_timeout:g}s"
-                + (detail if self._protocol_error else ""),
-            ) from None
-        if self._client is None:
-            self._failures_in_a_row += 1
             error = self._error
-            raise ServerConnectionError(self.name, f"could not connect: {_describe(error)}") from error
-        self._failures_in_a_row = 0
+            detail = f"did not connect within {self.spec.connect_timeout:g}s"
+            if isinstance(error, InvalidResponseError):
+                detail += f" ({error.detail})"
+            self._error = ServerConnectionError(self.name, detail)
+            raise self._error from None
+        if self._client is None:
+            cause = self._error
+            await self._wait_owner()
+            failure = ServerConnectionError(
+                self.name, f"could not connect: {_describe(cause)}" + self._stdio_context()
+            )
+            self._error = failure
+            raise failure from cause
+
+    def _stdio_context(self) -> str:
+        """For a stdio server that did not come up: its command line and the last lines it wrote to stderr."""
+        if not isinstance(self.spec, StdioServer):
+            return ""
+        text = f"; command: {command_line(self.spec)}"
+        lines = self._stderr.tail() if self._stderr is not None else []
+        if lines:
+            text += "; its stderr ended with:\n    " + "\n    ".join(lines)
+        elif self._stderr is not None:
+            text += "; it wrote nothing to stderr"
+        return text
 
     async def _own(self) -> None:
-        assert self._stop is not None and self._ready is not None
-        stderr = self._open_stderr()
+        assert self._stop is not None and self._ready is not None and self._watch is not None
+        stderr = StderrCapture(self.name, self.spec.stderr) if isinstance(self.spec, StdioServer) else None
+        self._stderr = stderr
         try:
             async with self._make_client(stderr) as client, anyio.create_task_group() as tg:
                 if self.spec.mode == "modern" and client.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
@@ -293,15 +381,21 @@ class ServerConnection:
                 await self._stop.wait()
                 tg.cancel_scope.cancel()
         except BaseException as exc:  # the owner must never crash the loop; the error is reported to callers
-            self._error = flatten_exception(exc)
-            if not isinstance(self._error, asyncio.CancelledError):
-                logger.debug("MCP server %r connection ended: %r", self.name, self._error)
+            leaf = flatten_exception(exc)
+            if self._error is None or not isinstance(leaf, asyncio.CancelledError):
+                self._error = leaf
+            if not isinstance(leaf, asyncio.CancelledError):
+                logger.debug("MCP server %r connection ended: %r", self.name, leaf)
+            task = asyncio.current_task()
+            if isinstance(leaf, asyncio.CancelledError) and task is not None and task.cancelling():
+                raise  # the owner task itself is being cancelled (loop shutdown): never swallow that
         finally:
             if self._owner is asyncio.current_task():  # never clear a newer owner's state
                 self._client = None
                 self._task_group = None
                 self._ready.set()
-            self._close_stderr(stderr)
+            if stderr is not None:
+                stderr.close()
 
     async def _watch_tool_changes(self, client: Client) -> None:
         """2026-07-28 servers announce tool-list changes only on a ``subscriptions/listen`` stream."""
@@ -313,8 +407,9 @@ class ServerConnection:
         except Exception as exc:  # a lost or refused subscription only costs freshness, never a call
             logger.debug("MCP server %r: tool-change subscription ended: %r", self.name, exc)
 
-    def _make_client(self, stderr: IO[str] | None) -> Client:
+    def _make_client(self, stderr: StderrCapture | None) -> Client:
         spec = self.spec
+        assert self._watch is not None
         common: dict[str, Any] = {
             # "modern" still probes (server/discover) rather than pinning the version: the probe waits for the
             # server to be up within connect_timeout and brings its real capabilities; legacy-only is refused.
@@ -327,60 +422,27 @@ class ServerConnection:
         }
         if spec.roots is not None:
             common["list_roots_callback"] = self._on_list_roots
-        if isinstance(spec, StdioServer):
-            params = StdioServerParameters(command=spec.command, args=spec.args, env=spec.env, cwd=spec.cwd)
-            transport = stdio_client(params, errlog=cast(TextIO, stderr)) if stderr else stdio_client(params)
-            return Client(transport, **common)
-        if isinstance(spec, HttpServer):
-            http = create_mcp_http_client(
-                headers=spec.headers or None,
-                timeout=httpx2.Timeout(spec.timeout, read=spec.read_timeout),
-                auth=spec.auth,
-            )
-            return Client(streamable_http_client(spec.url, http_client=http), **common)
-        if isinstance(spec, SseServer):
-            transport = sse_client(
-                spec.url,
-                headers=spec.headers or None,
-                timeout=spec.timeout,
-                sse_read_timeout=spec.sse_read_timeout,
-            )
-            return Client(transport, **common)
-        assert isinstance(spec, InProcessServer)
-        return Client(spec.server, **common)
+        writer = cast(TextIO, stderr.writer) if stderr is not None else None
+        return make_client(spec, self._watch, stderr=writer, common=common)
 
-    def _open_stderr(self) -> IO[str] | None:
-        if not isinstance(self.spec, StdioServer):
-            return None
-        if self.spec.stderr != "log":
-            return Path(self.spec.stderr).open("a")
-        read_fd, write_fd = os.pipe()
-        server_logger = logging.getLogger(f"langgraph_mcp.server.{self.name}")
-
-        def pump() -> None:
-            with os.fdopen(read_fd, errors="replace") as lines:
-                for line in lines:
-                    server_logger.info("%s", line.rstrip("\n"))
-
-        threading.Thread(target=pump, name=f"mcp-stderr:{self.name}", daemon=True).start()
-        return os.fdopen(write_fd, "w")
-
-    @staticmethod
-    def _close_stderr(stderr: IO[str] | None) -> None:
-        if stderr is not None:
-            with contextlib.suppress(OSError):
-                stderr.close()
-
-    async def _wait_owner(self) -> None:
+    async def _wait_owner(self, timeout: float = OWNER_STOP_SECONDS) -> None:
+        """Wait (bounded) for the owner task to finish; a cancellation of *this* caller still propagates."""
         owner = self._owner
-        if owner is not None and not owner.done():
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(asyncio.shield(owner), 10)
+        if owner is None or owner.done():
+            return
+        done, _ = await asyncio.wait([owner], timeout=timeout)
+        if not done:
+            logger.warning("MCP server %r: its connection did not stop within %gs", self.name, timeout)
 
-    def mark_dead(self, error: BaseException) -> None:
-        """The transport failed: stop the owner so the next call reconnects."""
+    def mark_dead(self, error: BaseException, client: Client | None = None) -> None:
+        """The transport failed: stop the owner so the next call reconnects (once per death).
+
+        ``client``: the client the failure was seen on; a late failure of an older client is ignored.
+        """
+        if self._client is None or (client is not None and client is not self._client):
+            return
         self._error = error
-        self._failures_in_a_row += 1
+        self.backoff.failed()
         if self._stop is not None:
             self._stop.set()
         self._client = None
@@ -393,10 +455,56 @@ class ServerConnection:
             self._stop.set()
         await self._wait_owner()
 
+    # ------------------------------------------------------------------------------------------- failures
+
+    async def transport_failed(
+        self, what: str, client: Client | None, *, tool: str | None = None
+    ) -> ServerError:
+        """The error for a request cancelled by the connection's own task group: the transport failed under it
+        (e.g. an HTTP response cut mid-body). The reason is what the owner records as the client exits."""
+        if client is not None:
+            self.mark_dead(ServerConnectionError(self.name, "the transport failed"), client)
+        await self._wait_owner(OWNER_REPORT_SECONDS)
+        return self._lost(what, self._error, tool=tool)
+
+    def _lost(self, what: str, cause: BaseException | None, *, tool: str | None) -> ServerError:
+        """The error for a request whose connection failed under it."""
+        detail = f"connection lost during {what} ({_describe(cause)})"
+        if tool is not None:
+            error: ServerError = CallInterruptedError(
+                self.name, detail + "; the call may or may not have run on the server", tool=tool
+            )
+        else:
+            error = ServerConnectionError(self.name, detail)
+        error.__cause__ = cause
+        return error
+
+    def _too_large(self, error: BaseException, tool: str | None) -> ResultTooLargeError | None:
+        if _compat.is_sse_event_too_large(error):
+            return ResultTooLargeError(self.name, None, self.spec.max_result_bytes, tool=tool)
+        return None
+
+    def _on_invalid_message(self, error: Exception) -> None:
+        """The server sent something that looks like JSON-RPC but cannot be parsed: whatever request it answered
+        would wait forever, so every request in flight (except calls waiting for a human) fails at once."""
+        failure = InvalidResponseError(
+            self.name,
+            f"the server sent an invalid response: a message the MCP SDK cannot parse ({_first_error(error)})",
+        )
+        failure.__cause__ = error
+        self._error = failure
+        for fail in list(self._in_flight.values()):
+            fail(failure)
+
     # ------------------------------------------------------------------------------------------- requests
 
-    async def request(self, make: Callable[[Client], Awaitable[T]], *, timeout: float) -> T:
-        """Run one request as a job of the owner task; a finite timeout always applies."""
+    async def request(
+        self, make: Callable[[Client], Awaitable[T]], *, timeout: float, what: str = "a request"
+    ) -> T:
+        """Run one request as a job of the owner task; a finite timeout always applies.
+
+        A transport failure is always a :class:`ServerConnectionError` for the caller, never a cancellation.
+        """
         client = await self.client()
         tg = self._task_group
         assert tg is not None
@@ -408,46 +516,49 @@ class ServerConnection:
             with scope:
                 try:
                     value = await make(client)
+                except asyncio.CancelledError:
+                    if not outcome.done():
+                        outcome.cancel()
+                    raise
                 except BaseException as exc:
                     if not outcome.done():
                         outcome.set_exception(_unwrap_for_caller(exc))
-                    if isinstance(exc, asyncio.CancelledError):
-                        raise
                 else:
                     if not outcome.done():
                         outcome.set_result(value)
-            if not outcome.done():
-                outcome.set_exception(ServerConnectionError(self.name, "the request was cancelled"))
 
+        def fail(error: BaseException) -> None:
+            if not outcome.done():
+                outcome.set_exception(error)
+            scope.cancel()
+
+        key = object()
+        self._in_flight[key] = fail
         tg.start_soon(job)
-        deadline = loop.time() + timeout
-        # Only a message that can't be parsed *while this request is in flight* may be its answer.
-        protocol_error = self._protocol_error_event
-        watcher: asyncio.Future[Any] = loop.create_task(protocol_error.wait())
-        waiters: list[asyncio.Future[Any]] = [outcome, watcher]
         try:
-            done, _ = await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-            if outcome not in done and watcher in done:
-                # It may also be stray output (a banner printed on stdout): give the real answer a moment.
-                grace = min(PROTOCOL_ERROR_GRACE_SECONDS, max(0.0, deadline - loop.time()))
-                done, _ = await asyncio.wait(waiters[:1], timeout=grace)
+            done, _ = await asyncio.wait([outcome], timeout=timeout)
         finally:
-            watcher.cancel()
-        if outcome in done:
-            try:
-                return outcome.result()
-            except BaseException as exc:
-                if is_connection_lost(exc):
-                    self.mark_dead(exc)
-                raise
-        scope.cancel()
-        # Nobody waits for the cancelled job's outcome any more; don't let asyncio log it as never retrieved.
-        outcome.add_done_callback(lambda f: f.cancelled() or f.exception())
-        if protocol_error.is_set() and self._protocol_error is not None:
-            raise ServerConnectionError(
-                self.name, f"sent a message the MCP SDK cannot parse: {self._protocol_error}"
-            ) from self._protocol_error
-        raise TimeoutError(f"MCP server {self.name!r} did not answer within {timeout:g}s")
+            self._in_flight.pop(key, None)
+        if not done:
+            scope.cancel()
+            # Nobody waits for the cancelled job's outcome any more; don't let asyncio log it as never retrieved.
+            outcome.add_done_callback(lambda f: f.cancelled() or f.exception())
+            raise TimeoutError(f"MCP server {self.name!r} did not answer within {timeout:g}s")
+        if outcome.cancelled():  # the job was cancelled by the connection's task group, not by this caller
+            raise await self.transport_failed(what, client)
+        try:
+            return outcome.result()
+        except ServerError:
+            raise
+        except Exception as exc:
+            if (too_large := self._too_large(exc, None)) is not None:
+                raise too_large from exc
+            if (gone := self._session_gone(exc, client, None)) is not None:
+                raise gone from exc
+            if is_connection_lost(exc):
+                self.mark_dead(exc, client)
+                raise self._lost(what, exc, tool=None) from exc
+            raise
 
     async def start_call(
         self,
@@ -464,47 +575,66 @@ class ServerConnection:
         if self.is_legacy:
             handle.route = await self.router.begin(tool, handle.deliver)
         tg = self._task_group
-        if tg is None:  # the connection died while the call waited for its turn
+        if tg is None or client is not self._client:  # the connection died while the call waited for its turn
             self.end_legacy_call(handle, "unsent")
             raise ServerConnectionError(
-                self.name, f"connection lost before calling {tool!r}: {self._error!r}"
+                self.name,
+                f"connection lost before calling {tool!r} ({_describe(self._error)}); it was not sent",
+                tool=tool,
             )
         # Legacy calls may wait for a human inside an elicitation: the per-event timeout in next_event bounds the
         # server's work, and the park timeout bounds the human's, so the SDK-level timeout only has to cover both.
         spec = self.spec
         read_timeout = spec.tool_timeout + spec.park_timeout + 5 if self.is_legacy else spec.tool_timeout + 5
 
+        key = object()
+
+        def fail(error: BaseException) -> None:
+            if not handle.waits_for_human:
+                handle.end(FailedEvent(error))
+                if handle.scope is not None:
+                    handle.scope.cancel()
+
         async def job() -> None:
             if handle.route is not None:
                 self.router.enter(handle.route)
-            with anyio.CancelScope() as scope:
-                handle.scope = scope
-                try:
-                    result = await client.session.call_tool(
-                        tool,
-                        arguments,
-                        read_timeout_seconds=read_timeout,
-                        progress_callback=cast(Any, progress),
-                        input_responses=cast(Any, input_responses),
-                        request_state=request_state,
-                        allow_input_required=True,
-                    )
-                except BaseException as exc:
-                    error = self._call_error(tool, exc)
-                    # An error response means the server finished the request; a lost or timed-out one doesn't.
-                    answered = isinstance(error, MCPError) and error.code not in _UNANSWERED_CODES
-                    self.end_legacy_call(handle, "server" if answered else "unsettled")
-                    handle.events.put_nowait(FailedEvent(error))
-                    if isinstance(exc, asyncio.CancelledError):
+            try:
+                with anyio.CancelScope() as scope:
+                    handle.scope = scope
+                    try:
+                        result = await client.session.call_tool(
+                            tool,
+                            arguments,
+                            read_timeout_seconds=read_timeout,
+                            progress_callback=cast(Any, progress),
+                            input_responses=cast(Any, input_responses),
+                            request_state=request_state,
+                            allow_input_required=True,
+                        )
+                    except asyncio.CancelledError:
+                        self.end_legacy_call(handle, "unsettled")
+                        if not scope.cancel_called:  # not our own abandon or timeout: the transport failed
+                            handle.transport_failed = True
+                            self.mark_dead(ServerConnectionError(self.name, "the transport failed"), client)
+                            handle.end(FailedEvent(ServerConnectionError(self.name, "the transport failed")))
                         raise
-                else:
-                    self.end_legacy_call(handle, "server")
-                    handle.events.put_nowait(DoneEvent(result))
-            if scope.cancelled_caught:
-                handle.events.put_nowait(
-                    FailedEvent(ServerConnectionError(self.name, f"call {tool!r} cancelled"))
-                )
+                    except BaseException as exc:
+                        error = self._call_error(tool, exc, client)
+                        # An error response means the server finished the request; a lost or timed-out one doesn't.
+                        answered = isinstance(error, MCPError) and error.code not in _UNANSWERED_CODES
+                        self.end_legacy_call(handle, "server" if answered else "unsettled")
+                        handle.end(FailedEvent(error))
+                    else:
+                        self.end_legacy_call(handle, "server")
+                        handle.end(DoneEvent(result))
+                if scope.cancelled_caught:
+                    handle.end(
+                        FailedEvent(ServerConnectionError(self.name, f"call {tool!r} cancelled", tool=tool))
+                    )
+            finally:
+                self._in_flight.pop(key, None)
 
+        self._in_flight[key] = fail
         tg.start_soon(job)
         return handle
 
@@ -536,23 +666,41 @@ class ServerConnection:
         except TimeoutError:  # asyncio.timeout cancelled the request: the SDK sent notifications/cancelled
             raise ToolCallTimeoutError(self.name, tool, timeout) from None
         except Exception as exc:
-            error = self._call_error(tool, exc)
+            error = self._call_error(tool, exc, client)
             if error is exc:
                 raise
             raise error from exc
 
-    def _call_error(self, tool: str, exc: BaseException) -> BaseException:
+    def _call_error(self, tool: str, exc: BaseException, client: Client) -> BaseException:
         """What the caller of ``tool`` sees for ``exc``; a lost transport marks the connection dead."""
         error = _unwrap_for_caller(exc)
+        if isinstance(error, ServerError):
+            return error
+        if (too_large := self._too_large(error, tool)) is not None:
+            return too_large
+        if (gone := self._session_gone(error, client, tool)) is not None:
+            return gone
         if is_connection_lost(error):
-            self.mark_dead(error)
-            if not isinstance(error, ServerConnectionError):  # say which server and call
-                lost = ServerConnectionError(
-                    self.name, f"connection lost during the call to {tool!r} ({_describe(error)})"
-                )
-                lost.__cause__ = error
-                error = lost
+            self.mark_dead(error, client)
+            return self._lost(f"the call to {tool!r}", error, tool=tool)
         return error
+
+    def _session_gone(
+        self, error: BaseException, client: Client, tool: str | None
+    ) -> ServerConnectionError | None:
+        """A legacy HTTP 404 for our session (the server restarted or expired it): re-initialize on the next
+        request. The server refused the request before running it; safe calls are retried by the caller."""
+        if not (_compat.is_session_gone(error) and isinstance(self.spec, HttpServer)):
+            return None
+        self.mark_dead(error, client)
+        what = f"the call to {tool!r} was not run" if tool is not None else "the request was not run"
+        lost = ServerConnectionError(
+            self.name,
+            f"the server no longer knows this session (restarted?); {what}; the session is re-initialized",
+            tool=tool,
+        )
+        lost.__cause__ = error
+        return lost
 
     def pause_legacy_call(self, handle: CallHandle) -> None:
         """The call is parked inside its question: other calls may run meanwhile."""
@@ -594,13 +742,8 @@ class ServerConnection:
         )
 
     async def _on_message(self, message: types.ServerNotification | Exception) -> None:
-        if isinstance(message, Exception):
-            # The SDK could not parse something the server sent (e.g. JSON nested past pydantic-core's limit).
-            # The request it answered would otherwise wait forever: wake every waiter with this error.
-            # A fresh event for later requests: one stray line must not fail every request after it.
-            self._protocol_error = message
-            event, self._protocol_error_event = self._protocol_error_event, asyncio.Event()
-            event.set()
+        if isinstance(message, Exception):  # the transport watch takes parse failures out of the flow first
+            self._on_invalid_message(message)
             return
         if isinstance(message, types.ToolListChangedNotification) and self._on_tools_changed is not None:
             self._on_tools_changed(self.name)
@@ -621,14 +764,23 @@ def _unwrap_for_caller(exc: BaseException) -> BaseException:
 def _describe(error: BaseException | None) -> str:
     if error is None:
         return "unknown error"
-    if isinstance(error, ServerConnectionError):
-        return str(error).split(": ", 1)[-1]
+    if isinstance(error, ServerError):
+        return error.detail
     if isinstance(error, FileNotFoundError):
         return f"command not found ({error.filename or error})"
     if isinstance(error, MCPError):
         return f"MCP error {error.code}: {error.message}"
     text = str(error) or type(error).__name__
     return f"{type(error).__name__}: {text}"
+
+
+def _first_error(error: Exception) -> str:
+    errors = getattr(error, "errors", None)
+    if callable(errors):
+        with contextlib.suppress(Exception):
+            first = errors()[0]
+            return str(first.get("msg", error))[:300]
+    return f"{type(error).__name__}: {error}"[:300]
 
 
 EraName = Literal["modern", "legacy"]

@@ -1,4 +1,31 @@
-"""The package's exceptions: one base class to catch, each error naming what was wrong and what to do."""
+"""The package's exceptions: one base class to catch, each error naming what was wrong and what to do.
+
+The tree (every exception the package raises is one of these)::
+
+    LangGraphMcpError
+    ├── ConfigError (ValueError)               a server, policy or CLI configuration is invalid
+    ├── ServerError                            something about one MCP server (fields: server, tool, detail)
+    │   ├── ServerConnectionError (ConnectionError)   the server could not be reached, started or kept alive
+    │   │   ├── ServerDiscoveryError           listing its tools failed (or its pagination never ended)
+    │   │   ├── ServerUnavailableError         it failed recently and waits out its reconnect backoff
+    │   │   └── CallInterruptedError           the connection was lost during a call: it may or may not have run
+    │   ├── InvalidResponseError               it sent something that is not a valid MCP message
+    │   ├── ResultTooLargeError                a result was larger than ``max_result_bytes``
+    │   ├── ResourceError                      listing or reading its resources failed (field: uri)
+    │   ├── PromptError                        listing or rendering its prompts failed (field: prompt)
+    │   ├── CredentialError                    its per-run credentials could not be resolved; nothing was sent
+    │   └── ToolCallTimeoutError (TimeoutError)   a call did not finish within ``tool_timeout``
+    ├── ToolNotFoundError (LookupError)        no listed tool has the requested published name
+    ├── ToolOwnerUnknownError (LookupError)    ... and a server that may publish it could not be listed (why)
+    ├── ToolNameCollisionError (ValueError)    two tools would be published under the same name
+    ├── EventLoopError (RuntimeError)          ``McpServers`` was used across event loops the wrong way
+    ├── AnswerError (ValueError)               an elicitation answer does not fit its question
+    ├── DecisionError (ValueError)             an approval decision is not allowed
+    ├── ResumeError (ValueError)               ``resume_command`` got answers that do not match what is pending
+    └── IncompatibleDependencyError (ImportError)   an installed dependency moved an internal we rely on
+
+Code never parses an error's text: read ``server``, ``tool`` and ``detail`` instead.
+"""
 
 from __future__ import annotations
 
@@ -11,43 +38,81 @@ class ConfigError(LangGraphMcpError, ValueError):
     """A server, policy or CLI configuration is invalid; the message names the server and field."""
 
 
-class ServerConnectionError(LangGraphMcpError, ConnectionError):
-    """An MCP server could not be reached, started, or kept alive."""
+class ServerError(LangGraphMcpError):
+    """Something went wrong with one MCP server. The message is ``MCP server '<server>': <detail>``."""
 
-    def __init__(self, server: str, message: str) -> None:
-        super().__init__(f"MCP server {server!r}: {message}")
+    def __init__(
+        self, server: str, detail: str, *, tool: str | None = None, message: str | None = None
+    ) -> None:
+        super().__init__(message or f"MCP server {server!r}: {detail}")
         self.server = server
+        """The configured server name."""
+        self.tool = tool
+        """The server's own tool name, when the error belongs to one call."""
+        self.detail = detail
+        """What went wrong, without the server prefix."""
+
+
+class ServerConnectionError(ServerError, ConnectionError):
+    """An MCP server could not be reached, started, or kept alive."""
 
 
 class ServerDiscoveryError(ServerConnectionError):
     """Listing a server's tools failed (the server is unreachable, too slow, or sent something unparseable)."""
 
 
+class ServerUnavailableError(ServerConnectionError):
+    """The server failed recently and is not retried until its reconnect backoff has passed."""
+
+    def __init__(self, server: str, detail: str, *, retry_in: float, tool: str | None = None) -> None:
+        super().__init__(server, detail, tool=tool)
+        self.retry_in = retry_in
+        """Seconds until the next connection attempt."""
+
+
+class CallInterruptedError(ServerConnectionError):
+    """The connection was lost while a call was in flight: the server may or may not have run it."""
+
+
+class InvalidResponseError(ServerError):
+    """The server sent a message that is not valid JSON-RPC / MCP (the request it answered fails at once)."""
+
+
+class ResultTooLargeError(ServerError):
+    """A response was larger than the server's ``max_result_bytes``."""
+
+    def __init__(self, server: str, size: int | None, limit: int, *, tool: str | None = None) -> None:
+        measured = f"{size} bytes" if size is not None else f"more than {limit} bytes"
+        super().__init__(
+            server, f"result too large ({measured}, limit {limit}; raise `max_result_bytes`)", tool=tool
+        )
+        self.size = size
+        self.limit = limit
+
+
+class ToolCallTimeoutError(ServerError, TimeoutError):
+    """A tool call did not finish within its configured timeout."""
+
+    def __init__(self, server: str, tool: str, timeout: float) -> None:
+        detail = f"did not finish within {timeout:g}s (raise the server's tool_timeout if it is expected to be slow)."
+        super().__init__(
+            server, detail, tool=tool, message=f"MCP tool {tool!r} on server {server!r} {detail}"
+        )
+        self.timeout = timeout
+
+
 class ToolNotFoundError(LangGraphMcpError, LookupError):
     """No listed MCP tool has the requested published name."""
 
-    def __init__(self, name: str, close_matches: list[str]) -> None:
+    def __init__(self, name: str, close_matches: list[str], *, message: str | None = None) -> None:
         hint = f" Did you mean: {', '.join(close_matches)}?" if close_matches else ""
-        super().__init__(f"No MCP tool is published as {name!r}.{hint}")
+        super().__init__(message or f"No MCP tool is published as {name!r}.{hint}")
         self.name = name
         self.close_matches = close_matches
 
 
 class ToolNameCollisionError(LangGraphMcpError, ValueError):
     """Two tools would be published under the same name."""
-
-
-class ToolCallTimeoutError(LangGraphMcpError, TimeoutError):
-    """A tool call did not finish within its configured timeout."""
-
-    def __init__(self, server: str, tool: str, timeout: float) -> None:
-        super().__init__(
-            f"MCP tool {tool!r} on server {server!r} did not finish within {timeout:g}s "
-            "(raise the server's tool_timeout if it is expected to be slow)."
-        )
-        self.server = server
-        self.tool = tool
-        self.timeout = timeout
 
 
 class EventLoopError(LangGraphMcpError, RuntimeError):
@@ -71,26 +136,22 @@ class ResumeError(LangGraphMcpError, ValueError):
     """``resume_command`` was given answers that do not match what is pending."""
 
 
-class ResourceError(LangGraphMcpError):
+class ResourceError(ServerError):
     """Listing or reading a server's resources failed; names the server and the URI (``None`` for a listing)."""
 
     def __init__(self, server: str, uri: str | None, detail: str) -> None:
         where = f"resource {uri!r}" if uri is not None else "resources"
-        super().__init__(f"MCP server {server!r}, {where}: {detail}")
-        self.server = server
+        super().__init__(server, detail, message=f"MCP server {server!r}, {where}: {detail}")
         self.uri = uri
-        self.detail = detail
 
 
-class PromptError(LangGraphMcpError):
+class PromptError(ServerError):
     """Listing or rendering a server's prompts failed; names the server and the prompt (``None`` for a listing)."""
 
     def __init__(self, server: str, prompt: str | None, detail: str) -> None:
         where = f"prompt {prompt!r}" if prompt is not None else "prompts"
-        super().__init__(f"MCP server {server!r}, {where}: {detail}")
-        self.server = server
+        super().__init__(server, detail, message=f"MCP server {server!r}, {where}: {detail}")
         self.prompt = prompt
-        self.detail = detail
 
 
 class IncompatibleDependencyError(LangGraphMcpError, ImportError):
@@ -117,11 +178,6 @@ class ToolOwnerUnknownError(LangGraphMcpError, LookupError):
         self.servers = servers
 
 
-class CredentialError(LangGraphMcpError):
+class CredentialError(ServerError):
     """A server's per-run credentials could not be resolved for this run (a ``configurable`` key is missing, or
     a ``credentials`` callable failed); nothing was sent. Names the server."""
-
-    def __init__(self, server: str, detail: str) -> None:
-        super().__init__(f"MCP server {server!r}: {detail}")
-        self.server = server
-        self.detail = detail

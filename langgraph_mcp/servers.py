@@ -12,6 +12,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import contextvars
+import itertools
 import threading
 import time
 import weakref
@@ -24,7 +25,7 @@ import pydantic
 from langchain_core.tools import BaseTool
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from langgraph_mcp import resources
+from langgraph_mcp import _compat, resources
 from langgraph_mcp.catalog import (
     CatalogReport,
     McpTool,
@@ -52,6 +53,8 @@ from langgraph_mcp.errors import (
     LangGraphMcpError,
     ServerConnectionError,
     ServerDiscoveryError,
+    ServerError,
+    ServerUnavailableError,
 )
 from langgraph_mcp.identities import IdentityPool
 from langgraph_mcp.interceptors import ToolCallInterceptor, as_call_result, call_intercepted
@@ -66,7 +69,6 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 CacheMode: TypeAlias = Literal["use", "refresh", "bypass"]
 ConnectionErrorPolicy: TypeAlias = Literal["raise", "ignore"] | Callable[[str, BaseException], None]
-MAX_PAGES = 1000
 ConnectionKey: TypeAlias = tuple[str, Hashable]
 """(server, credential identity key): one connection, one catalog."""
 
@@ -80,20 +82,15 @@ class _Page(NamedTuple):
 async def _lenient_page(client: Any, cursor: str | None, error: pydantic.ValidationError) -> _Page:
     """Fetch one ``tools/list`` page without the SDK's whole-page validation; parse each tool on its own.
 
-    Uses the session's private request stamp and dispatcher (the SDK has no public unvalidated request); if
-    they are missing (a newer SDK), the original validation error stands.
+    The SDK has no public unvalidated request (see :mod:`langgraph_mcp._compat`); where this mcp release lacks
+    the internals, the original validation error stands.
     """
     session = client.session
-    stamp = getattr(session, "_stamp", None)
-    dispatcher = getattr(session, "_dispatcher", None)
-    absorb = getattr(session, "_absorb_tool_listing", None)
-    if stamp is None or dispatcher is None or absorb is None:
-        raise error
     params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
-    data = types.ListToolsRequest(params=params).model_dump(by_alias=True, mode="json", exclude_none=True)
-    opts: dict[str, Any] = {}
-    stamp(data, opts)
-    raw = await dispatcher.send_raw_request(data["method"], data.get("params"), opts)
+    request = types.ListToolsRequest(params=params).model_dump(by_alias=True, mode="json", exclude_none=True)
+    raw = await _compat.send_unvalidated(session, request["method"], request.get("params"))
+    if raw is None:
+        raise error
     entries = raw.get("tools") if isinstance(raw, dict) else None
     if not isinstance(entries, list):
         raise error
@@ -118,8 +115,32 @@ async def _lenient_page(client: Any, cursor: str | None, error: pydantic.Validat
     )
     # Let the session learn the output schemas it checks call results against (else its first call to one of
     # these tools re-lists, and fails the same validation).
-    absorb(result, complete=cursor is None and result.next_cursor is None)
+    _compat.absorb_tool_listing(session, result, complete=cursor is None and result.next_cursor is None)
     return _Page(result, unparseable)
+
+
+def _check_pagination(
+    server: str, spec: ServerSpec, cursor: str, seen: set[str], pages: int, tools: int
+) -> None:
+    """A ``tools/list`` that would go on forever fails with what it did, instead of a fake name collision."""
+    if cursor in seen:
+        raise ServerDiscoveryError(
+            server,
+            f"tools/list pagination repeated the cursor {cursor:.80} after {pages} pages; the server's "
+            "nextCursor never ends the listing",
+        )
+    if pages >= spec.max_list_pages:
+        raise ServerDiscoveryError(
+            server,
+            f"tools/list returned more than {spec.max_list_pages} pages (max_list_pages); the server's "
+            "nextCursor never ends the listing, or raise max_list_pages",
+        )
+    if tools > spec.max_tools:
+        raise ServerDiscoveryError(
+            server,
+            f"tools/list returned more than {spec.max_tools} tools (max_tools) over {pages} pages; "
+            "raise max_tools if the catalog is really that large",
+        )
 
 
 def _describe_failure(error: BaseException) -> str:
@@ -520,13 +541,32 @@ class McpServers:
         try:
             await conn.client()
         except ServerConnectionError as exc:
-            raise ServerDiscoveryError(server, str(exc).split(": ", 1)[-1]) from exc.__cause__
+            raise ServerDiscoveryError(server, exc.detail) from exc
+        attempts = 0
+        while True:
+            try:
+                raw, skipped, ttl_ms = await self._list_pages(conn)
+                break
+            except ServerDiscoveryError as exc:
+                # tools/list is read-only: a connection lost under it is retried like a read-only call.
+                lost = isinstance(exc.__cause__, ServerConnectionError)
+                if not lost or isinstance(exc.__cause__, ServerUnavailableError) or attempts >= spec.retries:
+                    raise
+                attempts += 1
+        tools, unusable = self._catalog(server).build(raw)
+        skipped.extend(unusable)
+        return _Listing(tools, skipped, ttl_ms)
+
+    async def _list_pages(self, conn: ServerConnection) -> tuple[list[types.Tool], list[SkippedTool], int]:
+        """Every page of one server's ``tools/list``, within the discovery timeout and the pagination caps."""
+        server, spec = conn.name, conn.spec
         raw: list[types.Tool] = []
         skipped: list[SkippedTool] = []
         cursor: str | None = None
+        seen: set[str] = set()
         ttl_ms = 0
         deadline = time.monotonic() + spec.connect_timeout
-        for _ in range(MAX_PAGES):
+        for pages in itertools.count(1):
             remaining = max(0.1, deadline - time.monotonic())
 
             async def page(client: Any, cursor: str | None = cursor) -> _Page:
@@ -541,17 +581,17 @@ class McpServers:
                 return _Page(result, [])
 
             try:
-                result, unparseable = await conn.request(page, timeout=remaining)
+                result, unparseable = await conn.request(page, timeout=remaining, what="tools/list")
             except TimeoutError:
                 raise ServerDiscoveryError(
                     server,
                     f"tools/list did not answer within the discovery timeout ({spec.connect_timeout:g}s)",
                 ) from None
-            except ServerConnectionError as exc:
-                raise ServerDiscoveryError(server, str(exc).split(": ", 1)[-1]) from exc
+            except ServerError as exc:
+                raise ServerDiscoveryError(server, exc.detail) from exc
             except Exception as exc:
                 if spec.mode != "modern":
-                    raise
+                    raise ServerDiscoveryError(server, f"tools/list failed ({exc!r:.300})") from exc
                 raise ServerDiscoveryError(
                     server,
                     f"tools/list failed ({exc!r:.300}); the server may not speak 2026-07-28: "
@@ -563,9 +603,9 @@ class McpServers:
             cursor = result.next_cursor
             if cursor is None:
                 break
-        tools, unusable = self._catalog(server).build(raw)
-        skipped.extend(unusable)
-        return _Listing(tools, skipped, ttl_ms)
+            _check_pagination(server, spec, cursor, seen, pages, len(raw))
+            seen.add(cursor)
+        return raw, skipped, ttl_ms
 
     def _catalog(self, server: str) -> ServerCatalog:
         catalog = self._catalogs.get(server)
@@ -716,18 +756,31 @@ class McpServers:
         return failures
 
     def server_status(self, server: str) -> dict[str, Any]:
-        """What is known about ``server`` in this loop: era negotiated, server info, last error."""
+        """What is known about ``server`` in this loop: connection state, era, server info, last error.
+
+        ``state`` is ``idle`` (not started), ``connected``, ``reconnecting`` (an outage with restarts left),
+        ``down`` (waiting out its reconnect backoff: calls fail fast until ``next_attempt_in`` seconds pass) or
+        ``closed``; ``failures`` counts failed attempts in the current outage, ``starts`` every (re)start.
+        """
         try:
-            conn = self.connection(server)
+            conn: ServerConnection | None = self.connection(server)
         except (RuntimeError, CredentialError):
             conn = None
         error = self.report.failed_servers.get(server)
+        if error is None and conn is not None and conn.backoff.in_outage:
+            error = conn.last_error
         return {
             "server": server,
+            "state": conn.state if conn else "closed",
             "protocol_version": conn.protocol_version if conn else None,
             "era": era_of(conn.protocol_version) if conn else None,
             "server_info": conn.server_info.name if conn and conn.server_info else None,
             "error": str(error) if error else None,
+            "starts": conn.starts if conn else 0,
+            "failures": conn.backoff.failures if conn else 0,
+            "next_attempt_in": round(conn.backoff.wait_remaining(), 3)
+            if conn and conn.backoff.in_outage
+            else None,
             "tools": len(listing.tools)
             if (listing := self._listings.get(self._key_or_none(server))) is not None  # type: ignore[arg-type]
             else None,

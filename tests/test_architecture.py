@@ -77,7 +77,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "resume",
         ],
     ),
-    ("connection", ["connection", "legacy_routing", "resources"]),
+    ("connection", ["connection", "transport", "backoff", "stderr_capture", "legacy_routing", "resources"]),
     ("calls", ["elicitation.*", "tools"]),
     ("servers", ["servers"]),
     ("graph", ["node", "approval.*"]),
@@ -94,15 +94,7 @@ KNOWN_CYCLES: dict[frozenset[str], str] = {}
 KNOWN_UPWARD_IMPORTS: dict[tuple[str, str], str] = {}
 """``(importer, imported)`` arrows against :data:`LAYERS` that exist today and are being removed."""
 
-KNOWN_PRIVATE_ACCESS: dict[tuple[str, str], str] = {
-    ("connection.py", "imports mcp.shared._httpx_utils"): "conn (mcp side of _compat.py)",
-    ("connection.py", "reads private attribute '_session' by name"): "conn",
-    ("connection.py", "reads private attribute '_dispatcher' by name"): "conn",
-    ("connection.py", "reads private attribute '_closed' by name"): "conn",
-    ("servers.py", "reads private attribute '_stamp' by name"): "conn",
-    ("servers.py", "reads private attribute '_dispatcher' by name"): "conn",
-    ("servers.py", "reads private attribute '_absorb_tool_listing' by name"): "conn",
-}
+KNOWN_PRIVATE_ACCESS: dict[tuple[str, str], str] = {}
 """``(module path under langgraph_mcp/, finding)`` pairs outside ``_compat.py`` being moved into it (issue 11 §1)."""
 
 DOCUMENTED_UNDERSCORE_APIS = {"os._exit", "sys._getframe", "_replace", "_asdict", "_fields", "_make"}

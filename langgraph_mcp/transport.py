@@ -1,0 +1,180 @@
+"""Builds the ``mcp.Client`` for one server spec, and watches its transport: end of stream, stray lines, bad messages.
+
+The SDK has no public way to tell that a stdio server's stdout ended, and it routes a line it cannot parse to the
+message handler with no link to the request it answered. So every stream-backed transport is wrapped: the wrapper
+records end-of-stream, logs and skips lines that are not JSON-RPC at all (a banner or log line printed to stdout),
+and reports a message that looks like JSON-RPC but cannot be parsed, so the requests waiting for it fail at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import shlex
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from types import TracebackType
+from typing import Any, TextIO, cast
+
+import anyio
+import httpx2
+import pydantic
+from mcp import Client, StdioServerParameters
+from mcp.client import Transport
+from mcp.client.sse import sse_client
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.message import SessionMessage
+
+from langgraph_mcp.config import HttpServer, InProcessServer, ServerSpec, SseServer, StdioServer
+
+logger = logging.getLogger("langgraph_mcp.connection")
+
+# Connections beyond the parked legacy calls (each holds one open POST): the legacy GET stream and ordinary calls.
+HTTP_POOL_HEADROOM = 32
+
+
+class TransportWatch:
+    """What one transport reported that the SDK does not expose: it ended, or it delivered a bad message."""
+
+    def __init__(self, server: str, on_invalid: Callable[[Exception], None]) -> None:
+        self.server = server
+        self.ended = False
+        """The read side reached end-of-stream: the server process or stream is gone."""
+        self._on_invalid = on_invalid
+        self._server_log = logging.getLogger(f"langgraph_mcp.server.{server}")
+
+    def absorb(self, error: Exception) -> None:
+        """A transport-level parse failure: skip a stray non-JSON-RPC line, report anything else."""
+        if is_stray_line(error):
+            raw = _raw_input(error) if isinstance(error, pydantic.ValidationError) else error
+            self._server_log.warning("skipped a line on stdout that is not JSON-RPC: %.300s", raw)
+            return
+        self._on_invalid(error)
+
+
+def is_stray_line(error: Exception) -> bool:
+    """Whether a parse failure is output that was never meant as a JSON-RPC message (not a JSON object)."""
+    if not isinstance(error, pydantic.ValidationError):
+        return False
+    raw = _raw_input(error)
+    if isinstance(raw, str):
+        return not raw.lstrip().startswith("{")
+    return not isinstance(raw, dict)
+
+
+def _raw_input(error: pydantic.ValidationError) -> Any:
+    errors = error.errors()
+    return errors[0].get("input") if errors else None
+
+
+class _WatchedReadStream:
+    """A transport's read stream that reports end-of-stream and takes parse failures out of the message flow."""
+
+    def __init__(self, inner: Any, watch: TransportWatch) -> None:
+        self._inner = inner
+        self._watch = watch
+
+    @property
+    def last_context(self) -> Any:  # the dispatcher reads the sender's context through this (see ReadStream)
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> SessionMessage | Exception:
+        while True:
+            try:
+                item: SessionMessage | Exception = await self._inner.receive()
+            except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                self._watch.ended = True
+                raise
+            if isinstance(item, Exception):
+                self._watch.absorb(item)
+                continue
+            return item
+
+    def __aiter__(self) -> _WatchedReadStream:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        self._watch.ended = True
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _WatchedReadStream:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        self._watch.ended = True
+        result: bool | None = await self._inner.__aexit__(exc_type, exc, tb)
+        return result
+
+
+def _watched(transport: AbstractAsyncContextManager[Any], watch: TransportWatch) -> Transport:
+    @asynccontextmanager
+    async def wrapped() -> AsyncIterator[Any]:
+        async with transport as (read, write):
+            yield _WatchedReadStream(read, watch), write
+
+    return cast(Transport, wrapped())
+
+
+def http_client(spec: HttpServer) -> httpx2.AsyncClient:
+    """The HTTP client for one streamable-HTTP connection: the spec's headers, auth, timeouts and pool limits.
+
+    Each parked legacy call holds one POST response open, so the pool is sized past ``max_parked_calls``.
+    """
+    max_connections = spec.max_connections or spec.max_parked_calls + HTTP_POOL_HEADROOM
+    return httpx2.AsyncClient(
+        headers=spec.headers or None,
+        timeout=httpx2.Timeout(spec.timeout, read=spec.read_timeout),
+        auth=spec.auth,
+        limits=httpx2.Limits(max_connections=max_connections, max_keepalive_connections=20),
+    )
+
+
+def command_line(spec: StdioServer) -> str:
+    return shlex.join([spec.command, *spec.args])
+
+
+def make_client(
+    spec: ServerSpec,
+    watch: TransportWatch,
+    *,
+    stderr: TextIO | None,
+    common: dict[str, Any],
+) -> Client:
+    """An unentered ``mcp.Client`` for ``spec``; ``common`` holds the callbacks and options every transport shares."""
+    if isinstance(spec, StdioServer):
+        params = StdioServerParameters(command=spec.command, args=spec.args, env=spec.env, cwd=spec.cwd)
+        transport = stdio_client(params, errlog=stderr) if stderr is not None else stdio_client(params)
+        return Client(_watched(transport, watch), **common)
+    if isinstance(spec, HttpServer):
+        return Client(_watched(_streamable_http(spec), watch), **common)
+    if isinstance(spec, SseServer):
+        sse = sse_client(
+            spec.url,
+            headers=spec.headers or None,
+            timeout=spec.timeout,
+            sse_read_timeout=spec.sse_read_timeout,
+        )
+        return Client(_watched(sse, watch), **common)
+    assert isinstance(spec, InProcessServer)
+    return Client(spec.server, **common)
+
+
+@asynccontextmanager
+async def _streamable_http(spec: HttpServer) -> AsyncIterator[Any]:
+    # The SDK leaves a passed-in HTTP client open: it is closed here, with the transport.
+    async with (
+        http_client(spec) as http,
+        streamable_http_client(
+            spec.url, http_client=http, max_sse_event_size=spec.max_result_bytes
+        ) as streams,
+    ):
+        yield streams
