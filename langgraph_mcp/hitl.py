@@ -3,7 +3,8 @@
 Agent Chat UI renders an interrupt only when it carries LangChain's ``HITLRequest`` keys (``action_requests``,
 ``review_configs``) and answers it with a bare ``{"decisions": [...]}``. With ``compat=True`` on
 :class:`~langgraph_mcp.node.McpToolNode`, an ``mcp_elicitation`` payload keeps all its own keys and also carries
-one action request per question of the round (in the order of ``requests``):
+one action request per question in ``requests`` (the asker puts one question in each interrupt: a round of
+several is asked one at a time, see :class:`~langgraph_mcp.elicitation.asker.InterruptAsker`):
 
 * **form** — ``args`` are the form's fields, defaults filled in (``""`` where there is none); allowed decisions
   ``edit`` (= accept, the edited args are the content) and ``reject`` (= decline);

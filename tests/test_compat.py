@@ -294,3 +294,35 @@ async def test_plain_unkeyed_resumes_carry_a_call_through_its_rounds_without_com
     assert "__interrupt__" not in out
     assert srv.events.counts["book_three_rounds.commit"] == 1
     await servers.aclose()
+
+
+@pytest.mark.parametrize("restart", [False, True], ids=["same-process", "after-restart"])
+async def test_a_round_of_two_questions_is_asked_one_card_at_a_time(restart: bool) -> None:
+    """A 2026-07-28 server asks date and seats in one round; Agent Chat UI shows one card, so one per question."""
+    saver = InMemorySaver()
+    calls = [call("demo_book_two", "two", destination="Rome")]
+    srv = build_server()
+    servers = McpServers({"demo": in_process(srv, "auto")})
+    graph = chat_graph(servers, calls, checkpointer=saver)
+    await graph.ainvoke({"messages": [HumanMessage("go")]}, CFG)
+
+    date = await the_one_interrupt(graph)
+    assert date["round"] == 1 and len(date["requests"]) == 1
+    assert date["action_requests"][0]["args"] == {"date": ""}
+    await graph.ainvoke(edit("demo_book_two", {"date": "2026-12-24"}), CFG)
+    seats = await the_one_interrupt(graph)
+    assert seats["round"] == 1 and seats["action_requests"][0]["args"] == {"seats": "", "window": False}
+    if restart:  # a new process: the round's requestState is gone, the call is re-issued
+        await servers.aclose()
+        srv = build_server()
+        servers = McpServers({"demo": in_process(srv, "auto")})
+        graph = chat_graph(servers, calls, checkpointer=saver)
+    out = await graph.ainvoke(edit("demo_book_two", {"seats": "3", "window": "true"}), CFG)
+
+    assert "__interrupt__" not in out
+    (booking,) = [
+        e["data"] for e in tool_messages(out)["two"].artifact if e["type"] == "mcp_structured_content"
+    ]
+    assert booking == {"destination": "Rome", "date": "2026-12-24", "seats": 3, "window": True, "meal": None}
+    assert srv.events.counts["book_two.commit"] == 1
+    await servers.aclose()

@@ -100,7 +100,37 @@ class InterruptAsker:
         self, payload: ElicitationInterrupt, requests: Mapping[str, ElicitationRequest], resume_index: int
     ) -> tuple[ElicitationAnswers, int]:
         """Answers for ``requests``: the first stored answer from ``resume_index`` on with the same keys, or a new
-        interrupt. Returns the answers and the resume index after them; raises ``GraphInterrupt`` to pause."""
+        interrupt. Returns the answers and the resume index after them; raises ``GraphInterrupt`` to pause.
+
+        In Agent Chat UI mode a round of several questions is asked one question per interrupt (that UI shows
+        one card at a time); a pause anywhere in the round resumes it from its first question (``raised_at``),
+        whose answers are then found stored."""
+        if self.compat and len(requests) > 1:
+            return self._answer_one_by_one(payload, requests, resume_index)
+        return self._answer_round(payload, requests, resume_index)
+
+    def _answer_one_by_one(
+        self, payload: ElicitationInterrupt, requests: Mapping[str, ElicitationRequest], resume_index: int
+    ) -> tuple[ElicitationAnswers, int]:
+        answers: dict[str, Any] = {}
+        index = resume_index
+        first: int | None = None
+        for key, request in requests.items():
+            one = {key: request}
+            try:
+                got, index = self._answer_round({**payload, "requests": one}, one, index)
+            except BaseException:
+                if first is not None:  # paused (or refused) past the round's first question
+                    self.raised_at = first
+                raise
+            if first is None:
+                first = index - 1
+            answers.update(got)
+        return cast(ElicitationAnswers, answers), index
+
+    def _answer_round(
+        self, payload: ElicitationInterrupt, requests: Mapping[str, ElicitationRequest], resume_index: int
+    ) -> tuple[ElicitationAnswers, int]:
         if not self.has_checkpointer:
             raise NoCheckpointerError(
                 f"MCP tool {payload['published_name']!r} asked for input, but the graph has no checkpointer to "
