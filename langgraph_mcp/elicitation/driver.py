@@ -42,7 +42,7 @@ from langgraph_mcp.connection import (
 from langgraph_mcp.elicitation.answers import question_key, request_from_params, to_elicit_result
 from langgraph_mcp.elicitation.asker import InterruptAsker
 from langgraph_mcp.elicitation.paused import PausedRound, PausedRounds
-from langgraph_mcp.errors import LangGraphMcpError
+from langgraph_mcp.errors import LangGraphMcpError, ServerConnectionError
 from langgraph_mcp.payloads import (
     ELICITATION_INTERRUPT_TYPE,
     ElicitationAnswers,
@@ -52,6 +52,8 @@ from langgraph_mcp.payloads import (
 
 ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
 STATE_ONLY_BACKOFF = (0.05, 0.1, 0.2, 0.25)
+PING_TIMEOUT = 5.0
+"""Seconds a parked legacy call's session gets to answer a ping before its answer is delivered."""
 
 
 class Connections(Protocol):
@@ -319,6 +321,11 @@ async def _legacy(call: _Call, paused: PausedRound | None) -> types.CallToolResu
             if not (isinstance(exc, GraphInterrupt) or is_invalid_resume(exc)):
                 await handle.abandon()  # the call can't go on: cancel it on the server before reporting why
             raise
+        if not await _session_answers(conn, live.connection_start):
+            # The server went away while the call was parked (and this process had not noticed yet): the answer
+            # was never delivered, so the durable path re-issues the call and answers it from storage.
+            await handle.abandon()
+            return await _legacy(call, None)
         await conn.resume_legacy_call(handle)
         handle.reply(to_elicit_result(next(iter(answers.values()))))
     else:
@@ -346,6 +353,21 @@ async def _legacy(call: _Call, paused: PausedRound | None) -> types.CallToolResu
         if not is_invalid_resume(exc):  # a refused answer keeps the call parked for the corrected one
             await handle.abandon()
         raise
+
+
+async def _session_answers(conn: ServerConnection, start: int) -> bool:
+    """Whether the session a parked call is open on still answers a ping (False: the server went away)."""
+    try:
+        # The session's ping (not Client.send_ping, deprecated for 2026-07-28): this is a legacy session.
+        await conn.request(
+            lambda client: client.session.send_ping(), timeout=min(PING_TIMEOUT, conn.spec.tool_timeout)
+        )
+    except TimeoutError:
+        pass  # slow, not gone
+    except Exception as exc:
+        if is_connection_lost(exc) or isinstance(exc, ServerConnectionError):
+            return False
+    return conn.starts == start
 
 
 def _legacy_requests(match: Any, event: ElicitEvent) -> dict[str, ElicitationRequest]:
