@@ -1,15 +1,17 @@
-"""Test helpers: the bundled demo server as a stdio command or a live HTTP server, and process checks.
+"""Test helpers: the era/transport matrix, the bundled demo server as a stdio command or a live HTTP server,
+and process checks.
 
 Everything here starts real servers (no mocks) and stops what it starts.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,13 @@ import uvicorn
 from mcp.server.mcpserver import MCPServer
 
 from langgraph_mcp.examples.demo_server import build_server, http_app
+
+ERAS = ("modern", "legacy")
+"""The protocol eras as ``mode`` values: 2026-07-28 (``modern``) and 2025-11-25 (``legacy``). Parametrize with
+``@pytest.mark.parametrize("era", ERAS)``; tests about ``mode="auto"`` itself say so."""
+TRANSPORTS = ("in_process", "stdio", "http")
+"""The transports every behaviour is checked over: the SDK's in-process pair (fast), a stdio subprocess, and
+streamable HTTP on 127.0.0.1 (uvicorn in the test's own loop). Legacy SSE has its own tests (test_sse.py)."""
 
 SERVERS_DIR = Path(__file__).parent / "servers"
 RAW_SERVER = SERVERS_DIR / "raw_stdio_server.py"
@@ -44,6 +53,33 @@ def stdio_demo_spec(*, events_file: Path | None = None, **options: Any) -> dict[
     return spec
 
 
+@asynccontextmanager
+async def demo_entry(
+    transport: str,
+    era: str,
+    *,
+    server: MCPServer | None = None,
+    events_file: Path | None = None,
+    **options: Any,
+) -> AsyncIterator[dict[str, Any]]:
+    """A server config entry for the demo server over ``transport`` in ``era``; HTTP is served until exit.
+
+    ``server`` (in-process and HTTP; default: a fresh ``build_server()``) lets a test read the server's own
+    record; ``events_file`` (stdio) sets ``DEMO_EVENTS_FILE``.
+    """
+    if transport not in TRANSPORTS or era not in ERAS:
+        raise ValueError(
+            f"transport must be one of {TRANSPORTS} and era one of {ERAS}: {transport!r}, {era!r}"
+        )
+    if transport == "stdio":
+        yield stdio_demo_spec(events_file=events_file, mode=era, **options)
+    elif transport == "in_process":
+        yield {"transport": "in_process", "server": server or build_server(), "mode": era, **options}
+    else:
+        async with http_demo_server(server) as url:
+            yield {"url": url, "mode": era, **options}
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -58,14 +94,27 @@ async def http_demo_server(server: MCPServer | None = None) -> AsyncIterator[str
         yield f"{base}/mcp"
 
 
+class _TestServer(uvicorn.Server):
+    """uvicorn without its SIGINT/SIGTERM handlers: inside a test they would swallow the signal that stops the
+    test run (``timeout``, CI), leaving a hung test unkillable but by SIGKILL."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
 @asynccontextmanager
 async def serve_asgi(app: Any) -> AsyncIterator[str]:
     """Serve an ASGI app with uvicorn on a free 127.0.0.1 port in this event loop; yields the base URL.
 
-    On exit uvicorn is told to stop and awaited.
+    On exit uvicorn is told to stop and awaited; connections its clients still hold open are cancelled after
+    5 s (close the clients first: ``open_servers.enter`` orders that).
     """
     port = free_port()
-    uv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", timeout_graceful_shutdown=5
+    )
+    uv = _TestServer(config)
     async with anyio.create_task_group() as tg:
         tg.start_soon(uv.serve)
         with anyio.fail_after(10):
