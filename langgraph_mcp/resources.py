@@ -22,7 +22,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from mcp import Client, MCPError
 
 from langgraph_mcp.connection import ServerConnection
-from langgraph_mcp.errors import LangGraphMcpError, PromptError, ResourceError
+from langgraph_mcp.errors import LangGraphMcpError, PromptError, ResourceError, ServerError
 from langgraph_mcp.results import convert_result
 
 __all__ = [
@@ -94,6 +94,8 @@ def _detail(error: BaseException) -> str:
         return f"MCP error {error.code}: {error.message}"
     if isinstance(error, TimeoutError):
         return str(error) or "timed out"
+    if isinstance(error, ServerError):
+        return error.detail
     if isinstance(error, LangGraphMcpError):
         return str(error)
     return f"{type(error).__name__}: {error}"
