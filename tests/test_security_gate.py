@@ -25,7 +25,7 @@ from langgraph_mcp import (
 )
 from langgraph_mcp.examples.demo_server import build_server, http_app
 from langgraph_mcp.tools import make_langchain_tools
-from tests.helpers import serve_asgi
+from tests.helpers import http_demo_server, serve_asgi
 from tests.security_support import WIRINGS, CutToolsList, RecordingServer
 
 pytestmark = pytest.mark.anyio
@@ -195,9 +195,10 @@ DUPLICATES = {
 
 @pytest.mark.parametrize("case", sorted(DUPLICATES))
 @pytest.mark.parametrize("wiring", [*sorted(WIRINGS), "router_only", "node_only"])
-async def test_calls_sharing_an_id_never_run(case: str, wiring: str) -> None:
+@pytest.mark.parametrize("mode", ERAS)
+async def test_calls_sharing_an_id_never_run(case: str, wiring: str, mode: str) -> None:
     srv = build_server()
-    servers = McpServers({"demo": {"transport": "in_process", "server": srv}})
+    servers = McpServers({"demo": {"transport": "in_process", "server": srv, "mode": mode}})
     calls = DUPLICATES[case]
     try:
         if wiring in WIRINGS:
@@ -215,6 +216,24 @@ async def test_calls_sharing_an_id_never_run(case: str, wiring: str) -> None:
         assert "todo.txt" in srv.workspace
     finally:
         await servers.aclose()
+
+
+@pytest.mark.parametrize("wiring", sorted(WIRINGS))
+@pytest.mark.parametrize("mode", ERAS)
+async def test_calls_sharing_an_id_never_run_over_http(wiring: str, mode: str) -> None:
+    srv = build_server()
+    async with http_demo_server(srv) as url:
+        servers = McpServers({"demo": {"transport": "http", "url": url, "mode": mode}})
+        try:
+            graph = WIRINGS[wiring](servers, ApprovalPolicy(), DUPLICATES["same_id"], InMemorySaver())
+            out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
+            [message] = tool_messages(out)
+            assert message.status == "error" and "none of them was run" in text(message)
+            assert (
+                srv.events.counts["delete_file.request"] == 0 and srv.events.counts["read_file.request"] == 0
+            )
+        finally:
+            await servers.aclose()
 
 
 async def test_a_unique_call_next_to_duplicates_still_runs() -> None:
@@ -235,19 +254,20 @@ async def test_a_unique_call_next_to_duplicates_still_runs() -> None:
 # ------------------------------------------------------------------------------ 3. colliding names
 
 
-def colliding() -> tuple[RecordingServer, RecordingServer, dict[str, Any]]:
+def colliding(mode: str = "auto") -> tuple[RecordingServer, RecordingServer, dict[str, Any]]:
     fs = RecordingServer("fs", destructive=["admin_delete"], read_only=["read"])
     fs_admin = RecordingServer("fs_admin", destructive=["delete"])
     config = {
-        "fs": {"transport": "in_process", "server": fs.server},
-        "fs_admin": {"transport": "in_process", "server": fs_admin.server},
+        "fs": {"transport": "in_process", "server": fs.server, "mode": mode},
+        "fs_admin": {"transport": "in_process", "server": fs_admin.server, "mode": mode},
     }
     return fs, fs_admin, config
 
 
 @pytest.mark.parametrize("wiring", sorted(WIRINGS))
-async def test_a_colliding_name_is_denied_by_the_gate(wiring: str) -> None:
-    fs, fs_admin, config = colliding()
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_colliding_name_is_denied_by_the_gate(wiring: str, mode: str) -> None:
+    fs, fs_admin, config = colliding(mode)
     servers = McpServers(config)
     try:
         graph = WIRINGS[wiring](
@@ -266,8 +286,9 @@ async def test_a_colliding_name_is_denied_by_the_gate(wiring: str) -> None:
 
 
 @pytest.mark.parametrize("fan_out", [True, False])
-async def test_a_colliding_name_is_refused_by_the_tool_node(fan_out: bool) -> None:
-    fs, fs_admin, config = colliding()
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_colliding_name_is_refused_by_the_tool_node(fan_out: bool, mode: str) -> None:
+    fs, fs_admin, config = colliding(mode)
     servers = McpServers(config)
     try:
         out = await plain_graph(servers, [call("fs_admin_delete", "d")], fan_out=fan_out).ainvoke(
@@ -300,13 +321,14 @@ async def test_a_colliding_name_is_refused_by_the_langchain_tool() -> None:
 
 
 @pytest.mark.parametrize("wiring", sorted(WIRINGS))
-async def test_a_resumed_approval_runs_exactly_what_was_shown(wiring: str) -> None:
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_resumed_approval_runs_exactly_what_was_shown(wiring: str, mode: str) -> None:
     """Approval shown for fs/admin_delete; after a restart the name resolves to fs_admin/delete: nothing runs."""
     fs = RecordingServer("fs", destructive=["admin_delete"])
     fs_admin = RecordingServer("fs_admin", destructive=["delete"])
     saver = InMemorySaver()
     calls = [call("fs_admin_delete", "d", target="everything")]
-    before = McpServers({"fs": {"transport": "in_process", "server": fs.server}})
+    before = McpServers({"fs": {"transport": "in_process", "server": fs.server, "mode": mode}})
     try:
         out = await WIRINGS[wiring](before, None, calls, saver).ainvoke(
             {"messages": [HumanMessage("go")]}, cfg()
@@ -315,7 +337,9 @@ async def test_a_resumed_approval_runs_exactly_what_was_shown(wiring: str) -> No
         assert (pending.value["server"], pending.value["tool"]) == ("fs", "admin_delete")
     finally:
         await before.aclose()
-    after = McpServers({"fs_admin": {"transport": "in_process", "server": fs_admin.server}})  # the restart
+    after = McpServers(  # the restart
+        {"fs_admin": {"transport": "in_process", "server": fs_admin.server, "mode": mode}}
+    )
     try:
         graph = WIRINGS[wiring](after, None, calls, saver)
         state = await graph.aget_state(cfg())
