@@ -58,11 +58,11 @@ def text(message: ToolMessage) -> str:
 async def test_cut_tools_list_at_gate_time_asks_and_never_runs_the_call(
     mode: str, fault: str, wiring: str
 ) -> None:
-    """The first tools/list response is cut mid-body (or fails): the call is asked about, naming the failure;
-    approving that blind question still does not run it (the name now resolves to a tool nobody was shown)."""
+    """Every tools/list response is cut mid-body (or fails) while the gate looks: the call is asked about, naming
+    the failure; approving that blind question still does not run it once the listing works again (the name
+    then resolves to a tool nobody was shown)."""
     srv = build_server()
-    # route_through_gate looks the name up, then the gate does: spoil both lookups.
-    proxy = CutToolsList(http_app(srv), mode=fault, cuts=1 if wiring == "gate_router" else 2)
+    proxy = CutToolsList(http_app(srv), mode=fault, cuts=1_000)  # the connection layer may retry: cut them all
     async with serve_asgi(proxy) as base:
         servers = McpServers(
             {"demo": {"transport": "http", "url": f"{base}/mcp", "mode": mode, "connect_timeout": 10}},
@@ -73,13 +73,14 @@ async def test_cut_tools_list_at_gate_time_asks_and_never_runs_the_call(
                 servers, ApprovalPolicy(), [call("demo_delete_file", "rm", path="todo.txt")], InMemorySaver()
             )
             out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
-            assert proxy.cut == proxy.cuts
+            assert proxy.cut >= 1
             [pending] = out["__interrupt__"]
             assert pending.value["type"] == "mcp_approval"
             assert pending.value["server"] is None  # nobody could tell which server it is
             assert "could not establish which MCP server" in pending.value["reason"]
             assert "'demo'" in pending.value["reason"]
             assert srv.events.counts["delete_file.request"] == 0
+            proxy.cuts = proxy.cut  # the server lists again
             out = await graph.ainvoke(resume_command(out, decisions={"rm": {"type": "approve"}}), cfg())
             [message] = tool_messages(out)
             assert message.status == "error" and "was not run" in text(message)
@@ -93,7 +94,7 @@ async def test_cut_tools_list_at_gate_time_asks_and_never_runs_the_call(
 async def test_cut_tools_list_without_a_gate_is_an_error_not_a_guess() -> None:
     """Resolution itself fails closed: a cut listing is ``ToolOwnerUnknownError``, never "not found"."""
     srv = build_server()
-    proxy = CutToolsList(http_app(srv))
+    proxy = CutToolsList(http_app(srv), cuts=1_000)
     async with serve_asgi(proxy) as base:
         servers = McpServers({"demo": {"transport": "http", "url": f"{base}/mcp", "connect_timeout": 10}})
         try:
@@ -101,6 +102,7 @@ async def test_cut_tools_list_without_a_gate_is_an_error_not_a_guess() -> None:
             assert resolution.tools == () and set(resolution.unknown) == {"demo"}
             with pytest.raises(ToolOwnerUnknownError, match="demo_delete_file"):
                 resolution.tool()
+            proxy.cuts = proxy.cut
             assert (await servers.get_tool("demo_delete_file")).server == "demo"  # the next listing works
         finally:
             await servers.aclose()
@@ -141,7 +143,7 @@ async def test_a_prefix_free_server_that_failed_to_list_could_publish_any_name()
 
 async def test_unresolved_deny_policy_denies_without_asking() -> None:
     srv = build_server()
-    proxy = CutToolsList(http_app(srv))
+    proxy = CutToolsList(http_app(srv), cuts=1_000)
     async with serve_asgi(proxy) as base:
         servers = McpServers(
             {"demo": {"transport": "http", "url": f"{base}/mcp"}}, on_connection_error="ignore"
