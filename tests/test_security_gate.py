@@ -62,7 +62,9 @@ async def test_cut_tools_list_at_gate_time_asks_and_never_runs_the_call(
     the failure; approving that blind question still does not run it once the listing works again (the name
     then resolves to a tool nobody was shown)."""
     srv = build_server()
-    proxy = CutToolsList(http_app(srv), mode=fault, cuts=1_000)  # the connection layer may retry: cut them all
+    proxy = CutToolsList(
+        http_app(srv), mode=fault, cuts=1_000
+    )  # the connection layer may retry: cut them all
     async with serve_asgi(proxy) as base:
         servers = McpServers(
             {"demo": {"transport": "http", "url": f"{base}/mcp", "mode": mode, "connect_timeout": 10}},
