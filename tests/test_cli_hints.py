@@ -146,6 +146,9 @@ def test_connection_errors_name_the_url_or_the_command(
         "call", "web_anything", "--config", str(config), "--db", str(tmp_path / "t.sqlite"), home=home
     )
 
-    assert named in re.sub(r"\s*\n\s*", " ", listed.stdout)
+    flat = re.sub(r"\s*\n\s*", " ", listed.stdout)
+    assert named in flat and flat.count(named) == 1  # named once, whoever names it
     assert called.returncode == 1
     assert f"MCP server 'web' ({named}) could not be reached" in called.stderr
+    if "command" in server:  # died at start: the last line of its stderr is shown
+        assert "No module named no_such_module_here" in called.stderr and "No module named" in flat

@@ -110,6 +110,8 @@ def render_tools(
         name = str(status["server"])
         if status.get("error"):
             target = (targets or {}).get(name)
+            if target and target in str(status["error"]):  # the error names it already
+                target = None
             console.print(
                 Text.assemble(
                     (f"{name}", "bold"),

@@ -138,6 +138,11 @@ class Session:
             self.loop.close()
 
 
+def _unreachable(servers: McpServers, server: str, detail: str) -> str:
+    """One line: the server, where it is (its URL or command), and why it could not be reached."""
+    return f"MCP server {server!r} ({server_target(servers.spec(server))}) could not be reached: {detail}"
+
+
 def resolve_tool(session: Session, servers: McpServers, name: str) -> McpTool:
     """The tool published as ``name``, else a clear ``CliError`` (close matches, failed servers)."""
     try:
@@ -146,18 +151,12 @@ def resolve_tool(session: Session, servers: McpServers, name: str) -> McpTool:
         lines = [
             f"No tool {name!r} could be found: the MCP server(s) that may publish it could not be reached."
         ]
-        lines += [
-            f"MCP server {s!r} ({server_target(servers.spec(s))}) could not be reached: {detail}"
-            for s, detail in exc.servers.items()
-        ]
+        lines += [_unreachable(servers, s, detail) for s, detail in exc.servers.items()]
         raise CliError("\n".join(lines), EXIT_FAILED) from exc
     except ToolNotFoundError as exc:
         failed = servers.report.failed_servers
         if failed:
-            lines = [str(exc)] + [
-                f"MCP server {s!r} ({server_target(servers.spec(s))}) could not be reached: {e}"
-                for s, e in failed.items()
-            ]
+            lines = [str(exc)] + [_unreachable(servers, s, str(e)) for s, e in failed.items()]
             raise CliError("\n".join(lines), EXIT_FAILED) from exc
         names = [t.published_name for t in servers.cached_tools()]
         if not exc.close_matches:
