@@ -126,7 +126,7 @@ def test_demo_no_input_leaves_the_thread_pending_and_resume_finishes_it_in_a_new
     )
     assert match, first.stdout
     thread = match.group(1)
-    assert f"langgraph-mcp resume --thread {thread}" in first.stdout
+    assert f"langgraph_mcp resume --thread {thread}" in first.stdout  # run as `python -m langgraph_mcp`
 
     answers = write_json(
         tmp_path / "answers.json",

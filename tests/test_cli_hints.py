@@ -2,8 +2,9 @@
 
 The database lives under a long directory name and the terminal is 60 columns wide, so a hint that wraps
 would be cut in two; ``LANGGRAPH_MCP_DB`` is *not* set, so a hint that forgets ``--db`` would look in the
-default database and fail. The pasted line is split as a POSIX shell would (``shlex``) and run with the
-venv's ``langgraph-mcp`` script.
+default database and fail; the venv is not on ``PATH`` (the README runs ``.venv/bin/langgraph-mcp``), so a hint
+that says plain ``langgraph-mcp`` would not be found. The pasted line is split as a POSIX shell would
+(``shlex``) and run as it is.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ def run(argv: list[str], *, home: Path, stdin: str = "") -> subprocess.Completed
     env = {k: v for k, v in os.environ.items() if k not in ("LANGGRAPH_MCP_DB", "EDITOR", "VISUAL")}
     # the default database would be under $HOME: keep it in the test's directory, away from the user's
     env.update({"COLUMNS": "60", "NO_COLOR": "1", "HOME": str(home), "XDG_DATA_HOME": str(home / "data")})
+    # a shell where the venv is not activated: `langgraph-mcp` is not on PATH
+    venv_bin = str(LANGGRAPH_MCP.parent)
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if p and p != venv_bin)
     return subprocess.run(
         argv, input=stdin, capture_output=True, text=True, timeout=TIMEOUT, env=env, check=False
     )
@@ -36,15 +40,13 @@ def cli(*args: str, home: Path, stdin: str = "") -> subprocess.CompletedProcess[
 
 
 def pasted(line: str, home: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    """Run a printed ``langgraph-mcp ...`` command line as a shell would."""
-    words = shlex.split(line)
-    assert words[0] == "langgraph-mcp", line
-    return run([str(LANGGRAPH_MCP), *words[1:]], home=home, stdin=stdin)
+    """Run a printed command line as a shell would (same ``PATH``, same directory)."""
+    return run(shlex.split(line), home=home, stdin=stdin)
 
 
 def hint(output: str, label: str) -> str:
     """The command after ``label`` — which must be all on that one line."""
-    match = re.search(rf"^{re.escape(label)} (langgraph-mcp .+)$", output, re.M)
+    match = re.search(rf"^{re.escape(label)} (\S.*?langgraph[-_]mcp .+)$", output, re.M)
     assert match, f"no {label!r} line in:\n{output}"
     return match.group(1)
 
@@ -106,6 +108,31 @@ def test_resume_of_a_finished_thread_says_it_is_finished_and_runs_nothing(db: Pa
     assert re.search(r"Thread call-[0-9a-f]+ is finished: nothing to resume", again.stdout)
     assert "Deleted todo.txt" not in again.stdout  # the old result is not shown as if it ran again
     assert "pending --thread" in hint(again.stdout, "See its state with:")
+
+
+def test_hints_name_the_program_the_way_it_was_started(db: Path, home: Path) -> None:
+    first = run(
+        [
+            sys.executable,
+            "-m",
+            "langgraph_mcp",
+            "call",
+            "demo_delete_file",
+            "--args",
+            '{"path": "todo.txt"}',
+            "--db",
+            str(db),
+            "--no-input",
+        ],
+        home=home,
+    )
+    line = hint(first.stdout, "Continue it with:")
+    assert shlex.split(line)[:3] == [sys.executable, "-m", "langgraph_mcp"]
+
+    second = cli(
+        "call", "demo_delete_file", "--args", '{"path": "todo.txt"}', "--db", str(db), "--no-input", home=home
+    )
+    assert shlex.split(hint(second.stdout, "Continue it with:"))[0] == str(LANGGRAPH_MCP)
 
 
 def test_demo_continue_hint_names_its_temporary_database(home: Path) -> None:

@@ -2,12 +2,16 @@
 
 A hint is printed without wrapping (``soft_wrap``), so a long ``--db PATH`` is never broken across lines by a
 narrow terminal, and every argument is shell-quoted: pasted as printed, the command runs. ``--db`` is part of
-the hint whenever the thread is not in the default database.
+the hint whenever the thread is not in the default database. The program is named the way it was started:
+``langgraph-mcp`` when that is what ``PATH`` finds, else the path it was run by (``.venv/bin/langgraph-mcp``
+with the venv not activated), or ``<python> -m langgraph_mcp``.
 """
 
 from __future__ import annotations
 
 import shlex
+import shutil
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -18,18 +22,29 @@ from langgraph_mcp.cli.runner import EXIT_PENDING
 from langgraph_mcp.cli.store import default_db_path
 from langgraph_mcp.resume import PendingMcpInterrupt
 
-__all__ = ["pending_hint", "print_hint", "report_pending", "resume_hint"]
+__all__ = ["pending_hint", "print_hint", "program", "report_pending", "resume_hint"]
+
+
+def program() -> list[str]:
+    """How to run this CLI again from the same shell: the words before the subcommand."""
+    started = sys.argv[0] if sys.argv else ""
+    if not started or Path(started).name in ("__main__.py", "-c"):
+        return [sys.executable, "-m", "langgraph_mcp"]
+    found = shutil.which("langgraph-mcp")
+    if found is not None and Path(found).resolve() == Path(started).resolve():
+        return ["langgraph-mcp"]
+    return [started]
 
 
 def _command(subcommand: str, thread_id: str, db: Path) -> str:
-    words = ["langgraph-mcp", subcommand, "--thread", thread_id]
+    words = [*program(), subcommand, "--thread", thread_id]
     if db.expanduser().resolve() != default_db_path().expanduser().resolve():
         words += ["--db", str(db.expanduser().resolve())]
     return shlex.join(words)
 
 
 def resume_hint(thread_id: str, db: Path) -> str:
-    """``langgraph-mcp resume --thread ID [--db PATH]``, quoted for a POSIX shell."""
+    """``langgraph-mcp resume --thread ID [--db PATH]`` (see :func:`program`), quoted for a POSIX shell."""
     return _command("resume", thread_id, db)
 
 
