@@ -225,3 +225,34 @@ async def test_legacy_refused_answer_keeps_the_call_parked_and_the_tool_body_run
         assert counts["server.cancelled"] == 0  # nothing was left open or cancelled on the server
     finally:
         await servers.aclose()
+
+
+async def test_legacy_refused_answer_on_the_replayed_call_keeps_that_call_parked() -> None:
+    srv = build_server()
+    servers = McpServers({"demo": in_process(srv, "legacy", park_timeout=0.2)})
+    try:
+        graph = one_turn_graph(
+            servers, [call("demo_book_trip_legacy", "c1", destination="Rome")], InMemorySaver()
+        )
+        out = await graph.ainvoke(start(), config())
+        (pending,) = out["__interrupt__"]
+        (key,) = pending.value["requests"]
+        paused = servers.paused_rounds("demo")
+        with anyio.fail_after(10):  # the park timeout ends the first call: the resume takes the durable path
+            while len(paused) or srv.events.counts["server.cancelled"] == 0:
+                await anyio.sleep(0.02)
+        with pytest.raises(pydantic.ValidationError):
+            await graph.ainvoke(
+                Command(resume={pending.id: {key: {"action": "accept", "content": {"date": "soon"}}}}),
+                config(),
+            )
+        assert len(paused) == 1  # the replayed call is kept open for the corrected answer, not cancelled
+        out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), config())
+        assert text_of(tool_messages(out)["c1"]) == f"Booked Rome on {TOMORROW}"
+        counts = srv.events.counts
+        assert (
+            counts["book_trip_legacy.enter"] == 2
+        )  # the first attempt, then one replay (not one per answer)
+        assert counts["book_trip_legacy.commit"] == 1
+    finally:
+        await servers.aclose()
