@@ -12,15 +12,24 @@ import os
 import socket
 import sys
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from contextlib import (
+    AbstractAsyncContextManager,
+    AbstractContextManager,
+    AsyncExitStack,
+    ExitStack,
+    asynccontextmanager,
+)
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import uvicorn
 from mcp.server.mcpserver import MCPServer
 
+from langgraph_mcp import McpServers
 from langgraph_mcp.examples.demo_server import build_server, http_app
+
+T = TypeVar("T")
 
 ERAS = ("modern", "legacy")
 """The protocol eras as ``mode`` values: 2026-07-28 (``modern``) and 2025-11-25 (``legacy``). Parametrize with
@@ -162,3 +171,39 @@ def event_pids(events_file: Path, tool: str | None = None, event: str = "enter")
         return []
     events = [json.loads(line) for line in events_file.read_text().splitlines() if line.strip()]
     return [e["pid"] for e in events if e["event"] == event and (tool is None or e["tool"] == tool)]
+
+
+class OpenServers:
+    """``open_servers(config, **kwargs)`` makes an ``McpServers`` that is closed when the test ends, pass or fail.
+
+    ``await open_servers.enter(cm)`` enters an async context manager for the rest of the test (a live HTTP
+    server: ``tests.helpers.demo_entry("http", era)``, ``http_demo_server()``); everything unwinds last-in
+    first-out, so the ``McpServers`` made after it are closed before it stops (a server waiting for its
+    clients to hang up would otherwise wait forever).
+    """
+
+    def __init__(self, stack: AsyncExitStack) -> None:
+        self._stack = stack
+
+    def __call__(self, config: Any, **kwargs: Any) -> McpServers:
+        servers = McpServers(config, **kwargs)
+        self._stack.push_async_callback(servers.aclose)
+        return servers
+
+    async def enter(self, context: AbstractAsyncContextManager[T]) -> T:
+        return await self._stack.enter_async_context(context)
+
+
+class OpenServersSync:
+    """:class:`OpenServers` for synchronous tests: ``close()`` at the end, ``enter`` takes a sync context manager."""
+
+    def __init__(self, stack: ExitStack) -> None:
+        self._stack = stack
+
+    def __call__(self, config: Any, **kwargs: Any) -> McpServers:
+        servers = McpServers(config, **kwargs)
+        self._stack.callback(servers.close)
+        return servers
+
+    def enter(self, context: AbstractContextManager[T]) -> T:
+        return self._stack.enter_context(context)

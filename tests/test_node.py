@@ -12,6 +12,7 @@ from langgraph.types import Command
 
 from langgraph_mcp import McpServers
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
+from tests.helpers import ERAS, OpenServers, OpenServersSync
 from tests.node_support import (
     TOMORROW,
     accept_all,
@@ -26,7 +27,6 @@ from tests.node_support import (
 )
 
 pytestmark = pytest.mark.anyio
-ERAS = ["auto", "legacy"]
 
 
 @pytest.fixture
@@ -76,27 +76,26 @@ async def test_parallel_calls_in_both_eras_pause_and_resume_with_one_command(
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_two_questions_in_one_round(mode: str) -> None:
+async def test_two_questions_in_one_round(open_servers: OpenServers, mode: str) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, mode)})
+    servers = open_servers({"demo": in_process(srv, mode)})
     graph = one_turn_graph(servers, [call("demo_book_two", "c1", destination="Oslo")], InMemorySaver())
     out = await graph.ainvoke(start(), config())
     rounds = 0
     while "__interrupt__" in out:
         (pending,) = out["__interrupt__"]
         rounds += 1
-        if mode == "auto":
+        if mode == "modern":
             assert len(pending.value["requests"]) == 2  # both questions in one round
         out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), config())
-    assert rounds == (1 if mode == "auto" else 2)
+    assert rounds == (1 if mode == "modern" else 2)
     assert "Oslo" in text_of(tool_messages(out)["c1"])
-    await servers.aclose()
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_three_round_tool_pauses_once_per_round(mode: str) -> None:
+async def test_three_round_tool_pauses_once_per_round(open_servers: OpenServers, mode: str) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, mode)})
+    servers = open_servers({"demo": in_process(srv, mode)})
     graph = one_turn_graph(
         servers, [call("demo_book_three_rounds", "c1", destination="Lima")], InMemorySaver()
     )
@@ -109,14 +108,15 @@ async def test_three_round_tool_pauses_once_per_round(mode: str) -> None:
     assert rounds == [1, 2, 3]
     assert tool_messages(out)["c1"].status == "success"
     assert srv.events.counts["book_three_rounds.commit"] == 1
-    await servers.aclose()
 
 
 @pytest.mark.parametrize("mode", ERAS)
 @pytest.mark.parametrize(("action", "expected"), [("decline", "User declined"), ("cancel", "User cancelled")])
-async def test_decline_and_cancel_reach_the_tool(mode: str, action: str, expected: str) -> None:
+async def test_decline_and_cancel_reach_the_tool(
+    open_servers: OpenServers, mode: str, action: str, expected: str
+) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, mode)})
+    servers = open_servers({"demo": in_process(srv, mode)})
     graph = one_turn_graph(
         servers, [call("demo_book_trip_outcome", "c1", destination="Rome")], InMemorySaver()
     )
@@ -125,13 +125,12 @@ async def test_decline_and_cancel_reach_the_tool(mode: str, action: str, expecte
     answer = {key: {"action": action} for key in pending.value["requests"]}
     out = await graph.ainvoke(Command(resume={pending.id: answer}), config())
     assert text_of(tool_messages(out)["c1"]) == expected
-    await servers.aclose()
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_url_request_carries_the_host_and_takes_consent(mode: str) -> None:
+async def test_url_request_carries_the_host_and_takes_consent(open_servers: OpenServers, mode: str) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, mode)})
+    servers = open_servers({"demo": in_process(srv, mode)})
     graph = one_turn_graph(servers, [call("demo_pay_deposit", "c1", amount=42)], InMemorySaver())
     out = await graph.ainvoke(start(), config())
     (pending,) = out["__interrupt__"]
@@ -142,13 +141,12 @@ async def test_url_request_carries_the_host_and_takes_consent(mode: str) -> None
     answer = {key: {"action": "accept"} for key in pending.value["requests"]}
     out = await graph.ainvoke(Command(resume={pending.id: answer}), config())
     assert text_of(tool_messages(out)["c1"]) == "payment consent: accept"
-    await servers.aclose()
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_round_cap_ends_a_runaway_server_with_an_error(mode: str) -> None:
+async def test_round_cap_ends_a_runaway_server_with_an_error(open_servers: OpenServers, mode: str) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, mode, max_elicitation_rounds=3)})
+    servers = open_servers({"demo": in_process(srv, mode, max_elicitation_rounds=3)})
     graph = one_turn_graph(servers, [call("demo_runaway", "c1")], InMemorySaver())
     out = await graph.ainvoke(start(), config())
     answered = 0
@@ -160,7 +158,6 @@ async def test_round_cap_ends_a_runaway_server_with_an_error(mode: str) -> None:
     message = tool_messages(out)["c1"]
     assert message.status == "error"
     assert "max_elicitation_rounds" in text_of(message)
-    await servers.aclose()
 
 
 @pytest.mark.parametrize("mode", ERAS)
@@ -175,10 +172,10 @@ async def test_round_cap_ends_a_runaway_server_with_an_error(mode: str) -> None:
     ],
 )
 async def test_wrong_answer_is_refused_before_saving_and_the_same_interrupt_takes_a_fix(
-    mode: str, field: str, bad: Any, needle: str
+    open_servers: OpenServers, mode: str, field: str, bad: Any, needle: str
 ) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, mode)})
+    servers = open_servers({"demo": in_process(srv, mode)})
     graph = one_turn_graph(servers, [call("demo_register", "c1")], InMemorySaver())
     out = await graph.ainvoke(start(), config())
     (pending,) = out["__interrupt__"]
@@ -203,12 +200,11 @@ async def test_wrong_answer_is_refused_before_saving_and_the_same_interrupt_take
     assert message.status == "success", text_of(message)
     assert "Ada" in text_of(message)
     assert srv.events.counts["register.commit"] == 1
-    await servers.aclose()
 
 
-async def test_content_on_a_url_answer_is_refused() -> None:
+async def test_content_on_a_url_answer_is_refused(open_servers: OpenServers) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, "auto")})
+    servers = open_servers({"demo": in_process(srv, "auto")})
     graph = one_turn_graph(servers, [call("demo_pay_deposit", "c1", amount=5)], InMemorySaver())
     out = await graph.ainvoke(start(), config())
     (pending,) = out["__interrupt__"]
@@ -219,23 +215,23 @@ async def test_content_on_a_url_answer_is_refused() -> None:
         )
     out = await graph.ainvoke(Command(resume={pending.id: {key: {"action": "decline"}}}), config())
     assert text_of(tool_messages(out)["c1"]) == "payment consent: decline"
-    await servers.aclose()
 
 
-async def test_sensitive_fields_are_listed() -> None:
+async def test_sensitive_fields_are_listed(open_servers: OpenServers) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, "auto")})
+    servers = open_servers({"demo": in_process(srv, "auto")})
     graph = one_turn_graph(servers, [call("demo_login", "c1", service="mail")], InMemorySaver())
     out = await graph.ainvoke(start(), config())
     (request,) = out["__interrupt__"][0].value["requests"].values()
     assert request["sensitive"] == ["password"]
-    await servers.aclose()
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_batch_of_calls_in_one_task_never_reruns_a_finished_sibling(mode: str) -> None:
+async def test_batch_of_calls_in_one_task_never_reruns_a_finished_sibling(
+    open_servers: OpenServers, mode: str
+) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, mode)})
+    servers = open_servers({"demo": in_process(srv, mode)})
     calls = [
         call("demo_book_trip", "c1", destination="Rome"),
         call("demo_delete_file", "c2", path="todo.txt"),
@@ -254,34 +250,31 @@ async def test_batch_of_calls_in_one_task_never_reruns_a_finished_sibling(mode: 
         f"Booked Oslo on {TOMORROW}",
     ]
     assert srv.events.counts["delete_file.commit"] == 1
-    await servers.aclose()
 
 
-async def test_without_a_checkpointer_a_question_becomes_an_error_message() -> None:
+async def test_without_a_checkpointer_a_question_becomes_an_error_message(open_servers: OpenServers) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, "auto")})
+    servers = open_servers({"demo": in_process(srv, "auto")})
     graph = one_turn_graph(servers, [call("demo_book_trip", "c1", destination="Rome")], None)
     out = await graph.ainvoke(start())
     message = tool_messages(out)["c1"]
     assert message.status == "error"
     assert "checkpointer" in text_of(message)
-    await servers.aclose()
 
 
-async def test_unknown_tool_names_close_matches() -> None:
+async def test_unknown_tool_names_close_matches(open_servers: OpenServers) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, "auto")})
+    servers = open_servers({"demo": in_process(srv, "auto")})
     graph = one_turn_graph(servers, [call("demo_delete_fil", "c1", path="x")], InMemorySaver())
     out = await graph.ainvoke(start(), config())
     message = tool_messages(out)["c1"]
     assert message.status == "error"
     assert "demo_delete_file" in text_of(message)
-    await servers.aclose()
 
 
-async def test_progress_reaches_the_custom_stream() -> None:
+async def test_progress_reaches_the_custom_stream(open_servers: OpenServers) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, "auto")})
+    servers = open_servers({"demo": in_process(srv, "auto")})
     graph = one_turn_graph(servers, [call("demo_slow", "p1", seconds=0.2, steps=4)], InMemorySaver())
     events = [
         chunk
@@ -290,20 +283,18 @@ async def test_progress_reaches_the_custom_stream() -> None:
     ]
     assert [e["progress"] for e in events] == [1, 2, 3, 4]
     assert {e["tool_call_id"] for e in events} == {"p1"} and events[-1]["total"] == 4
-    await servers.aclose()
 
 
 @pytest.mark.parametrize("mode", ERAS)
-def test_sync_invoke_pauses_and_resumes(mode: str) -> None:
+def test_sync_invoke_pauses_and_resumes(open_servers_sync: OpenServersSync, mode: str) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, mode)})
+    servers = open_servers_sync({"demo": in_process(srv, mode)})
     graph = one_turn_graph(servers, [call("demo_book_trip", "c1", destination="Rome")], InMemorySaver())
     out = graph.invoke(start(), config())
     (pending,) = out["__interrupt__"]
     out = graph.invoke(Command(resume={pending.id: accept_all(pending)}), config())
     assert text_of(tool_messages(out)["c1"]) == f"Booked Rome on {TOMORROW}"
     assert srv.events.counts["book_trip.commit"] == 1
-    servers.close()
 
 
 def test_fill_helper_builds_valid_answers() -> None:
@@ -316,9 +307,11 @@ def test_fill_helper_builds_valid_answers() -> None:
     assert fill(request) == {"action": "accept", "content": {"d": TOMORROW}}
 
 
-async def test_legacy_url_required_error_becomes_a_url_interrupt_then_the_call_is_retried() -> None:
+async def test_legacy_url_required_error_becomes_a_url_interrupt_then_the_call_is_retried(
+    open_servers: OpenServers,
+) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, "legacy")})
+    servers = open_servers({"demo": in_process(srv, "legacy")})
     graph = one_turn_graph(servers, [call("demo_url_required", "c1", amount=7)], InMemorySaver())
     out = await graph.ainvoke(start(), config())
     (pending,) = out["__interrupt__"]  # the -32042 error, as a URL question
@@ -330,4 +323,3 @@ async def test_legacy_url_required_error_becomes_a_url_interrupt_then_the_call_i
     assert message.status == "success", text_of(message)
     assert "paid" in text_of(message)
     assert srv.events.counts["url_required.request"] == 2  # refused once, then retried after the user's visit
-    await servers.aclose()
