@@ -13,16 +13,15 @@ import contextvars
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-import mcp.types as types
 from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langchain_core.runnables import RunnableConfig
-from langgraph.config import get_stream_writer
 from langgraph.constants import END
 from langgraph.errors import GraphBubbleUp, GraphInterrupt, is_invalid_resume
 from langgraph.func import task
 from langgraph.types import Send
 
 from langgraph_mcp._compat import RunnableCallable
+from langgraph_mcp.call_stream import CallStream
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.elicitation.asker import InterruptAsker, NoCheckpointerError
 from langgraph_mcp.errors import ToolNotFoundError
@@ -39,7 +38,6 @@ from langgraph_mcp.messages import (
     turn_of,
 )
 from langgraph_mcp.results import to_tool_message
-from langgraph_mcp.server_logs import LOG_SINK, log_event
 from langgraph_mcp.servers import McpServers
 
 ErrorHandler = bool | str | Callable[[Exception], str] | type[Exception] | tuple[type[Exception], ...]
@@ -171,42 +169,18 @@ class McpToolNode(RunnableCallable):
                 f"it was judged as {_target(record)} but now resolves to server {tool.server!r}, tool "
                 f"{tool.name!r}; call it again to have it reviewed",
             )
-        writer = _stream_writer()
-        # The SDK calls back from the connection's task; LangGraph's writer needs the node's context.
-        node_context = contextvars.copy_context()
-
-        async def progress(value: float, total: float | None, message: str | None) -> None:
-            if writer is not None:
-                node_context.run(
-                    writer,
-                    {
-                        "type": "mcp_progress",
-                        "tool_call_id": call_id,
-                        "server": tool.server,
-                        "tool": tool.name,
-                        "progress": value,
-                        "total": total,
-                        "message": message,
-                    },
-                )
-
-        async def log(params: types.LoggingMessageNotificationParams) -> None:
-            if writer is not None:
-                node_context.run(
-                    writer, log_event(params, tool_call_id=call_id, server=tool.server, tool=tool.name)
-                )
-
-        sink = LOG_SINK.set(log)
+        stream = CallStream(call_id, tool.server, tool.name)
         try:
             asker = InterruptAsker(call_id, compat=self.compat)
-            result = await call_intercepted(
-                self.servers,
-                tool,
-                dict(call.get("args") or {}),
-                tool_call_id=call_id,
-                asker=asker,
-                progress=progress,
-            )
+            with stream.logs():
+                result = await call_intercepted(
+                    self.servers,
+                    tool,
+                    dict(call.get("args") or {}),
+                    tool_call_id=call_id,
+                    asker=asker,
+                    progress=stream.progress,
+                )
         except GraphBubbleUp:
             raise
         except NoCheckpointerError as exc:
@@ -215,8 +189,6 @@ class McpToolNode(RunnableCallable):
             if is_invalid_resume(exc):
                 raise
             return self._error_message(exc, name, call_id)
-        finally:
-            LOG_SINK.reset(sink)
         if isinstance(result, ToolMessage):  # an interceptor answered
             return result.model_copy(update={"tool_call_id": call_id, "name": result.name or name})
         return to_tool_message(
@@ -262,13 +234,6 @@ def _not_run(call: ToolCall, why: str) -> ToolMessage:
         tool_call_id=call.get("id") or "",
         status="error",
     )
-
-
-def _stream_writer() -> Callable[[Any], None] | None:
-    try:
-        return get_stream_writer()
-    except RuntimeError:
-        return None
 
 
 class ToolCallRouter:

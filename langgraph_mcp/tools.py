@@ -22,6 +22,7 @@ from langchain_core.tools.base import TOOL_MESSAGE_BLOCK_TYPES
 from langgraph.config import get_config
 
 from langgraph_mcp._compat import in_graph_task
+from langgraph_mcp.call_stream import CallStream
 from langgraph_mcp.catalog import McpTool, ToolResolution
 from langgraph_mcp.config import OutputRouting
 from langgraph_mcp.elicitation.asker import InterruptAsker
@@ -141,8 +142,12 @@ def _make_tool(servers: ToolHost, tool: McpTool) -> BaseTool:
         resolution = await servers.resolve_tool(tool.published_name)
         if len(resolution.tools) > 1:
             resolution.tool()
+        stream = CallStream(call_id, tool.server, tool.name)
         try:
-            result = await call_intercepted(servers, tool, arguments, tool_call_id=call_id, asker=asker)
+            with stream.logs():
+                result = await call_intercepted(
+                    servers, tool, arguments, tool_call_id=call_id, asker=asker, progress=stream.progress
+                )
         except CredentialError as exc:  # this run lacks credentials: an error for this call, not for the run
             raise ToolException(str(exc)) from exc
         if isinstance(result, ToolMessage):  # an interceptor answered

@@ -8,9 +8,14 @@ import logging
 from typing import Any
 
 import pytest
+from langchain.agents import create_agent
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
 from langgraph.checkpoint.memory import InMemorySaver
 
 from langgraph_mcp import McpServers
+from langgraph_mcp.examples.demo_server import build_server
 from tests.helpers import serve_asgi
 from tests.node_support import call, one_turn_graph, start
 from tests.servers.library_server import LibraryServer
@@ -99,3 +104,54 @@ async def test_concurrent_users_each_see_only_their_own_calls_logs(mode: str) ->
                 ]
         finally:
             await servers.aclose()
+
+
+class CallOnce(BaseChatModel):
+    """Calls ``tool`` once after the human turn, then says "done"."""
+
+    tool: str
+
+    @property
+    def _llm_type(self) -> str:
+        return "call-once"
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> CallOnce:  # type: ignore[override]
+        return self
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
+        if isinstance(messages[-1], HumanMessage):
+            call = {"name": self.tool, "args": {}, "id": "c1", "type": "tool_call"}
+            reply = AIMessage("", tool_calls=[call])
+        else:
+            reply = AIMessage("done")
+        return ChatResult(generations=[ChatGeneration(message=reply)])
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_get_tools_tools_in_create_agent_stream_logs_and_progress(mode: str) -> None:
+    lib = LibraryServer()
+    demo = build_server()
+    servers = McpServers(
+        {
+            "lib": {"transport": "in_process", "server": lib.server, "mode": mode, "log_level": "warning"},
+            "demo": {"transport": "in_process", "server": demo, "mode": mode},
+        }
+    )
+    try:
+        tools = await servers.get_tools()
+        for tool, kind in [("lib_chatty", "mcp_log"), ("demo_slow", "mcp_progress")]:
+            agent = create_agent(CallOnce(tool=tool), tools)
+            events = [
+                chunk
+                async for chunk in agent.astream({"messages": [HumanMessage("go")]}, stream_mode="custom")
+            ]
+            mine = [e for e in events if e.get("type") == kind]
+            assert mine and all(
+                e["tool_call_id"] == "c1" and e["tool"] == tool.split("_", 1)[1] for e in mine
+            )
+            if kind == "mcp_log":
+                assert [e["level"] for e in mine] == ["warning", "error"]
+    finally:
+        await servers.aclose()
