@@ -19,6 +19,8 @@ from typing import Any, Literal, TypeAlias, TypedDict, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, ToolCall, ToolMessage
 
+from langgraph_mcp.errors import ConfigError
+
 __all__ = [
     "GATE_RECORD_KEY",
     "GateRecord",
@@ -61,7 +63,7 @@ def messages_of(state: Any, messages_key: str = "messages") -> list[AnyMessage]:
         return state
     messages = state.get(messages_key) if isinstance(state, dict) else getattr(state, messages_key, None)
     if messages is None:
-        raise ValueError(f"no {messages_key!r} key in the state given to the MCP tool node / router")
+        raise ConfigError(f"no {messages_key!r} key in the state given to the MCP tool node / router")
     return list(messages)
 
 

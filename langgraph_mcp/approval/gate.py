@@ -97,6 +97,7 @@ from langgraph_mcp.approval.decisions import (
 from langgraph_mcp.approval.owners import Owner, cached_owners, establish_owners, owner_verdict, record_for
 from langgraph_mcp.approval.policy import ApprovalPolicy, Verdict
 from langgraph_mcp.catalog import McpTool
+from langgraph_mcp.errors import DecisionError
 from langgraph_mcp.messages import (
     GateRecord,
     call_with_context,
@@ -348,7 +349,7 @@ class _Gate:
         reviews: list[ApprovalInterrupt] = state.get(_REVIEWS) or []
         undecided = [p["tool_call_id"] for p in reviews if p["tool_call_id"] not in decisions]
         if undecided:  # fail closed: a call that needed a human must never slip through undecided
-            raise RuntimeError(f"approval gate: no decision for tool call(s) {undecided}; nothing was run")
+            raise DecisionError(f"approval gate: no decision for tool call(s) {undecided}; nothing was run")
         messages: list[AnyMessage] = messages_of(state, self.messages_key)
         pending = pending_calls(messages)
         ai = pending.ai

@@ -80,15 +80,15 @@ _GLOB_CHARS = frozenset("*?[")
 def _check_decisions(decisions: object, what: str) -> tuple[DecisionType, ...]:
     """Deduplicate (keeping order) and check decision types; raise ``ValueError`` naming ``what``."""
     if isinstance(decisions, str) or not isinstance(decisions, list | tuple):
-        raise ValueError(f"{what} must be a list of decision types, got {type(decisions).__name__}")
+        raise ConfigError(f"{what} must be a list of decision types, got {type(decisions).__name__}")
     unknown = [d for d in decisions if d not in ALL_DECISIONS]
     if unknown:
-        raise ValueError(
+        raise ConfigError(
             f"{what}: unknown decision type(s) {unknown!r}; expected some of {list(ALL_DECISIONS)}"
         )
     unique: tuple[DecisionType, ...] = tuple(dict.fromkeys(decisions))
     if not unique:
-        raise ValueError(
+        raise ConfigError(
             f"{what} must not be empty: a human asked about a call needs at least one way to answer"
         )
     return unique
@@ -109,7 +109,7 @@ class Verdict:
 
     def __post_init__(self) -> None:
         if self.kind not in _VERDICT_KINDS:
-            raise ValueError(f"Verdict kind must be one of {list(_VERDICT_KINDS)}, got {self.kind!r}")
+            raise ConfigError(f"Verdict kind must be one of {list(_VERDICT_KINDS)}, got {self.kind!r}")
         # Accept any sequence (e.g. a list), store a deduplicated tuple.
         object.__setattr__(
             self, "allowed_decisions", _check_decisions(self.allowed_decisions, "allowed_decisions")
@@ -262,7 +262,7 @@ class ApprovalPolicy(BaseModel):
     ) -> dict[str, VerdictKind | ToolOverride]:
         for pattern in value:
             if not pattern or pattern != pattern.strip():
-                raise ValueError(
+                raise ConfigError(
                     f"tool pattern {pattern!r} must be a non-empty name or glob without spaces around it"
                 )
         return value
@@ -337,7 +337,7 @@ class ApprovalPolicy(BaseModel):
         ``@policy.when("fs_delete_file")`` decorates a function and returns it unchanged.
         """
         if not pattern:
-            raise ValueError("when(): pattern must be a non-empty tool name or glob")
+            raise ConfigError("when(): pattern must be a non-empty tool name or glob")
         if fn is not None:
             # Replace, never mutate: a model_copy() shares the list with its original.
             self._predicates = [*self._predicates, (pattern, fn)]

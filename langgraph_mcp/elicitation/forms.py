@@ -19,6 +19,7 @@ from typing import Any, Literal, cast
 import mcp.types as types
 
 from langgraph_mcp.elicitation.inspection import inspect_url, sensitive_fields
+from langgraph_mcp.errors import ConfigError
 from langgraph_mcp.payloads import ElicitationRequest, FormRequest, UrlRequest
 
 __all__ = [
@@ -87,9 +88,9 @@ def question_key(
     seats left") keeps its key. SHA-256 based: the same in every process.
     """
     if (requested_schema is None) == (url is None):
-        raise ValueError("question_key needs exactly one of requested_schema (form) or url (URL request)")
+        raise ConfigError("question_key needs exactly one of requested_schema (form) or url (URL request)")
     if match not in ("strict", "schema"):
-        raise ValueError(f"match must be 'strict' or 'schema', got {match!r}")
+        raise ConfigError(f"match must be 'strict' or 'schema', got {match!r}")
     subject: list[Any] = ["form", requested_schema] if url is None else ["url", url]
     material: list[Any] = [match, *subject] if match == "schema" else [match, message, *subject]
     canonical = json.dumps(material, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
