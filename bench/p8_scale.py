@@ -1,10 +1,17 @@
 """P8 scale: 1,000 concurrent graph threads per era against one streamable-HTTP server, in one process.
 
-Each thread calls ``book_trip(destination=City<i>)``, which asks for a date; all threads are started together and
-each pauses on its question (an ``mcp_elicitation`` interrupt), then all are resumed together, thread ``i`` with its
-own date. Every reply is checked to carry that thread's city and date (no answer crosses threads). Reported: wall
-time of both phases, RSS per paused thread (target ≤ 50 KB, measured with the checkpoints in an ``InMemorySaver``
-in the same process, so they count), open fds and the server's ``tools/call`` count.
+Each thread calls ``book_trip(destination=City<i>)``, which asks for a date; the threads pause on their questions
+(``mcp_elicitation`` interrupts), then all are resumed together, thread ``i`` with its own date. Every reply is
+checked to carry that thread's city and date (no answer crosses threads). Each (era, arrival) runs in a fresh
+process against the same server:
+
+* ``burst`` — all threads started at the same instant: wall time of both phases, fds, RSS growth. The RSS includes
+  what the allocator keeps after the peak of 1,000 runs in flight at once.
+* ``waves`` — threads arrive 100 at a time until all are paused: RSS growth is then the memory a paused thread
+  holds (target ≤ 50 KB; checkpoints included: they live in an ``InMemorySaver`` in the same process).
+
+The benchmark keeps only each interrupt's id and request keys (a real server reads pending interrupts back from
+the checkpointer), so its own bookkeeping is not counted.
 """
 
 from __future__ import annotations
@@ -13,6 +20,9 @@ import asyncio
 import datetime
 import gc
 import itertools
+import json
+import subprocess
+import sys
 import time
 from typing import Any
 
@@ -21,11 +31,12 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.types import Command
 
-from bench.common import ERAS, Section, http_demo_server, http_spec, main, open_fds, rss_bytes
+from bench.common import ERAS, REPO, Section, http_demo_server, http_spec, main, open_fds, rss_bytes
 from langgraph_mcp import McpServers, McpToolNode, route_tool_calls
 
 TARGET_KB = 50
 PHASE_TIMEOUT = 240.0
+WAVE = 100
 _ids = itertools.count()
 
 
@@ -58,57 +69,64 @@ def date_for(i: int) -> str:
     return (datetime.date(2027, 1, 1) + datetime.timedelta(days=i)).isoformat()
 
 
-async def pause_all(graph: Any, tag: str, n: int) -> list[Any]:
-    async def one(i: int) -> Any:
+async def pause_all(graph: Any, tag: str, start: int, n: int) -> list[tuple[int, str, list[str]]]:
+    """Start threads ``start..start+n`` together; each must pause on its own question."""
+
+    async def one(i: int) -> tuple[int, str, list[str]]:
         cfg = {"configurable": {"thread_id": f"{tag}-{i}"}}
         out = await graph.ainvoke({"messages": [], "city": f"City{i}"}, cfg)
         if "__interrupt__" not in out:
             raise AssertionError(f"thread {i} did not pause: {str(out['messages'][-1].content)[:300]}")
         (pending,) = out["__interrupt__"]
         assert pending.value["arguments"]["destination"] == f"City{i}"
-        return pending
+        return i, pending.id, list(pending.value["requests"])
 
-    return list(await asyncio.gather(*(one(i) for i in range(n))))
+    return list(await asyncio.gather(*(one(i) for i in range(start, start + n))))
 
 
-async def resume_all(graph: Any, tag: str, pending: list[Any]) -> int:
-    async def one(i: int, interrupt: Any) -> bool:
+async def resume_all(graph: Any, tag: str, pending: list[tuple[int, str, list[str]]]) -> int:
+    """Resume every thread together with its own date; count the replies that carry their own city and date."""
+
+    async def one(i: int, interrupt_id: str, keys: list[str]) -> bool:
         cfg = {"configurable": {"thread_id": f"{tag}-{i}"}}
-        answers = {
-            key: {"action": "accept", "content": {"date": date_for(i)}} for key in interrupt.value["requests"]
-        }
-        out = await graph.ainvoke(Command(resume={interrupt.id: answers}), cfg)
+        answers = {key: {"action": "accept", "content": {"date": date_for(i)}} for key in keys}
+        out = await graph.ainvoke(Command(resume={interrupt_id: answers}), cfg)
         text = str(out["messages"][-1].content)
         return f"City{i}" in text and date_for(i) in text
 
-    return sum(await asyncio.gather(*(one(i, p) for i, p in enumerate(pending))))
+    return sum(await asyncio.gather(*(one(*p) for p in pending)))
 
 
-async def one_era(era: str, url: str, n: int) -> dict[str, Any]:
+async def child(era: str, arrival: str, url: str, n: int) -> dict[str, Any]:
     servers = McpServers({"demo": http_spec(url, era)})
-    saver = InMemorySaver()
-    graph = graph_for(servers, saver)
+    graph = graph_for(servers, InMemorySaver())
     try:
         await servers.list_tools()
-        warm = await pause_all(graph, f"{era}-warm", 20)
-        assert await resume_all(graph, f"{era}-warm", warm) == 20
+        warm = await pause_all(graph, "warm", 0, 20)
+        assert await resume_all(graph, "warm", warm) == 20
         gc.collect()
         rss0, fds0 = rss_bytes(), open_fds()
+        before = await servers.call_tool("demo_stats", {})
         began = time.perf_counter()
-        pending = await asyncio.wait_for(pause_all(graph, era, n), PHASE_TIMEOUT)
+        wave = n if arrival == "burst" else WAVE
+        pending: list[tuple[int, str, list[str]]] = []
+        for start in range(0, n, wave):
+            part = pause_all(graph, "t", start, min(wave, n - start))
+            pending.extend(await asyncio.wait_for(part, PHASE_TIMEOUT))
         pause_s = time.perf_counter() - began
         gc.collect()
         rss1, fds1 = rss_bytes(), open_fds()
         began = time.perf_counter()
-        right = await asyncio.wait_for(resume_all(graph, era, pending), PHASE_TIMEOUT)
+        right = await asyncio.wait_for(resume_all(graph, "t", pending), PHASE_TIMEOUT)
         resume_s = time.perf_counter() - began
         gc.collect()
         rss2, fds2 = rss_bytes(), open_fds()
-        stats = await servers.call_tool("demo_stats", {})
+        after = await servers.call_tool("demo_stats", {})
     finally:
         await servers.aclose()
-    counts = (stats.structured_content or {}).get("counts", stats.structured_content or {})
     return {
+        "era": era,
+        "arrival": arrival,
         "threads": n,
         "pause_seconds": pause_s,
         "resume_seconds": resume_s,
@@ -116,55 +134,78 @@ async def one_era(era: str, url: str, n: int) -> dict[str, Any]:
         "rss_after_resume_kb": (rss2 - rss0) / 1024,
         "fds": [fds0, fds1, fds2],
         "own_answer": right,
-        "server_counts": counts,
+        "book_trip_requests": requests_of(after) - requests_of(before),
     }
+
+
+def requests_of(stats: Any) -> int:
+    data = stats.structured_content or {}
+    counts = data.get("counts", data) if isinstance(data, dict) else {}
+    return int(counts.get("book_trip.request", 0))
+
+
+def run_child(era: str, arrival: str, url: str, n: int) -> dict[str, Any]:
+    cmd = [sys.executable, "-m", "bench.p8_scale", "--child", era, arrival, url, str(n)]
+    try:
+        proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=3 * PHASE_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return {"error": f"no answer within {3 * PHASE_TIMEOUT:g} s"}
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
+    if not lines:
+        return {"error": (proc.stderr.strip().splitlines() or ["no output"])[-1][:300]}
+    result: dict[str, Any] = json.loads(lines[-1])
+    return result
 
 
 async def measure(quick: bool) -> Section:
     n = 200 if quick else 1000
     section = Section(
         "p8",
-        f"P8 scale: {n:,} concurrent paused graph threads per era, one HTTP server, one process",
+        f"P8 scale: {n:,} concurrent paused graph threads per era, one HTTP server",
         [
             "era",
+            "arrival",
             "pause all",
             "resume all",
             "RSS per paused thread",
             "RSS kept after resume",
             "fds before / paused / after",
             "own answer",
+            "tools/call",
         ],
     )
     with http_demo_server() as url:
         for era in ERAS:
-            try:
-                r = await one_era(era, url, n)
-            except (
-                TimeoutError,
-                AssertionError,
-                Exception,
-            ) as exc:  # report, don't hang or hide the other era
-                section.rows.append([era, f"failed: {type(exc).__name__}: {exc!s:.200}", "", "", "", "", ""])
-                section.data[era] = {"error": repr(exc)}
-                continue
-            section.rows.append(
-                [
-                    era,
-                    f"{r['pause_seconds']:.1f} s",
-                    f"{r['resume_seconds']:.1f} s",
-                    f"{r['rss_per_paused_thread_kb']:.1f} KiB",
-                    f"{r['rss_after_resume_kb']:+.0f} KiB",
-                    " / ".join(map(str, r["fds"])),
-                    f"{r['own_answer']}/{n}",
-                ]
-            )
-            section.data[era] = r
+            for arrival in ("burst", "waves"):
+                r = run_child(era, arrival, url, n)
+                section.data[f"{era}/{arrival}"] = r
+                if "error" in r:
+                    section.rows.append([era, arrival, f"failed: {r['error']}", "", "", "", "", "", ""])
+                    continue
+                section.rows.append(
+                    [
+                        era,
+                        arrival if arrival == "burst" else f"waves of {WAVE}",
+                        f"{r['pause_seconds']:.1f} s",
+                        f"{r['resume_seconds']:.1f} s",
+                        f"{r['rss_per_paused_thread_kb'] * 1.024:.0f} KB",
+                        f"{r['rss_after_resume_kb'] / 1024:+.0f} MiB",
+                        " / ".join(map(str, r["fds"])),
+                        f"{r['own_answer']}/{n}",
+                        str(r["book_trip_requests"]),
+                    ]
+                )
     section.notes.append(
-        f"Target ≤ {TARGET_KB} KB per paused thread (checkpoints included: InMemorySaver). Each phase is bounded "
-        f"by {PHASE_TIMEOUT:g} s. Warm-up: 20 threads paused and resumed first."
+        f"Target ≤ {TARGET_KB} KB per paused thread. Each (era, arrival) is a fresh process; each phase is bounded "
+        f"by {PHASE_TIMEOUT:g} s; 20 threads are paused and resumed first as a warm-up. `RSS kept after resume` is "
+        "mostly the finished threads' checkpoints (InMemorySaver keeps every checkpoint)."
     )
     return section
 
 
 if __name__ == "__main__":
-    main(__doc__ or "", measure)
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        era, arrival, url, count = sys.argv[2:6]
+        sys.stdout.write(json.dumps(asyncio.run(child(era, arrival, url, int(count)))) + "\n")
+    else:
+        main(__doc__ or "", measure)
