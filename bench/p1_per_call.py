@@ -98,7 +98,7 @@ async def variants_for(stack: AsyncExitStack, era: str) -> dict[str, Any]:
 
 
 async def measure(quick: bool) -> Section:
-    blocks, per_block = (5, 10) if quick else (15, 20)
+    blocks, per_block = (6, 10) if quick else (40, 10)
     section = Section(
         "p1",
         "P1 per call, stdio (fast `add` tool)",

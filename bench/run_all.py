@@ -100,19 +100,16 @@ def targets(sections: dict[str, dict[str, Any]]) -> list[list[str]]:
             )
     p8 = sections.get("p8", {}).get("data", {})
     for era in ("modern", "legacy"):
-        cell = p8.get(era, {})
-        if "rss_per_paused_thread_kb" in cell:
-            kb = cell["rss_per_paused_thread_kb"] * 1.024  # KiB -> kB
-            rows.append(
-                [
-                    f"RSS per paused graph thread, {cell['threads']:,} threads, HTTP, {era}",
-                    "≤ 50 KB",
-                    f"{kb:.0f} KB",
-                    ok_text(kb <= 50),
-                ]
-            )
-        elif "error" in cell:
-            rows.append([f"P8 {era}", "runs", cell["error"][:120], "failed"])
+        for arrival in ("burst", "waves"):
+            cell = p8.get(f"{era}/{arrival}", {})
+            label = f"RSS per paused graph thread, HTTP, {era}, {arrival}"
+            if "rss_per_paused_thread_kb" in cell:
+                kb = cell["rss_per_paused_thread_kb"] * 1.024  # KiB -> kB
+                label = f"RSS per paused graph thread, {cell['threads']:,} threads, HTTP, {era}, {arrival}"
+                own = f"; own answer {cell['own_answer']}/{cell['threads']}"
+                rows.append([label, "≤ 50 KB", f"{kb:.0f} KB{own}", ok_text(kb <= 50)])
+            elif "error" in cell:
+                rows.append([label, "≤ 50 KB", f"failed: {cell['error'][:100]}", "**failed**"])
     return rows
 
 
