@@ -107,25 +107,32 @@ class Comparison:
 
 
 async def interleave(
-    variants: dict[str, Callable[[int], Awaitable[None]]],
+    variants: dict[str, Callable[[int], Awaitable[float | None]]],
     *,
     blocks: int,
     per_block: int,
     baseline: str,
     warmup: int = 1,
+    counts: dict[str, int] | None = None,
 ) -> Comparison:
-    """Run ``variants[name](per_block)`` once per block each, rotating the order; record time per unit."""
+    """Run ``variants[name](n)`` once per block each, rotating the order; record time per unit.
+
+    ``n`` is ``per_block`` unless ``counts`` names another (slow variants). A variant that returns a float timed
+    itself (a peer process: its own clock, no pipe round trip); otherwise the call is timed here.
+    """
     names = list(variants)
+    size = {name: (counts or {}).get(name, per_block) for name in names}
     for name in names:
         for _ in range(warmup):
-            await variants[name](per_block)
+            await variants[name](min(size[name], 2))
     result = Comparison(baseline, {name: [] for name in names})
     for block in range(blocks):
         order = names[block % len(names) :] + names[: block % len(names)]
         for name in order:
             began = time.perf_counter()
-            await variants[name](per_block)
-            result.times[name].append((time.perf_counter() - began) / per_block)
+            own = await variants[name](size[name])
+            elapsed = own if isinstance(own, float) else time.perf_counter() - began
+            result.times[name].append(elapsed / size[name])
     return result
 
 

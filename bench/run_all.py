@@ -113,6 +113,137 @@ def targets(sections: dict[str, dict[str, Any]]) -> list[list[str]]:
     return rows
 
 
+def _get(node: Any, *path: str) -> Any:
+    for key in path:
+        if not isinstance(node, dict) or key not in node:
+            return None
+        node = node[key]
+    return node
+
+
+def _ratio(cell: Any) -> str:
+    if not isinstance(cell, dict) or "median" not in cell:
+        return "—"
+    return f"{cell['median']:.2f}× [{cell['p25']:.2f}–{cell['p75']:.2f}]"
+
+
+def summary(sections: dict[str, dict[str, Any]]) -> list[str]:
+    """The short table the README quotes: one row per question, one column per era."""
+    data = {key: section.get("data", {}) for key, section in sections.items()}
+    eras = ("modern", "legacy")
+    rows: list[tuple[str, list[str]]] = []
+    p1 = data.get("p1", {})
+    rows.append(
+        (
+            "`servers.call_tool` ÷ raw SDK call (stdio)",
+            [_ratio(_get(p1, e, "vs_raw", "variants", "servers.call_tool", "ratio")) for e in eras],
+        )
+    )
+    for name, label in (
+        (
+            "graph: McpToolNode",
+            "graph with `McpToolNode` ÷ the same graph, hand-written node on the raw session",
+        ),
+        ("graph: ToolNode(get_tools())", "`ToolNode(get_tools())` ÷ the hand-written node"),
+    ):
+        rows.append(
+            (label, [_ratio(_get(p1, e, "vs_hand_written", "variants", name, "ratio")) for e in eras])
+        )
+    p2 = data.get("p2", {})
+    for variant, era, label in (
+        (
+            "langchain-mcp-adapters: default get_tools() tools in ToolNode",
+            "legacy",
+            "langchain-mcp-adapters default tools (a session per call) in `ToolNode`, per call ÷ ours",
+        ),
+        (
+            "langchain-mcp-adapters: persistent client.session() tools in ToolNode",
+            "legacy",
+            "langchain-mcp-adapters `client.session()` tools in `ToolNode`, per call ÷ ours",
+        ),
+        (
+            "langchain.mcp: MCPAdapter tools in ToolNode",
+            "modern",
+            "`langchain.mcp` `MCPAdapter` tools in `ToolNode`, per call ÷ ours",
+        ),
+    ):
+        cells = ["—", "—"]
+        cells[eras.index(era)] = _ratio(_get(p2, era, variant, "vs_ours"))
+        rows.append((label, cells))
+    p3 = data.get("p3", {})
+    rows.append(
+        (
+            "32 parallel 100 ms calls ÷ one call: stdio / HTTP",
+            [
+                " / ".join(
+                    _ratio(_get(p3, f"{e}/{t}", "servers.call_tool ×32", "ratio")) for t in ("stdio", "http")
+                )
+                for e in eras
+            ],
+        )
+    )
+    p4 = data.get("p4", {})
+    cells = []
+    for e in eras:
+        got, listed = _get(p4, e, "cached get_tools"), _get(p4, e, "cached list_tools")
+        cells.append(
+            f"{got['median'] * 1e3:.2f} ms [{got['p25'] * 1e3:.2f}–{got['p75'] * 1e3:.2f}] "
+            f"(list_tools {listed['median'] * 1e3:.2f} ms)"
+            if got and listed
+            else "—"
+        )
+    rows.append(("cached `get_tools()`, 2,000 tools (target ≤ 2 ms)", cells))
+    p6 = data.get("p6", {})
+    cells = []
+    for e in eras:
+        parts = []
+        for path in ("same process", "after restart"):
+            runs = _get(p6, f"langgraph-mcp/{e}/{path}")
+            if runs:
+                added = sorted(r["added"] for r in runs)[len(runs) // 2]
+                parts.append(f"{added * 1e3:+.0f} ms, {runs[0]['requests']} calls")
+        cells.append(" / ".join(parts) or "—")
+    rows.append(
+        (
+            "elicitation round trip: added time and `tools/call` requests, same process / after a restart",
+            cells,
+        )
+    )
+    lc_runs = [
+        (k, v) for k, v in p6.items() if k.startswith("langchain.mcp") and k.endswith("/modern/same process")
+    ]
+    if lc_runs:
+        cells = ["—", "—"]
+        parts = []
+        for path in ("same process", "after restart"):
+            key = lc_runs[0][0].replace("same process", path)
+            runs = p6.get(key)
+            if runs:
+                added = sorted(r["added"] for r in runs)[len(runs) // 2]
+                parts.append(f"{added * 1e3:+.0f} ms, {runs[0]['requests']} calls")
+        cells[0] = " / ".join(parts)
+        rows.append(("the same with `langchain.mcp` (its interrupt-based elicitation)", cells))
+    p8 = data.get("p8", {})
+    cells = []
+    for e in eras:
+        waves, burst = p8.get(f"{e}/waves", {}), p8.get(f"{e}/burst", {})
+        if "rss_per_paused_thread_kb" in waves and "rss_per_paused_thread_kb" in burst:
+            cells.append(
+                f"{waves['rss_per_paused_thread_kb'] * 1.024:.0f} KB / {burst['rss_per_paused_thread_kb'] * 1.024:.0f} KB, "
+                f"own answer {burst['own_answer']}/{burst['threads']}"
+            )
+        else:
+            error = waves.get("error") or burst.get("error") or "not run"
+            cells.append(f"failed ({error[:60]})")
+    n = _get(p8, "modern/burst", "threads") or 1000
+    rows.append(
+        (f"{n:,} paused threads over HTTP: RSS per paused thread, arriving in waves / all at once", cells)
+    )
+    out = ["| measure | modern (2026-07-28) | legacy (2025-11-25) |", "|---|---|---|"]
+    out.extend(f"| {label} | {cells[0]} | {cells[1]} |" for label, cells in rows)
+    return out
+
+
 def ok_text(ok: bool) -> str:
     return "met" if ok else "**missed**"
 
@@ -163,6 +294,10 @@ def main() -> None:
         "",
         "Medians with the interquartile range [p25–p75]; ratios are taken per block against a baseline measured "
         "beside it in the same process, so a busy machine moves them less than absolute times.",
+        "",
+        "## Summary",
+        "",
+        *summary(sections),
         "",
         "## Targets",
         "",

@@ -1,7 +1,8 @@
 """The ``langchain.mcp`` side (runs in its own venv: langchain[mcp] on FastMCP + mcp 2.x); prints one JSON line.
 
-``percall``: per-call times, interleaved blocks, of a raw ``mcp.Client`` session and of a graph
-``agent → ToolNode(MCPAdapter tools)`` on the demo server over stdio (modern era).
+``serve``: a ``bench.peers.Worker`` running, on request, a raw ``mcp.Client`` session and a graph
+``agent → ToolNode(MCPAdapter tools)`` on the demo server over stdio (modern era), so the main process interleaves
+them with its own.
 ``resume``: one ``book_trip`` elicitation round trip through ``ToolNode`` with ``AsyncSqliteSaver``, same process
 and after a restart, counting the server's ``tools/call`` requests.
 """
@@ -31,6 +32,7 @@ from langgraph.prebuilt import ToolNode  # noqa: E402
 from langgraph.types import Command  # noqa: E402
 from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
+from worker_loop import serve  # noqa: E402
 
 _ids = itertools.count()
 ANSWER_DATE = "2027-01-15"
@@ -52,7 +54,7 @@ def graph_with(tools: list[Any], tool: str, args: dict[str, Any], saver: Any = N
     return builder.compile(checkpointer=saver)
 
 
-async def percall(server_python: str, server_args: list[str], blocks: int, per_block: int) -> dict[str, Any]:
+async def serve_variants(server_python: str, server_args: list[str]) -> None:
     params = StdioServerParameters(command=server_python, args=server_args)
     async with (
         Client(stdio_client(params), mode="auto") as client,
@@ -70,17 +72,9 @@ async def percall(server_python: str, server_args: list[str], blocks: int, per_b
                 out = await graph.ainvoke({"messages": []})
                 assert out["messages"][-1].status == "success", out["messages"][-1]
 
-        variants = {"raw session": raw, "langchain.mcp MCPAdapter tools in ToolNode": tool_node}
-        for f in variants.values():
-            await f(per_block)
-        times: dict[str, list[float]] = {name: [] for name in variants}
-        names = list(variants)
-        for block in range(blocks):
-            for name in names[block % 2 :] + names[: block % 2]:
-                began = time.perf_counter()
-                await variants[name](per_block)
-                times[name].append((time.perf_counter() - began) / per_block)
-    return {"version": version("langchain"), "times": times}
+        await serve(
+            {"raw session": raw, "MCPAdapter tools in ToolNode": tool_node}, {"version": version("langchain")}
+        )
 
 
 async def round_trip(
@@ -153,20 +147,18 @@ async def resume(server_python: str, server_args: list[str], workdir: Path, reps
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", choices=["percall", "resume"])
+    parser.add_argument("mode", choices=["serve", "resume"])
     parser.add_argument("--server-python", required=True)
     parser.add_argument("--server-args", required=True, help="JSON list")
-    parser.add_argument("--blocks", type=int, default=10)
-    parser.add_argument("--per-block", type=int, default=10)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--workdir", type=Path, default=Path("."))
     args = parser.parse_args()
     server_args = json.loads(args.server_args)
-    if args.mode == "percall":
-        out = asyncio.run(percall(args.server_python, server_args, args.blocks, args.per_block))
+    if args.mode == "serve":
+        asyncio.run(serve_variants(args.server_python, server_args))
     else:
         out = asyncio.run(resume(args.server_python, server_args, args.workdir, args.reps))
-    sys.stdout.write(json.dumps(out) + "\n")
+        sys.stdout.write(json.dumps(out) + "\n")
 
 
 if __name__ == "__main__":

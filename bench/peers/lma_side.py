@@ -1,6 +1,7 @@
 """The ``langchain-mcp-adapters`` side (runs in its own venv: mcp<2, so legacy era only); prints one JSON line.
 
-Per-call times, interleaved blocks, on the demo server over stdio:
+A ``bench.peers.Worker``: it runs these variants on request, so the main process interleaves them with its own
+(same stdio demo server):
 
 * ``raw session`` — an mcp 1.x ``ClientSession`` (this venv's floor).
 * ``persistent client.session() tools in ToolNode`` — ``load_mcp_tools(session)`` inside ``client.session(...)``.
@@ -14,8 +15,6 @@ import argparse
 import asyncio
 import itertools
 import json
-import sys
-import time
 from importlib.metadata import version
 from typing import Any
 
@@ -26,6 +25,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from worker_loop import serve
 
 _ids = itertools.count()
 
@@ -53,7 +53,7 @@ def graph_runs(graph: Any) -> Any:
     return go
 
 
-async def percall(server_python: str, server_args: list[str], blocks: int, per_block: int, slow: int) -> Any:
+async def serve_variants(server_python: str, server_args: list[str]) -> None:
     params = StdioServerParameters(command=server_python, args=server_args)
     connection: Any = {"command": server_python, "args": server_args, "transport": "stdio"}
     client = MultiServerMCPClient({"demo": connection})
@@ -71,38 +71,20 @@ async def percall(server_python: str, server_args: list[str], blocks: int, per_b
                 await session.call_tool("add", {"a": 1, "b": 2})
 
         variants = {
-            "raw session": (raw, per_block),
-            "langchain-mcp-adapters persistent client.session() tools in ToolNode": (
-                graph_runs(persistent_graph),
-                per_block,
-            ),
-            "langchain-mcp-adapters default get_tools() tools in ToolNode": (graph_runs(default_graph), slow),
+            "raw session": raw,
+            "persistent client.session() tools in ToolNode": graph_runs(persistent_graph),
+            "default get_tools() tools in ToolNode": graph_runs(default_graph),
         }
-        for f, n in variants.values():
-            await f(min(n, 2))
-        times: dict[str, list[float]] = {name: [] for name in variants}
-        names = list(variants)
-        for block in range(blocks):
-            for name in names[block % len(names) :] + names[: block % len(names)]:
-                f, n = variants[name]
-                began = time.perf_counter()
-                await f(n)
-                times[name].append((time.perf_counter() - began) / n)
-    return {"version": version("langchain-mcp-adapters"), "mcp": version("mcp"), "times": times}
+        hello = {"version": version("langchain-mcp-adapters"), "mcp": version("mcp")}
+        await serve(variants, hello)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--server-python", required=True)
     parser.add_argument("--server-args", required=True, help="JSON list")
-    parser.add_argument("--blocks", type=int, default=10)
-    parser.add_argument("--per-block", type=int, default=10)
-    parser.add_argument("--slow", type=int, default=2, help="calls per block for the session-per-call tools")
     args = parser.parse_args()
-    out = asyncio.run(
-        percall(args.server_python, json.loads(args.server_args), args.blocks, args.per_block, args.slow)
-    )
-    sys.stdout.write(json.dumps(out) + "\n")
+    asyncio.run(serve_variants(args.server_python, json.loads(args.server_args)))
 
 
 if __name__ == "__main__":
