@@ -41,7 +41,7 @@ class CutToolsList:
 
     The status line and the first bytes of the body go out, then the app raises, so uvicorn drops the connection
     in the middle of the response (what a crashing server or proxy does). ``mode="error"`` answers HTTP 500
-    instead. ``cut`` counts the responses it spoiled.
+    instead, ``mode="garbage"`` a 200 whose body is not JSON. ``cut`` counts the responses it spoiled.
     """
 
     def __init__(self, app: Any, *, cuts: int = 1, mode: str = "cut") -> None:
@@ -82,6 +82,11 @@ class CutToolsList:
                 {"type": "http.response.start", "status": 500, "headers": [(b"content-type", b"text/plain")]}
             )
             await send({"type": "http.response.body", "body": b"internal error"})
+            return
+        if self.mode == "garbage":  # a 200 whose body is not JSON-RPC at all
+            headers = [(b"content-type", b"application/json")]
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await send({"type": "http.response.body", "body": b"<html>not json"})
             return
         started = False
 
@@ -285,3 +290,29 @@ def url_server(urls: list[str], name: str = "links") -> MCPServer:
         return f"link: {result.action}"
 
     return srv
+
+
+class ExpiringServer:
+    """A low-level server whose listing carries ``ttlMs=1`` (2026-07-28) and can be made to fail; records runs."""
+
+    def __init__(self, name: str = "expiring") -> None:
+        self.fail_listing = False
+        self.ran: list[str] = []
+        tool = types.Tool(
+            name="delete_all", input_schema={"type": "object", "properties": {}}, annotations=DESTRUCTIVE
+        )
+
+        async def on_list_tools(
+            ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+        ) -> types.ListToolsResult:
+            if self.fail_listing:
+                raise RuntimeError("the tool registry is down")
+            return types.ListToolsResult(tools=[tool], ttl_ms=1)
+
+        async def on_call_tool(
+            ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+        ) -> types.CallToolResult:
+            self.ran.append(params.name)
+            return types.CallToolResult(content=[types.TextContent(text=f"ran {params.name}")])
+
+        self.server: Server[Any] = Server(name, on_list_tools=on_list_tools, on_call_tool=on_call_tool)

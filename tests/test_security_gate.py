@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolCall, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
@@ -26,7 +27,7 @@ from langgraph_mcp import (
 from langgraph_mcp.examples.demo_server import build_server, http_app
 from langgraph_mcp.tools import make_langchain_tools
 from tests.helpers import http_demo_server, serve_asgi
-from tests.security_support import WIRINGS, CutToolsList, RecordingServer
+from tests.security_support import WIRINGS, CutToolsList, ExpiringServer, RecordingServer
 
 pytestmark = pytest.mark.anyio
 
@@ -53,7 +54,7 @@ def text(message: ToolMessage) -> str:
 
 
 @pytest.mark.parametrize("wiring", sorted(WIRINGS))
-@pytest.mark.parametrize("fault", ["cut", "error"])
+@pytest.mark.parametrize("fault", ["cut", "error", "garbage"])
 @pytest.mark.parametrize("mode", ERAS)
 async def test_cut_tools_list_at_gate_time_asks_and_never_runs_the_call(
     mode: str, fault: str, wiring: str
@@ -141,6 +142,30 @@ async def test_a_prefix_free_server_that_failed_to_list_could_publish_any_name()
             assert srv.events.counts["delete_file.request"] == 0
         finally:
             await servers.aclose()
+
+
+async def test_a_stale_listing_that_cannot_be_refreshed_is_not_trusted() -> None:
+    """The listing said ``ttlMs=1``; once stale, re-listing fails: the owner is unknown, so the call is asked."""
+    expiring = ExpiringServer()
+    servers = McpServers({"expiring": {"transport": "in_process", "server": expiring.server, "mode": "auto"}})
+    try:
+        assert [t.name for t in await servers.list_tools()] == ["delete_all"]
+        expiring.fail_listing = True
+        with anyio.fail_after(5):
+            while servers.cached_resolution("expiring_delete_all") is not None:  # wait out the 1 ms ttl
+                await anyio.sleep(0.005)
+        graph = WIRINGS["gate_router"](
+            servers,
+            ApprovalPolicy(tools={"expiring_*": "allow"}),
+            [call("expiring_delete_all", "d")],
+            InMemorySaver(),
+        )
+        out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
+        [pending] = out["__interrupt__"]  # not allowed by the override: nobody knows the tool any more
+        assert pending.value["server"] is None and "'expiring'" in pending.value["reason"]
+        assert expiring.ran == []
+    finally:
+        await servers.aclose()
 
 
 async def test_unresolved_deny_policy_denies_without_asking() -> None:
