@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -16,6 +17,7 @@ from langgraph.types import Command
 
 from langgraph_mcp import McpServers
 from langgraph_mcp.examples.demo_server import build_server
+from tests.helpers import ERAS, OpenServers
 from tests.node_support import (
     TOMORROW,
     accept_all,
@@ -54,7 +56,7 @@ def child(
     return report
 
 
-@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize("mode", ERAS)
 def test_pause_in_one_process_resume_in_others_commits_once(tmp_path: Path, mode: str) -> None:
     db, log = tmp_path / "checkpoints.sqlite", tmp_path / "events.jsonl"
     args = {"destination": "Oslo"}
@@ -67,7 +69,7 @@ def test_pause_in_one_process_resume_in_others_commits_once(tmp_path: Path, mode
         report = child(db, mode, "demo_two_questions_commit", args, log, resume)
     assert report["messages"]["c1"]["status"] == "success"
     assert report["messages"]["c1"]["text"].startswith(f"Booked Oslo on {TOMORROW}")
-    assert answered == (1 if mode == "auto" else 2)
+    assert answered == (1 if mode == "modern" else 2)
     assert count(log, "two_questions_commit", "commit") == 1
     assert len({e["pid"] for e in events(log)}) == answered + 1  # a new server process every time
 
@@ -89,8 +91,6 @@ def _stdio(log: Path, mode: str, **options: Any) -> dict[str, Any]:
 
 
 async def _until(condition: Any, timeout: float = 10.0) -> None:
-    import asyncio
-
     async with asyncio.timeout(timeout):
         while not condition():
             await asyncio.sleep(0.02)
@@ -102,9 +102,11 @@ async def _server_pid(servers: McpServers) -> int:
     return pid
 
 
-async def test_modern_state_refused_after_restart_falls_back_to_reissue(tmp_path: Path) -> None:
+async def test_modern_state_refused_after_restart_falls_back_to_reissue(
+    open_servers: OpenServers, tmp_path: Path
+) -> None:
     log = tmp_path / "events.jsonl"
-    servers = McpServers({"demo": _stdio(log, "modern")})
+    servers = open_servers({"demo": _stdio(log, "modern")})
     graph = one_turn_graph(
         servers, [call("demo_book_three_rounds", "c1", destination="Lima")], InMemorySaver()
     )
@@ -122,12 +124,11 @@ async def test_modern_state_refused_after_restart_falls_back_to_reissue(tmp_path
     assert message.status == "success", text_of(message)
     assert await _server_pid(servers) != old_pid
     assert count(log, "book_three_rounds", "commit") == 1
-    await servers.aclose()
 
 
-async def test_modern_fast_path_costs_one_call_per_round() -> None:
+async def test_modern_fast_path_costs_one_call_per_round(open_servers: OpenServers) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, "modern")})
+    servers = open_servers({"demo": in_process(srv, "modern")})
     graph = one_turn_graph(
         servers, [call("demo_book_three_rounds", "c1", destination="Lima")], InMemorySaver()
     )
@@ -139,12 +140,11 @@ async def test_modern_fast_path_costs_one_call_per_round() -> None:
     assert tool_messages(out)["c1"].status == "success"
     # The first call plus one call per answered round — never a re-issue from scratch.
     assert srv.events.counts["book_three_rounds.request"] == 4
-    await servers.aclose()
 
 
-async def test_legacy_fast_path_does_pre_question_work_once() -> None:
+async def test_legacy_fast_path_does_pre_question_work_once(open_servers: OpenServers) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, "legacy")})
+    servers = open_servers({"demo": in_process(srv, "legacy")})
     graph = one_turn_graph(
         servers, [call("demo_book_trip_legacy", "c1", destination="Rome")], InMemorySaver()
     )
@@ -158,12 +158,13 @@ async def test_legacy_fast_path_does_pre_question_work_once() -> None:
     assert counts["book_trip_legacy.request"] == 1
     assert counts["book_trip_legacy.answered:accept"] == 1
     assert not [k for k in counts if k.endswith(".cancelled")]
-    await servers.aclose()
 
 
-async def test_parked_call_past_its_park_timeout_is_cancelled_then_replayed() -> None:
+async def test_parked_call_past_its_park_timeout_is_cancelled_then_replayed(
+    open_servers: OpenServers,
+) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, "legacy", park_timeout=0.3)})
+    servers = open_servers({"demo": in_process(srv, "legacy", park_timeout=0.3)})
     graph = one_turn_graph(
         servers, [call("demo_book_trip_legacy", "c1", destination="Rome")], InMemorySaver()
     )
@@ -172,21 +173,20 @@ async def test_parked_call_past_its_park_timeout_is_cancelled_then_replayed() ->
     (pending,) = out["__interrupt__"]
     paused = servers.paused_rounds("demo")
     assert len(paused) == 1
-    import asyncio
-
-    await asyncio.sleep(1.8)  # park timeout + the grace period for the abandoned question
-    assert len(paused) == 0
+    # Wait for what the park timeout does: the parked call is dropped here and cancelled on the server.
+    await _until(lambda: len(paused) == 0 and srv.events.counts["server.cancelled"] >= 1)
     assert srv.events.counts["book_trip_legacy.commit"] == 0
     out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), cfg)
     assert text_of(tool_messages(out)["c1"]) == f"Booked Rome on {TOMORROW}"
     assert srv.events.counts["book_trip_legacy.enter"] == 2  # replayed once
     assert srv.events.counts["book_trip_legacy.commit"] == 1
-    await servers.aclose()
 
 
-async def test_three_concurrent_legacy_calls_with_identical_questions_get_their_own_answers() -> None:
+async def test_three_concurrent_legacy_calls_with_identical_questions_get_their_own_answers(
+    open_servers: OpenServers,
+) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, "legacy")})
+    servers = open_servers({"demo": in_process(srv, "legacy")})
     calls = [call("demo_book_trip_legacy", f"c{i}", destination="Rome") for i in range(3)]
     graph = one_turn_graph(servers, calls, InMemorySaver())
     cfg: Any = {"configurable": {"thread_id": "t"}}
@@ -203,15 +203,14 @@ async def test_three_concurrent_legacy_calls_with_identical_questions_get_their_
     assert {cid: text_of(messages[cid]) for cid in dates} == {
         cid: f"Booked Rome on {date}" for cid, date in dates.items()
     }
-    await servers.aclose()
 
 
 @pytest.mark.parametrize(("tool", "retried"), [("demo_flaky_read", True), ("demo_flaky_delete", False)])
 async def test_transport_failure_is_retried_only_for_retry_safe_tools(
-    tmp_path: Path, tool: str, retried: bool
+    open_servers: OpenServers, tmp_path: Path, tool: str, retried: bool
 ) -> None:
     log = tmp_path / "events.jsonl"
-    servers = McpServers({"demo": _stdio(log, "auto")})
+    servers = open_servers({"demo": _stdio(log, "auto")})
     marker = tmp_path / "marker"
     graph = one_turn_graph(servers, [call(tool, "c1", marker=str(marker))], InMemorySaver())
     out = await graph.ainvoke(start(), {"configurable": {"thread_id": "t"}})
@@ -223,4 +222,3 @@ async def test_transport_failure_is_retried_only_for_retry_safe_tools(
     else:
         assert message.status == "error"
         assert count(log, name, "enter") == 1
-    await servers.aclose()
