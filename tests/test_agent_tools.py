@@ -12,8 +12,8 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from langgraph_mcp import McpServers
 from langgraph_mcp.examples.demo_server import build_server
+from tests.helpers import ERAS, OpenServers
 from tests.node_support import TOMORROW, accept_all, in_process, text_of, tool_messages
 
 pytestmark = pytest.mark.anyio
@@ -26,10 +26,12 @@ class ScriptedModel(GenericFakeChatModel):
         return self
 
 
-@pytest.mark.parametrize("mode", ["auto", "legacy"])
-async def test_create_agent_with_mcp_tools_pauses_on_elicitation_and_resumes(mode: str) -> None:
+@pytest.mark.parametrize("mode", ERAS)
+async def test_create_agent_with_mcp_tools_pauses_on_elicitation_and_resumes(
+    open_servers: OpenServers, mode: str
+) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, mode)})
+    servers = open_servers({"demo": in_process(srv, mode)})
     tools = await servers.get_tools()
     turns: list[BaseMessage] = [
         AIMessage(
@@ -54,4 +56,3 @@ async def test_create_agent_with_mcp_tools_pauses_on_elicitation_and_resumes(mod
     assert out["messages"][-1].content == "All done."
     assert srv.events.counts["book_trip.commit"] == 1
     assert srv.events.counts["add.enter"] == 1
-    await servers.aclose()

@@ -20,6 +20,7 @@ from langgraph_mcp import (
     route_through_gate,
 )
 from langgraph_mcp.examples.demo_server import build_server
+from tests.helpers import ERAS, OpenServers, OpenServersSync
 from tests.node_support import TOMORROW, call, fill, in_process, text_of, tool_messages
 
 pytestmark = pytest.mark.anyio
@@ -49,10 +50,12 @@ def gated_graph(
     return builder.compile(checkpointer=InMemorySaver())
 
 
-@pytest.mark.parametrize("mode", ["auto", "legacy"])
-async def test_approval_and_question_pending_together_answered_by_one_command(mode: str) -> None:
+@pytest.mark.parametrize("mode", ERAS)
+async def test_approval_and_question_pending_together_answered_by_one_command(
+    open_servers: OpenServers, mode: str
+) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, mode)})
+    servers = open_servers({"demo": in_process(srv, mode)})
     turns: list[int] = []
     calls = [
         call("demo_list_files", "ls"),
@@ -78,12 +81,11 @@ async def test_approval_and_question_pending_together_answered_by_one_command(mo
     assert len(turns) == 2  # the model ran again once, after every call had its ToolMessage
     assert srv.events.counts["delete_file.commit"] == 1 and srv.events.counts["list_files.enter"] == 1
     assert srv.events.counts["book_trip.commit"] == 1
-    await servers.aclose()
 
 
-async def test_rejected_call_and_allowed_call_reach_the_model_once() -> None:
+async def test_rejected_call_and_allowed_call_reach_the_model_once(open_servers: OpenServers) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, "auto")})
+    servers = open_servers({"demo": in_process(srv, "auto")})
     turns: list[int] = []
     graph = gated_graph(
         servers, [call("demo_add", "sum", a=1, b=2), call("demo_delete_file", "rm", path="x")], turns
@@ -95,14 +97,12 @@ async def test_rejected_call_and_allowed_call_reach_the_model_once() -> None:
     assert text_of(messages["sum"]) == "3" and messages["rm"].status == "error"
     assert len(turns) == 2
     assert srv.events.counts["delete_file.enter"] == 0
-    await servers.aclose()
 
 
-def test_sync_graph_routes_around_the_gate() -> None:
+def test_sync_graph_routes_around_the_gate(open_servers_sync: OpenServersSync) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, "auto")})
+    servers = open_servers_sync({"demo": in_process(srv, "auto")})
     turns: list[int] = []
     graph = gated_graph(servers, [call("demo_add", "sum", a=2, b=2)], turns)
     out = graph.invoke({"messages": [HumanMessage("go")]}, {"configurable": {"thread_id": "t"}})
     assert text_of(tool_messages(out)["sum"]) == "4" and len(turns) == 2
-    servers.close()
