@@ -22,7 +22,8 @@ Errors (:mod:`langgraph_mcp.errors`)
     ``ToolCallTimeoutError``, ``ToolNameCollisionError``, ``ToolNotFoundError``, ``ToolOwnerUnknownError``,
     ``AnswerError``, ``DecisionError``, ``ResumeError``, ``CredentialError``, ``ResourceError``, ``PromptError``,
     ``ServerError``, ``ServerUnavailableError``, ``CallInterruptedError``, ``InvalidResponseError``,
-    ``ResultTooLargeError``
+    ``ResultTooLargeError``, ``ElicitationUnavailableError``, ``TooManyRoundsError``, ``UnsupportedRequestError``,
+    ``NoCheckpointerError``, ``IncompatibleDependencyError``
 """
 
 from __future__ import annotations
@@ -48,8 +49,11 @@ if TYPE_CHECKING:
         ConfigError,
         CredentialError,
         DecisionError,
+        ElicitationUnavailableError,
+        IncompatibleDependencyError,
         InvalidResponseError,
         LangGraphMcpError,
+        NoCheckpointerError,
         PromptError,
         ResourceError,
         ResultTooLargeError,
@@ -62,6 +66,8 @@ if TYPE_CHECKING:
         ToolNameCollisionError,
         ToolNotFoundError,
         ToolOwnerUnknownError,
+        TooManyRoundsError,
+        UnsupportedRequestError,
     )
     from langgraph_mcp.interceptors import McpToolCallRequest, ToolCallHandler, ToolCallInterceptor
     from langgraph_mcp.node import McpToolNode, ToolCallRouter, ToolCallsDone, route_tool_calls
@@ -126,6 +132,11 @@ _EXPORTS: dict[str, str] = {
     "ToolNameCollisionError": "langgraph_mcp.errors",
     "ToolNotFoundError": "langgraph_mcp.errors",
     "ToolOwnerUnknownError": "langgraph_mcp.errors",
+    "ElicitationUnavailableError": "langgraph_mcp.errors",
+    "TooManyRoundsError": "langgraph_mcp.errors",
+    "UnsupportedRequestError": "langgraph_mcp.errors",
+    "NoCheckpointerError": "langgraph_mcp.errors",
+    "IncompatibleDependencyError": "langgraph_mcp.errors",
     "route_tool_calls": "langgraph_mcp.node",
 }
 
@@ -153,8 +164,10 @@ __all__ = [
     "ElicitationAnswer",
     "ElicitationAnswers",
     "ElicitationInterrupt",
+    "ElicitationUnavailableError",
     "HttpServer",
     "InProcessServer",
+    "IncompatibleDependencyError",
     "InvalidResponseError",
     "LangGraphMcpError",
     "McpServers",
@@ -162,6 +175,7 @@ __all__ = [
     "McpTool",
     "McpToolCallRequest",
     "McpToolNode",
+    "NoCheckpointerError",
     "OutputRouting",
     "PendingMcpInterrupt",
     "PromptError",
@@ -174,6 +188,7 @@ __all__ = [
     "ServerUnavailableError",
     "SseServer",
     "StdioServer",
+    "TooManyRoundsError",
     "ToolCallHandler",
     "ToolCallInterceptor",
     "ToolCallRouter",
@@ -182,6 +197,7 @@ __all__ = [
     "ToolNameCollisionError",
     "ToolNotFoundError",
     "ToolOwnerUnknownError",
+    "UnsupportedRequestError",
     "Verdict",
     "create_approval_gate",
     "pending_interrupts",

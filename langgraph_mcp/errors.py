@@ -14,10 +14,14 @@ The tree (every exception the package raises is one of these)::
     │   ├── ResourceError                      listing or reading its resources failed (field: uri)
     │   ├── PromptError                        listing or rendering its prompts failed (field: prompt)
     │   ├── CredentialError                    its per-run credentials could not be resolved; nothing was sent
+    │   ├── ElicitationUnavailableError        a tool asked for input where nobody can answer (no graph)
+    │   ├── TooManyRoundsError                 a tool kept asking past ``max_elicitation_rounds``
+    │   ├── UnsupportedRequestError            it asked the client for something it does not serve (sampling)
     │   └── ToolCallTimeoutError (TimeoutError)   a call did not finish within ``tool_timeout``
     ├── ToolNotFoundError (LookupError)        no listed tool has the requested published name
     ├── ToolOwnerUnknownError (LookupError)    ... and a server that may publish it could not be listed (why)
     ├── ToolNameCollisionError (ValueError)    two tools would be published under the same name
+    ├── NoCheckpointerError                    a tool asked for input, but the graph cannot pause (field: tool)
     ├── EventLoopError (RuntimeError)          ``McpServers`` was used across event loops the wrong way
     ├── AnswerError (ValueError)               an elicitation answer does not fit its question
     ├── DecisionError (ValueError)             an approval decision is not allowed
@@ -181,3 +185,26 @@ class ToolOwnerUnknownError(LangGraphMcpError, LookupError):
 class CredentialError(ServerError):
     """A server's per-run credentials could not be resolved for this run (a ``configurable`` key is missing, or
     a ``credentials`` callable failed); nothing was sent. Names the server."""
+
+
+class ElicitationUnavailableError(ServerError):
+    """A tool asked for input where nobody can answer (a plain ``call_tool`` outside a graph)."""
+
+
+class TooManyRoundsError(ServerError):
+    """A tool kept asking past its server's ``max_elicitation_rounds``; the call was stopped."""
+
+
+class UnsupportedRequestError(ServerError):
+    """A server asked the client for something it does not serve (sampling, or roots without a ``roots``
+    option)."""
+
+
+class NoCheckpointerError(LangGraphMcpError):
+    """A tool asked for input, but the graph has no checkpointer, so it cannot pause."""
+
+    def __init__(self, tool: str, detail: str) -> None:
+        super().__init__(detail)
+        self.tool = tool
+        """The published tool name."""
+        self.detail = detail

@@ -23,8 +23,8 @@ from langgraph.types import Send
 from langgraph_mcp._compat import RunnableCallable
 from langgraph_mcp.call_stream import CallStream
 from langgraph_mcp.catalog import McpTool
-from langgraph_mcp.elicitation.asker import InterruptAsker, NoCheckpointerError
-from langgraph_mcp.errors import ToolNotFoundError
+from langgraph_mcp.elicitation.asker import InterruptAsker
+from langgraph_mcp.errors import NoCheckpointerError, ToolNotFoundError
 from langgraph_mcp.interceptors import call_intercepted
 from langgraph_mcp.messages import (
     GateRecord,

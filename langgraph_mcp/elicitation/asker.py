@@ -30,7 +30,7 @@ from langgraph_mcp.elicitation.answers import (
     answers_response_schema,
     validate_answers,
 )
-from langgraph_mcp.errors import AnswerError, LangGraphMcpError
+from langgraph_mcp.errors import AnswerError, NoCheckpointerError
 from langgraph_mcp.hitl import elicitation_card, hitl_answers_response_schema, stored_answers
 from langgraph_mcp.payloads import ElicitationAnswers, ElicitationInterrupt, ElicitationRequest
 
@@ -57,10 +57,6 @@ def _without_sensitive(
             answer = {**answer, "content": {k: v for k, v in content.items() if k not in hidden}}
         shown[key] = answer
     return cast(ElicitationAnswers, shown)
-
-
-class NoCheckpointerError(LangGraphMcpError):
-    """A tool asked for input but the graph has no checkpointer, so it cannot pause."""
 
 
 class InterruptAsker:
@@ -133,8 +129,9 @@ class InterruptAsker:
     ) -> tuple[ElicitationAnswers, int]:
         if not self.has_checkpointer:
             raise NoCheckpointerError(
+                payload["published_name"],
                 f"MCP tool {payload['published_name']!r} asked for input, but the graph has no checkpointer to "
-                "pause on: compile it with one, e.g. graph.compile(checkpointer=InMemorySaver())"
+                "pause on: compile it with one, e.g. graph.compile(checkpointer=InMemorySaver())",
             )
         book = self._book()
         keys = set(requests)

@@ -42,7 +42,12 @@ from langgraph_mcp.connection import (
 from langgraph_mcp.elicitation.answers import question_key, request_from_params, to_elicit_result
 from langgraph_mcp.elicitation.asker import InterruptAsker
 from langgraph_mcp.elicitation.paused import PausedRound, PausedRounds
-from langgraph_mcp.errors import LangGraphMcpError, ServerConnectionError
+from langgraph_mcp.errors import (
+    ElicitationUnavailableError,
+    ServerConnectionError,
+    TooManyRoundsError,
+    UnsupportedRequestError,
+)
 from langgraph_mcp.payloads import (
     ELICITATION_INTERRUPT_TYPE,
     ElicitationAnswers,
@@ -63,18 +68,6 @@ class Connections(Protocol):
     def connection(self, server: str) -> ServerConnection: ...
 
     def paused_rounds(self, server: str) -> PausedRounds: ...
-
-
-class ElicitationUnavailableError(LangGraphMcpError):
-    """A tool asked for input where nobody can answer (a plain ``call_tool`` outside a graph)."""
-
-
-class TooManyRoundsError(LangGraphMcpError):
-    """A server kept asking past the server's ``max_elicitation_rounds``."""
-
-
-class UnsupportedRequestError(LangGraphMcpError):
-    """A server sent a request this client does not serve (sampling, or roots without a ``roots`` option)."""
 
 
 async def call_without_questions(
@@ -147,10 +140,11 @@ class _Call:
         them. When the graph must pause, ``live`` (an open legacy call or a modern requestState) is kept, stamped
         with the interrupt's index, so a same-process resume can continue it."""
         if self.asker is None:
-            raise ElicitationUnavailableError(
+            detail = (
                 f"MCP tool {self.tool.published_name!r} asked for user input; run it through McpToolNode (or the "
                 "tools from get_tools() inside a graph with a checkpointer) so the question can become an interrupt"
             )
+            raise ElicitationUnavailableError(self.tool.server, detail, tool=self.tool.name, message=detail)
         payload: ElicitationInterrupt = {
             "type": ELICITATION_INTERRUPT_TYPE,
             "tool_call_id": self.tool_call_id,
@@ -174,10 +168,11 @@ class _Call:
     def check_rounds(self, round_: int, what: str) -> None:
         cap = self.conn.spec.max_elicitation_rounds
         if round_ > cap:
-            raise TooManyRoundsError(
+            detail = (
                 f"MCP tool {self.tool.published_name!r} on server {self.tool.server!r} asked more than {cap} "
                 f"{what} (max_elicitation_rounds); stopped it"
             )
+            raise TooManyRoundsError(self.tool.server, detail, tool=self.tool.name, message=detail)
 
 
 # ------------------------------------------------------------------------------------------------ modern era
@@ -251,12 +246,12 @@ def _modern_requests(conn: ServerConnection, raw: dict[str, Any]) -> dict[str, E
         elif method == "roots/list":
             if conn.spec.roots is None:
                 raise UnsupportedRequestError(
-                    f"MCP server {conn.name!r} asked for roots; configure the server's 'roots' option to answer"
+                    conn.name, "asked for roots; configure the server's 'roots' option to answer"
                 )
         else:
             raise UnsupportedRequestError(
-                f"MCP server {conn.name!r} asked the client to {method!r} (sampling); langgraph-mcp does not "
-                "serve sampling requests"
+                conn.name,
+                f"asked the client to {method!r} (sampling); langgraph-mcp does not serve sampling requests",
             )
     return requests
 
