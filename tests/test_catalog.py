@@ -11,7 +11,7 @@ from typing import Any
 import mcp.types as types
 import pytest
 
-from langgraph_mcp import McpServers, ToolNameCollisionError
+from langgraph_mcp import ToolNameCollisionError
 from langgraph_mcp.catalog import (
     MAX_SCHEMA_BYTES,
     MAX_SCHEMA_DEPTH,
@@ -24,6 +24,7 @@ from langgraph_mcp.catalog import (
     schema_problem,
 )
 from langgraph_mcp.examples.demo_server import build_server
+from tests.helpers import ERAS, OpenServers
 from tests.servers.bad_tools import (
     BAD_NAME_TOOLS,
     BAD_SCHEMA_TOOLS,
@@ -34,7 +35,6 @@ from tests.servers.bad_tools import (
     nested_schema,
 )
 
-MODES = ["modern", "legacy"]
 OBJECT: dict[str, Any] = {"type": "object", "properties": {}}
 
 
@@ -204,119 +204,109 @@ def test_non_object_schema_is_refused(schema: Any, why: str) -> None:
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("mode", MODES)
-async def test_same_tool_on_two_servers_gets_distinct_published_names(mode: str) -> None:
-    servers = McpServers(
+@pytest.mark.parametrize("mode", ERAS)
+async def test_same_tool_on_two_servers_gets_distinct_published_names(
+    open_servers: OpenServers, mode: str
+) -> None:
+    servers = open_servers(
         {"left": in_process(build_server(), mode), "right": in_process(build_server(), mode)}
     )
-    try:
-        names = [t.published_name for t in await servers.list_tools()]
+    names = [t.published_name for t in await servers.list_tools()]
 
-        assert "left_add" in names
-        assert "right_add" in names
-        assert len(names) == len(set(names))
-        assert (await servers.call_tool("right_add", {"a": 2, "b": 3})).structured_content == {"result": 5}
-    finally:
-        await servers.aclose()
+    assert "left_add" in names
+    assert "right_add" in names
+    assert len(names) == len(set(names))
+    assert (await servers.call_tool("right_add", {"a": 2, "b": 3})).structured_content == {"result": 5}
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("mode", MODES)
-async def test_prefixing_off_on_both_servers_is_a_collision_naming_both(mode: str) -> None:
-    servers = McpServers(
+@pytest.mark.parametrize("mode", ERAS)
+async def test_prefixing_off_on_both_servers_is_a_collision_naming_both(
+    open_servers: OpenServers, mode: str
+) -> None:
+    servers = open_servers(
         {
             "left": in_process(build_server(), mode, prefix=False),
             "right": in_process(build_server(), mode, prefix=False),
         }
     )
-    try:
-        with pytest.raises(ToolNameCollisionError) as caught:
-            await servers.list_tools()
+    with pytest.raises(ToolNameCollisionError) as caught:
+        await servers.list_tools()
 
-        message = str(caught.value)
-        assert "server 'left'" in message
-        assert "server 'right'" in message
-        assert "prefix=True" in message
-    finally:
-        await servers.aclose()
+    message = str(caught.value)
+    assert "server 'left'" in message
+    assert "server 'right'" in message
+    assert "prefix=True" in message
 
 
 @pytest.mark.anyio
-async def test_prefixing_off_on_one_server_is_fine() -> None:
-    servers = McpServers(
+async def test_prefixing_off_on_one_server_is_fine(open_servers: OpenServers) -> None:
+    servers = open_servers(
         {"left": in_process(build_server(), prefix=False), "right": in_process(build_server())}
     )
-    try:
-        names = {t.published_name for t in await servers.list_tools()}
+    names = {t.published_name for t in await servers.list_tools()}
 
-        assert {"add", "right_add"} <= names
-    finally:
-        await servers.aclose()
+    assert {"add", "right_add"} <= names
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("mode", MODES)
-async def test_unusable_tools_are_skipped_with_a_report_and_good_tools_work(mode: str) -> None:
+@pytest.mark.parametrize("mode", ERAS)
+async def test_unusable_tools_are_skipped_with_a_report_and_good_tools_work(
+    open_servers: OpenServers, mode: str
+) -> None:
     server, counts = build_bad_server("bad")
-    servers = McpServers({"bad": in_process(server, mode)})
-    try:
-        tools = await servers.list_tools()
+    servers = open_servers({"bad": in_process(server, mode)})
+    tools = await servers.list_tools()
 
-        assert sorted(t.name for t in tools) == sorted(GOOD_TOOLS)
-        reasons = {s.tool: s.reason for s in servers.report.skipped}
-        assert set(reasons) == {*BAD_SCHEMA_TOOLS, *BAD_NAME_TOOLS}
-        assert all(s.server == "bad" for s in servers.report.skipped)
-        assert reasons["deep_schema"] == f"inputSchema nests deeper than {MAX_SCHEMA_DEPTH} levels"
-        assert reasons["huge_schema"] == "inputSchema is 1024 KiB, over the 256 KiB limit"
-        assert "'bad_dotted.name' does not match" in reasons["dotted.name"]
-        assert "'bad_with space' does not match" in reasons["with space"]
+    assert sorted(t.name for t in tools) == sorted(GOOD_TOOLS)
+    reasons = {s.tool: s.reason for s in servers.report.skipped}
+    assert set(reasons) == {*BAD_SCHEMA_TOOLS, *BAD_NAME_TOOLS}
+    assert all(s.server == "bad" for s in servers.report.skipped)
+    assert reasons["deep_schema"] == f"inputSchema nests deeper than {MAX_SCHEMA_DEPTH} levels"
+    assert reasons["huge_schema"] == "inputSchema is 1024 KiB, over the 256 KiB limit"
+    assert "'bad_dotted.name' does not match" in reasons["dotted.name"]
+    assert "'bad_with space' does not match" in reasons["with space"]
 
-        result = await servers.call_tool("bad_ok_add", {"a": 2, "b": 40})
-        assert [c.text for c in result.content if isinstance(c, types.TextContent)] == ["42"]
-        assert counts["tools/call:ok_add"] == 1
-    finally:
-        await servers.aclose()
+    result = await servers.call_tool("bad_ok_add", {"a": 2, "b": 40})
+    assert [c.text for c in result.content if isinstance(c, types.TextContent)] == ["42"]
+    assert counts["tools/call:ok_add"] == 1
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("mode", MODES)
-async def test_a_tool_that_breaks_the_wire_schema_does_not_hide_the_others(mode: str) -> None:
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_tool_that_breaks_the_wire_schema_does_not_hide_the_others(
+    open_servers: OpenServers, mode: str
+) -> None:
     # inputSchema {"type": "string"} violates the MCP wire schema; the SDK rejects the whole page for it.
     server, _ = build_bad_server("bad", non_object_schema=True)
-    servers = McpServers({"bad": in_process(server, mode)})
-    try:
-        tools = await servers.list_tools()
+    servers = open_servers({"bad": in_process(server, mode)})
+    tools = await servers.list_tools()
 
-        assert sorted(t.name for t in tools) == sorted(GOOD_TOOLS)
-        reasons = {s.tool: s.reason for s in servers.report.skipped}
-        assert reasons[NON_OBJECT_TOOL] == "inputSchema must have type 'object', got 'string'"
-        assert {*BAD_SCHEMA_TOOLS, *BAD_NAME_TOOLS} <= set(reasons)
-        result = await servers.call_tool("bad_ok_echo", {"text": "still here"})
-        assert [c.text for c in result.content if isinstance(c, types.TextContent)] == ["still here"]
-    finally:
-        await servers.aclose()
+    assert sorted(t.name for t in tools) == sorted(GOOD_TOOLS)
+    reasons = {s.tool: s.reason for s in servers.report.skipped}
+    assert reasons[NON_OBJECT_TOOL] == "inputSchema must have type 'object', got 'string'"
+    assert {*BAD_SCHEMA_TOOLS, *BAD_NAME_TOOLS} <= set(reasons)
+    result = await servers.call_tool("bad_ok_echo", {"text": "still here"})
+    assert [c.text for c in result.content if isinstance(c, types.TextContent)] == ["still here"]
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("mode", MODES)
-async def test_sanitiser_renames_dot_and_space_names_uniquely(mode: str) -> None:
+@pytest.mark.parametrize("mode", ERAS)
+async def test_sanitiser_renames_dot_and_space_names_uniquely(open_servers: OpenServers, mode: str) -> None:
     server, counts = build_bad_server("bad")
-    servers = McpServers({"servers": {"bad": in_process(server, mode)}, "invalid_names": "sanitize"})
-    try:
-        published = {t.name: t.published_name for t in await servers.list_tools()}
+    servers = open_servers({"servers": {"bad": in_process(server, mode)}, "invalid_names": "sanitize"})
+    published = {t.name: t.published_name for t in await servers.list_tools()}
 
-        # 'dotted_name' is a valid tool of its own: the sanitised 'dotted.name' must not take its name.
-        assert published["dotted_name"] == "bad_dotted_name"
-        assert published["dotted.name"] == "bad_dotted_name_2"
-        assert published["with space"] == "bad_with_space"
-        assert {s.tool for s in servers.report.skipped} == set(BAD_SCHEMA_TOOLS)
+    # 'dotted_name' is a valid tool of its own: the sanitised 'dotted.name' must not take its name.
+    assert published["dotted_name"] == "bad_dotted_name"
+    assert published["dotted.name"] == "bad_dotted_name_2"
+    assert published["with space"] == "bad_with_space"
+    assert {s.tool for s in servers.report.skipped} == set(BAD_SCHEMA_TOOLS)
 
-        await servers.call_tool("bad_dotted_name_2", {})
-        await servers.call_tool("bad_with_space", {})
-        assert counts["tools/call:dotted.name"] == 1  # the server's own name went on the wire
-        assert counts["tools/call:with space"] == 1
-    finally:
-        await servers.aclose()
+    await servers.call_tool("bad_dotted_name_2", {})
+    await servers.call_tool("bad_with_space", {})
+    assert counts["tools/call:dotted.name"] == 1  # the server's own name went on the wire
+    assert counts["tools/call:with space"] == 1
 
 
 def test_bad_server_deep_schema_is_past_the_limit_but_parseable() -> None:
