@@ -9,7 +9,7 @@ import mcp.types as types
 import pytest
 from mcp.server import Server, ServerRequestContext
 
-from langgraph_mcp import McpServers
+from tests.helpers import ERAS, OpenServers
 
 pytestmark = pytest.mark.anyio
 
@@ -43,42 +43,33 @@ class PagedServer:
         return types.CallToolResult(content=[types.TextContent(text=f"ran {params.name}")])
 
 
-@pytest.mark.parametrize("mode", ["auto", "legacy"])
-async def test_every_page_is_listed(mode: str) -> None:
+@pytest.mark.parametrize("mode", ERAS)
+async def test_every_page_is_listed(open_servers: OpenServers, mode: str) -> None:
     paged = PagedServer(count=11, page_size=4)
-    servers = McpServers({"p": {"transport": "in_process", "server": paged.server, "mode": mode}})
-    try:
-        tools = await servers.list_tools()
-        assert [t.name for t in tools] == paged.names
-        assert paged.pages_served == 3
-        result = await servers.call_tool("p_tool_10", {})
-        assert result.content[0].text == "ran tool_10"  # type: ignore[union-attr]
-    finally:
-        await servers.aclose()
+    servers = open_servers({"p": {"transport": "in_process", "server": paged.server, "mode": mode}})
+    tools = await servers.list_tools()
+    assert [t.name for t in tools] == paged.names
+    assert paged.pages_served == 3
+    result = await servers.call_tool("p_tool_10", {})
+    assert result.content[0].text == "ran tool_10"  # type: ignore[union-attr]
 
 
-async def test_a_ttl_hint_keeps_the_listing_fresh_then_expires_it() -> None:
+async def test_a_ttl_hint_keeps_the_listing_fresh_then_expires_it(open_servers: OpenServers) -> None:
     paged = PagedServer(count=2, page_size=10, ttl_ms=300)
-    servers = McpServers({"p": {"transport": "in_process", "server": paged.server, "mode": "auto"}})
-    try:
-        await servers.list_tools()
-        await servers.list_tools()
-        assert paged.pages_served == 1  # within the ttl: served from the cache
-        await anyio.sleep(0.35)
-        await servers.list_tools()
-        assert paged.pages_served == 2  # expired: asked again
-    finally:
-        await servers.aclose()
+    servers = open_servers({"p": {"transport": "in_process", "server": paged.server, "mode": "auto"}})
+    await servers.list_tools()
+    await servers.list_tools()
+    assert paged.pages_served == 1  # within the ttl: served from the cache
+    await anyio.sleep(0.35)
+    await servers.list_tools()
+    assert paged.pages_served == 2  # expired: asked again
 
 
-async def test_without_a_ttl_hint_the_listing_stays_until_refreshed() -> None:
+async def test_without_a_ttl_hint_the_listing_stays_until_refreshed(open_servers: OpenServers) -> None:
     paged = PagedServer(count=2, page_size=10, ttl_ms=0)
-    servers = McpServers({"p": {"transport": "in_process", "server": paged.server, "mode": "auto"}})
-    try:
-        for _ in range(3):
-            await servers.list_tools()
-        assert paged.pages_served == 1
-        await servers.list_tools(cache_mode="refresh")
-        assert paged.pages_served == 2
-    finally:
-        await servers.aclose()
+    servers = open_servers({"p": {"transport": "in_process", "server": paged.server, "mode": "auto"}})
+    for _ in range(3):
+        await servers.list_tools()
+    assert paged.pages_served == 1
+    await servers.list_tools(cache_mode="refresh")
+    assert paged.pages_served == 2
