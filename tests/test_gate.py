@@ -20,6 +20,7 @@ from langgraph_mcp.approval.gate import approval_payload, create_approval_gate
 from langgraph_mcp.approval.policy import ApprovalPolicy, Verdict
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
 from langgraph_mcp.resume import pending_for_thread, pending_interrupts, resume_command
+from tests.helpers import OpenServers
 
 Graph = CompiledStateGraph[Any, Any, Any, Any]
 
@@ -425,10 +426,10 @@ async def test_non_mcp_tools_follow_the_policy_default(demo: Demo) -> None:
 
 
 @pytest.mark.anyio
-async def test_unreachable_server_is_denied_not_treated_as_non_mcp() -> None:
+async def test_unreachable_server_is_denied_not_treated_as_non_mcp(open_servers: OpenServers) -> None:
     """A tool of a server that failed to list can't be checked: with ``unresolved="deny"`` it is denied (it must
     not pass as 'non-MCP'; the default, ``ask``, is tested in tests/test_security_gate.py)."""
-    servers = McpServers(
+    servers = open_servers(
         {
             "demo": {"transport": "in_process", "server": build_server()},
             "broken": {
@@ -440,21 +441,18 @@ async def test_unreachable_server_is_denied_not_treated_as_non_mcp() -> None:
         },
         on_connection_error="ignore",
     )
-    try:
-        graph = build_graph(
-            servers,
-            ApprovalPolicy(unresolved="deny"),
-            scripted(call("broken_delete_everything", "c-broken"), call("local_tool", "c-local")),
-        )
-        out = await graph.ainvoke({"messages": [HumanMessage("go")]}, config())
-        assert "__interrupt__" not in out
-        results = tool_messages(out["messages"])
-        assert results["c-broken"].status == "error"
-        assert "denied" in text(results["c-broken"]) and "'broken'" in text(results["c-broken"])
-        # A name no server could publish is a non-MCP tool: allowed by default (the tool node then says so).
-        assert "denied" not in text(results["c-local"])
-    finally:
-        await servers.aclose()
+    graph = build_graph(
+        servers,
+        ApprovalPolicy(unresolved="deny"),
+        scripted(call("broken_delete_everything", "c-broken"), call("local_tool", "c-local")),
+    )
+    out = await graph.ainvoke({"messages": [HumanMessage("go")]}, config())
+    assert "__interrupt__" not in out
+    results = tool_messages(out["messages"])
+    assert results["c-broken"].status == "error"
+    assert "denied" in text(results["c-broken"]) and "'broken'" in text(results["c-broken"])
+    # A name no server could publish is a non-MCP tool: allowed by default (the tool node then says so).
+    assert "denied" not in text(results["c-local"])
 
 
 @pytest.mark.anyio
