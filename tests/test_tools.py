@@ -18,11 +18,10 @@ from langgraph.prebuilt import ToolNode
 from langgraph_mcp import McpServers
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.tools import McpToolError
+from tests.helpers import ERAS, OpenServersSync
 
-MODES = ["modern", "legacy"]
 
-
-@pytest.fixture(params=MODES)
+@pytest.fixture(params=ERAS)
 async def servers(request: pytest.FixtureRequest) -> AsyncIterator[McpServers]:
     servers = McpServers(
         {"demo": {"transport": "in_process", "server": build_server(), "mode": request.param}}
@@ -178,14 +177,11 @@ async def test_is_error_becomes_an_error_tool_message_inside_a_tool_node_graph(s
     assert results["call-good"].content == [{"type": "text", "text": "2"}]
 
 
-def test_tools_work_from_sync_code() -> None:
-    servers = McpServers({"demo": {"transport": "in_process", "server": build_server()}})
-    try:
-        tools = {t.name: t for t in servers.run_sync(servers.get_tools)}
+def test_tools_work_from_sync_code(open_servers_sync: OpenServersSync) -> None:
+    servers = open_servers_sync({"demo": {"transport": "in_process", "server": build_server()}})
+    tools = {t.name: t for t in servers.run_sync(servers.get_tools)}
 
-        message = tools["demo_add"].invoke(tool_call("demo_add", a=40, b=2))
+    message = tools["demo_add"].invoke(tool_call("demo_add", a=40, b=2))
 
-        assert isinstance(message, ToolMessage)
-        assert message.content == [{"type": "text", "text": "42"}]
-    finally:
-        servers.close()
+    assert isinstance(message, ToolMessage)
+    assert message.content == [{"type": "text", "text": "42"}]
