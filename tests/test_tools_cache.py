@@ -17,8 +17,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from langgraph_mcp import McpServers
 from langgraph_mcp import catalog as catalog_module
 from langgraph_mcp.examples.demo_server import build_server
-
-MODES = ["modern", "legacy"]
+from tests.helpers import ERAS, OpenServers
 
 
 class WatchedServers(McpServers):
@@ -60,7 +59,7 @@ def retitling_server() -> MCPServer:
     return server
 
 
-@pytest.fixture(params=MODES)
+@pytest.fixture(params=ERAS)
 async def servers(request: pytest.FixtureRequest) -> AsyncIterator[WatchedServers]:
     servers = WatchedServers(
         {"r": {"transport": "in_process", "server": retitling_server(), "mode": request.param}}
@@ -103,9 +102,9 @@ async def test_tools_list_changed_gives_new_objects_for_changed_tools_only(serve
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", ERAS)
 async def test_a_relisting_does_not_rerun_the_schema_guard_on_unchanged_tools(
-    mode: str, monkeypatch: pytest.MonkeyPatch
+    open_servers: OpenServers, mode: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     checked: list[Any] = []
     real = catalog_module.schema_problem
@@ -115,13 +114,10 @@ async def test_a_relisting_does_not_rerun_the_schema_guard_on_unchanged_tools(
         return real(schema)
 
     monkeypatch.setattr(catalog_module, "schema_problem", counting)
-    servers = McpServers({"demo": {"transport": "in_process", "server": build_server(), "mode": mode}})
-    try:
-        listed = await servers.list_tools()
-        assert len(checked) == len(listed) > 0
-        relisted = await servers.list_tools(cache_mode="refresh")
-    finally:
-        await servers.aclose()
+    servers = open_servers({"demo": {"transport": "in_process", "server": build_server(), "mode": mode}})
+    listed = await servers.list_tools()
+    assert len(checked) == len(listed) > 0
+    relisted = await servers.list_tools(cache_mode="refresh")
 
     assert len(checked) == len(listed)  # every schema was checked once, on the first listing only
     assert [a is b for a, b in zip(listed, relisted, strict=True)] == [True] * len(listed)
