@@ -456,8 +456,10 @@ def route_through_gate(
 ) -> RunnableCallable:
     """Conditional edge after the model: allowed calls go straight to the tool node, the rest through the gate.
 
-    Each allowed call gets its own ``Send`` to ``tools``; if any call needs the gate (ask, deny, or a tool that
-    could not be checked), the state is sent to ``gate`` once, in the same step. So an ``mcp_approval`` for one
+    Each allowed call gets its own ``Send`` to ``tools``, carrying its turn with this edge's record of what it
+    allowed (the tool node runs it only if it still resolves to that server and tool); if any call needs the
+    gate (ask, deny, a tool whose owner could not be established, or calls sharing an id), the state is sent to
+    ``gate`` once, in the same step, and the gate judges only the calls not sent on already. So an ``mcp_approval`` for one
     call and an ``mcp_elicitation`` from an allowed sibling can be pending together and be answered with one
     ``Command``. Use the same ``policy`` as the gate (the gate decides again for what it is sent). Wire::
 
