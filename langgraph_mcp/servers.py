@@ -9,7 +9,6 @@ is shared by all loops.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import contextvars
 import itertools
@@ -26,6 +25,7 @@ from langchain_core.tools import BaseTool
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from langgraph_mcp import _compat, resources
+from langgraph_mcp.background_loop import BackgroundLoop
 from langgraph_mcp.catalog import (
     CatalogReport,
     McpTool,
@@ -220,7 +220,7 @@ class McpServers:
         self._list_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
             weakref.WeakKeyDictionary()
         )
-        self._portal: tuple[asyncio.AbstractEventLoop, threading.Thread] | None = None
+        self._portal: BackgroundLoop | None = None
         self._portal_lock = threading.Lock()
         self._closed = False
 
@@ -422,25 +422,8 @@ class McpServers:
         ``interrupt()``, config and stream writer work inside it.
         """
         self._refuse_inside_loop("a synchronous call", "use the async API (await ...)")
-        loop = self._portal_loop()
         ctx = context if context is not None else contextvars.copy_context()
-        done: concurrent.futures.Future[T] = concurrent.futures.Future()
-
-        def start() -> None:
-            task = loop.create_task(make(), context=ctx)
-
-            def finish(t: asyncio.Task[T]) -> None:
-                if t.cancelled():
-                    done.cancel()
-                elif (error := t.exception()) is not None:
-                    done.set_exception(error)
-                else:
-                    done.set_result(t.result())
-
-            task.add_done_callback(finish)
-
-        loop.call_soon_threadsafe(start)
-        return done.result()
+        return self._portal_loop().run(make, context=ctx)
 
     @staticmethod
     def _refuse_inside_loop(what: str, instead: str) -> None:
@@ -453,23 +436,17 @@ class McpServers:
             f"{instead}, or run the graph with ainvoke/astream"
         )
 
-    def _portal_loop(self) -> asyncio.AbstractEventLoop:
+    def _portal_loop(self) -> BackgroundLoop:
         with self._portal_lock:
             if self._portal is None:
-                loop = asyncio.new_event_loop()
-                thread = threading.Thread(target=loop.run_forever, name="langgraph-mcp-sync", daemon=True)
-                thread.start()
-                self._portal = (loop, thread)
-            return self._portal[0]
+                self._portal = BackgroundLoop("langgraph-mcp-sync")
+            return self._portal
 
     def _stop_portal(self) -> None:
         with self._portal_lock:
             portal, self._portal = self._portal, None
         if portal is not None:
-            loop, thread = portal
-            loop.call_soon_threadsafe(loop.stop)
-            if threading.current_thread() is not thread:
-                thread.join(timeout=10)
+            portal.close()
 
     # ------------------------------------------------------------------------------------------- catalog
 

@@ -62,7 +62,7 @@ PACKAGE_DIR = ROOT / "langgraph_mcp"
 PACKAGE = "langgraph_mcp"
 
 LAYERS: list[tuple[str, list[str]]] = [
-    ("vocabulary", ["errors", "payloads", "_compat"]),
+    ("vocabulary", ["errors", "payloads", "_compat", "background_loop"]),
     ("descriptions", ["config", "catalog", "messages", "results", "coercion"]),
     (
         "human decisions",

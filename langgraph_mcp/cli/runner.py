@@ -8,7 +8,8 @@ in another process. Answers given before a Ctrl-C at a later prompt are kept: th
 (the unanswered interrupts stay pending under the same ids) and stops at its next pause.
 
 The graph runs on a private event loop in a background thread
-(:class:`~langgraph_mcp.cli.loop.BackgroundLoop`) while prompts block the main thread, so Ctrl-C at a prompt
+(:class:`~langgraph_mcp.background_loop.BackgroundLoop`, the class ``McpServers`` uses for its sync API) while
+prompts block the main thread, so Ctrl-C at a prompt
 stops right there.
 """
 
@@ -30,8 +31,8 @@ from pydantic import ValidationError
 
 from langgraph_mcp.approval.gate import create_approval_gate
 from langgraph_mcp.approval.policy import ApprovalPolicy
+from langgraph_mcp.background_loop import BackgroundLoop
 from langgraph_mcp.catalog import McpTool
-from langgraph_mcp.cli.loop import BackgroundLoop
 from langgraph_mcp.cli.pending import PendingMcpInterrupt, Reply, command_for
 from langgraph_mcp.cli.render import RunView, server_target
 from langgraph_mcp.cli.responders import Responder, first_reply
@@ -83,7 +84,7 @@ class Session:
     """One command's resources: the background event loop, the MCP servers and the SQLite checkpointer."""
 
     def __init__(self) -> None:
-        self.loop = BackgroundLoop()
+        self.loop = BackgroundLoop("langgraph-mcp-cli")
         self.servers: McpServers | None = None
         self._conn: aiosqlite.Connection | None = None
 
