@@ -89,6 +89,17 @@ async def demo_entry(
             yield {"url": url, "mode": era, **options}
 
 
+CRASHING_SERVER = SERVERS_DIR / "crashing_demo_server.py"
+
+
+def crashing_demo_spec(*, events_file: Path | None = None, **options: Any) -> dict[str, Any]:
+    """:func:`stdio_demo_spec` for ``tests/servers/crashing_demo_server.py``: the demo server plus ``crash``,
+    ``flaky_read`` and ``flaky_delete``, tools that kill the server process."""
+    spec = stdio_demo_spec(events_file=events_file, **options)
+    spec["args"] = [str(CRASHING_SERVER)]
+    return spec
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
