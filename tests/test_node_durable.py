@@ -17,7 +17,7 @@ from langgraph.types import Command
 
 from langgraph_mcp import McpServers
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import ERAS, OpenServers
+from tests.helpers import ERAS, OpenServers, crashing_demo_spec
 from tests.node_support import (
     TOMORROW,
     accept_all,
@@ -210,7 +210,7 @@ async def test_transport_failure_is_retried_only_for_retry_safe_tools(
     open_servers: OpenServers, tmp_path: Path, tool: str, retried: bool
 ) -> None:
     log = tmp_path / "events.jsonl"
-    servers = open_servers({"demo": _stdio(log, "auto")})
+    servers = open_servers({"demo": crashing_demo_spec(events_file=log, mode="modern")})
     marker = tmp_path / "marker"
     graph = one_turn_graph(servers, [call(tool, "c1", marker=str(marker))], InMemorySaver())
     out = await graph.ainvoke(start(), {"configurable": {"thread_id": "t"}})
