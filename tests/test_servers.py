@@ -32,7 +32,9 @@ from langgraph_mcp import (
 from langgraph_mcp.errors import EventLoopError
 from langgraph_mcp.examples.demo_server import build_server
 from tests.helpers import (
+    OpenServers,
     child_pids,
+    crashing_demo_spec,
     event_pids,
     http_demo_server,
     process_exists,
@@ -91,7 +93,7 @@ async def test_lists_tools_with_declared_annotations_and_effective_hints(
 
         assert servers.connection("demo").protocol_version == (MODERN if mode == "modern" else LEGACY)
         assert servers.server_status("demo")["era"] == mode
-        assert {"add", "delete_file", "move_file", "get_forecast", "sleep", "crash"} <= set(tools)
+        assert {"add", "delete_file", "move_file", "get_forecast", "sleep"} <= set(tools)
         assert all(t.published_name == f"demo_{t.name}" for t in tools.values())
 
         delete = tools["delete_file"]
@@ -155,54 +157,58 @@ async def test_hundred_calls_share_one_connection(transport: str, mode: str, tmp
 # --------------------------------------------------------------------------------------------- restarts
 
 
-async def test_dead_stdio_server_restarts_on_next_call(tmp_path: Path) -> None:
-    async with demo_servers("stdio", "legacy", tmp_path) as servers:
-        first = await server_pid(servers)
+async def test_dead_stdio_server_restarts_on_next_call(open_servers: OpenServers, tmp_path: Path) -> None:
+    log = tmp_path / "events.jsonl"
+    servers = open_servers({"demo": crashing_demo_spec(events_file=log, mode="legacy")})
+    first = await server_pid(servers)
 
-        # The server dies inside a call: `crash` has no annotations (not retry-safe), so that call fails...
-        with pytest.raises(ServerConnectionError) as caught:
-            await servers.call_tool("demo_crash", {})
-        assert str(caught.value) == (
-            "MCP server 'demo': connection lost during the call to 'crash' (MCP error -32000: Connection closed); "
-            "the call may or may not have run on the server"
-        )
-        # ...and the next one restarts it.
-        with anyio.fail_after(15):
-            second = await server_pid(servers)
+    # The server dies inside a call: `crash` has no annotations (not retry-safe), so that call fails...
+    with pytest.raises(ServerConnectionError) as caught:
+        await servers.call_tool("demo_crash", {})
+    assert str(caught.value) == (
+        "MCP server 'demo': connection lost during the call to 'crash' (MCP error -32000: Connection closed); "
+        "the call may or may not have run on the server"
+    )
+    # ...and the next one restarts it.
+    with anyio.fail_after(15):
+        second = await server_pid(servers)
 
-        assert second != first
-        assert not process_exists(first)
-        assert child_pids() == {second}
-        assert event_pids(tmp_path / "events.jsonl", "crash") == [first]
+    assert second != first
+    assert not process_exists(first)
+    assert child_pids() == {second}
+    assert event_pids(log, "crash") == [first]
 
-        # The server dies between calls (killed from outside): the next call restarts it, no process leaks.
-        os.kill(second, signal.SIGKILL)
-        with anyio.fail_after(15):
-            third = await server_pid(servers)
+    # The server dies between calls (killed from outside): the next call restarts it, no process leaks.
+    os.kill(second, signal.SIGKILL)
+    with anyio.fail_after(15):
+        third = await server_pid(servers)
 
-        assert third not in (first, second)
-        assert child_pids() == {third}
-        assert servers.connection("demo").starts == 3
-        assert (await servers.call_tool("demo_add", {"a": 1, "b": 1})).structured_content == {"result": 2}
+    assert third not in (first, second)
+    assert child_pids() == {third}
+    assert servers.connection("demo").starts == 3
+    assert (await servers.call_tool("demo_add", {"a": 1, "b": 1})).structured_content == {"result": 2}
 
 
-async def test_no_restart_attempts_means_a_dead_server_errors_clearly(tmp_path: Path) -> None:
-    async with demo_servers("stdio", "auto", tmp_path, restart_attempts=0) as servers:
-        pid = await server_pid(servers)
-        with pytest.raises(ServerConnectionError, match="connection lost during the call to 'crash'"):
-            await servers.call_tool("demo_crash", {})
+async def test_no_restart_attempts_means_a_dead_server_errors_clearly(
+    open_servers: OpenServers, tmp_path: Path
+) -> None:
+    log = tmp_path / "events.jsonl"
+    servers = open_servers({"demo": crashing_demo_spec(events_file=log, mode="modern", restart_attempts=0)})
+    pid = await server_pid(servers)
+    with pytest.raises(ServerConnectionError, match="connection lost during the call to 'crash'"):
+        await servers.call_tool("demo_crash", {})
 
-        started = time.monotonic()
-        with pytest.raises(ServerConnectionError) as caught:
-            await servers.call_tool("demo_add", {"a": 1, "b": 1})
+    started = time.monotonic()
+    with pytest.raises(ServerConnectionError) as caught:
+        await servers.call_tool("demo_add", {"a": 1, "b": 1})
 
-        assert time.monotonic() - started < 2
-        assert caught.value.server == "demo"
-        assert "gave up after 0 restart attempts" in str(caught.value)
-        assert servers.connection("demo").starts == 1
-        with anyio.fail_after(5):  # the process exits on its own; nothing restarts it
-            while process_exists(pid):
-                await anyio.sleep(0.02)
+    assert time.monotonic() - started < 2
+    assert caught.value.server == "demo"
+    assert "gave up after 0 restart attempts" in str(caught.value)
+    assert servers.connection("demo").starts == 1
+    with anyio.fail_after(5):  # the process exits on its own; nothing restarts it
+        while process_exists(pid):
+            await anyio.sleep(0.02)
 
 
 async def test_aclose_leaves_no_child_process() -> None:
