@@ -26,6 +26,8 @@ from langgraph_mcp.errors import IncompatibleDependencyError
 # * The task's resume values — ``interrupt()`` keeps them on the pregel scratchpad; the answer book needs to see
 #   all of them (to match stored answers to questions by key) without consuming them.
 # * Whether the run has a checkpointer — LangGraph puts it in ``config["configurable"]``.
+# * What a pending interrupt showed — saved as a pending write on the checkpoint's ``__interrupt__`` channel; read
+#   through the public checkpointer API (``aget_tuple``), found by LangGraph's interrupt id.
 
 LANGGRAPH_VERSION = importlib.metadata.version("langgraph")
 
@@ -149,6 +151,52 @@ def fresh_resume_index(scratchpad: TaskScratchpad, configurable: Mapping[str, An
     for interrupt_id in (_interrupt_id(ns, last), _interrupt_id(ns, 0)):
         if interrupt_id in resume_map and resume_map[interrupt_id] is scratchpad.resume[last]:
             return last
+    return None
+
+
+try:
+    from langgraph._internal._constants import INTERRUPT as INTERRUPT_CHANNEL
+except ImportError:  # pragma: no cover
+    INTERRUPT_CHANNEL = "__interrupt__"
+
+
+async def shown_interrupt_value(configurable: Mapping[str, Any], index: int) -> Any:
+    """The value of the running task's interrupt number ``index`` as its checkpoint saved it (what the human was
+    shown), or ``None`` when it can't be read.
+
+    LangGraph keeps a pending interrupt as a pending write on the channel ``__interrupt__`` of the checkpoint the
+    task runs from (one per graph level in ``checkpoint_map``); it is found by its id. Read through the public
+    checkpointer API; anything unexpected (another layout, a checkpointer without async reads) gives ``None``.
+    """
+    checkpointer = configurable.get(CONFIG_KEY_CHECKPOINTER)
+    checkpoint_map = configurable.get("checkpoint_map")
+    thread_id = configurable.get("thread_id")
+    if (
+        checkpointer is None
+        or not isinstance(checkpoint_map, Mapping)
+        or thread_id is None
+        or _interrupt_id is None
+    ):
+        return None
+    wanted = _interrupt_id(str(configurable.get("checkpoint_ns", "")), index)
+    for graph_ns, checkpoint_id in checkpoint_map.items():
+        config: Any = {
+            "configurable": {
+                "thread_id": thread_id,
+                "checkpoint_ns": graph_ns,
+                "checkpoint_id": checkpoint_id,
+            }
+        }
+        try:
+            saved = await checkpointer.aget_tuple(config)
+        except Exception:  # e.g. NotImplementedError: a sync-only checkpointer
+            return None
+        for write in (saved.pending_writes or []) if saved is not None else []:
+            if len(write) != 3 or write[1] != INTERRUPT_CHANNEL or not isinstance(write[2], list | tuple):
+                continue
+            for item in write[2]:
+                if getattr(item, "id", None) == wanted:
+                    return getattr(item, "value", None)
     return None
 
 

@@ -8,6 +8,7 @@ from typing import Any, TypedDict
 import pytest
 from langchain_core.runnables import RunnableLambda
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.config import get_config
 from langgraph.graph import START, StateGraph
 from langgraph.prebuilt import ToolNode
@@ -123,4 +124,38 @@ def test_fresh_resume_index_points_at_the_answer_this_invocation_gave(by_id: boo
     # No answer on the first run; then the new answer is the last value, at index 0, then 1.
     assert seen == [(None, []), (0, ["A"]), (1, ["A", "B"])], (
         f"{UPGRADE} (how a resume {'by interrupt id' if by_id else 'value'} reaches the task: {seen})"
+    )
+
+
+@pytest.mark.parametrize("where", ["node", "subgraph node"])
+@pytest.mark.anyio
+async def test_shown_interrupt_value_reads_the_pending_interrupt_from_the_checkpoint(
+    where: str, tmp_path: Any
+) -> None:
+    read: list[Any] = []
+
+    async def node(state: _State) -> _State:
+        configurable = get_config()["configurable"]
+        read.append(await _compat.shown_interrupt_value(configurable, 0))
+        return {"seen": [interrupt({"q": "first?", "requests": {"k": {"mode": "form"}}})]}
+
+    inner = StateGraph(_State)
+    inner.add_node("node", node)
+    inner.add_edge(START, "node")
+    async with AsyncSqliteSaver.from_conn_string(str(tmp_path / "cp.sqlite")) as saver:
+        if where == "node":
+            builder = StateGraph(_State)
+            builder.add_node("node", node)
+            builder.add_edge(START, "node")
+        else:
+            builder = StateGraph(_State)
+            builder.add_node("outer", inner.compile())
+            builder.add_edge(START, "outer")
+        graph = builder.compile(checkpointer=saver)
+        cfg: Any = {"configurable": {"thread_id": "t"}}
+        out = await graph.ainvoke({}, cfg)
+        (pending,) = out["__interrupt__"]
+        await graph.ainvoke(Command(resume={pending.id: "A"}), cfg)
+    assert read == [None, {"q": "first?", "requests": {"k": {"mode": "form"}}}], (
+        f"{UPGRADE} (the pending interrupt is no longer found in the checkpoint's pending writes: {read})"
     )

@@ -6,7 +6,8 @@ between attempts), so answers are matched by the question's request keys — the
 era, a hash of message and schema for legacy questions — and a stored answer that no longer fits is skipped rather
 than fed to the wrong question. A stored answer whose keys match but whose content no longer fits (the server
 changed the question since it was accepted) is not forced either: the new question is asked, with that answer as
-``previous_answers`` context.
+``previous_answers`` context. The same holds for a new answer that fits the question as the human was shown it (read
+back from the checkpoint on the durable path) but not the server's current one.
 
 A fresh answer is always taken through ``interrupt(payload, response_schema=...)``, so LangGraph validates it
 against the question before saving it: a bad answer is refused and the same interrupt can be answered again.
@@ -24,7 +25,13 @@ from typing import Any, cast
 from langgraph.config import get_config
 from langgraph.types import interrupt
 
-from langgraph_mcp._compat import fresh_resume_index, has_checkpointer, stored_resume_values, task_scratchpad
+from langgraph_mcp._compat import (
+    fresh_resume_index,
+    has_checkpointer,
+    shown_interrupt_value,
+    stored_resume_values,
+    task_scratchpad,
+)
 from langgraph_mcp.elicitation.answers import (
     ElicitationAnswersModel,
     answers_response_schema,
@@ -72,6 +79,9 @@ class InterruptAsker:
         self._scratchpad = task_scratchpad(configurable)
         self._fresh = None if self._scratchpad is None else fresh_resume_index(self._scratchpad, configurable)
         """Where this invocation's new answer sits in the book: it is always checked, never skipped."""
+        self._configurable = configurable
+        self._shown: Mapping[str, Any] | None = None
+        """The questions of the interrupt the new answer answers, as shown (see :meth:`load_shown_question`)."""
         self.has_checkpointer = has_checkpointer(configurable)
         self.key: tuple[str, ...] = (
             str(configurable.get("thread_id", "")),
@@ -82,6 +92,22 @@ class InterruptAsker:
         """How many ``interrupt()`` calls this node run has made (LangGraph's per-task counter)."""
         self.raised_at = 0
         """The index of the interrupt most recently raised (where the call paused)."""
+
+    async def load_shown_question(self) -> None:
+        """Read the questions the new answer was given for from the checkpoint (the durable path: no live round
+        remembers them), so an answer to a question the server has changed since is told from a wrong answer."""
+        if self._fresh is None or self._shown is not None:
+            return
+        value = await shown_interrupt_value(self._configurable, self._fresh)
+        requests = value.get("requests") if isinstance(value, Mapping) else None
+        self._shown = requests if isinstance(requests, Mapping) else None
+
+    def _answers_a_changed_question(self, requests: Mapping[str, ElicitationRequest], stored: Any) -> bool:
+        """The new answer fits the question shown, not the one the server asks now: the server changed it."""
+        shown = self._shown
+        if shown is None or not isinstance(stored, Mapping) or set(stored) != set(requests):
+            return False
+        return dict(shown) != dict(requests) and _fits(shown, stored) and not _fits(requests, stored)
 
     def _book(self) -> list[Any]:
         return [] if self._scratchpad is None else stored_resume_values(self._scratchpad)
@@ -140,6 +166,13 @@ class InterruptAsker:
         while index < len(book):
             stored = book[index]
             if index == self._fresh and index >= self.consumed:
+                if self._answers_a_changed_question(requests, stored):
+                    # It answered the question as shown, which the server has changed since: saved as given
+                    # (it was checked against what it answered), never forced on the new question.
+                    self._advance_to(index + 1)
+                    previous = stored
+                    index += 1
+                    continue
                 # A new answer is checked against the question (response_schema), whatever its shape: a
                 # wrong one is refused before it is saved and the same interrupt id stays pending.
                 return self._take(index, payload, requests, stored), index + 1

@@ -105,6 +105,8 @@ async def run_call(
         try:
             await call.conn.client()
             paused = call.paused.take(asker.key) if asker is not None else None
+            if paused is None and asker is not None:
+                await asker.load_shown_question()
             if call.conn.is_legacy:
                 return await _legacy(call, paused)
             return await _modern(call, paused)
