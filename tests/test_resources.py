@@ -12,7 +12,7 @@ from langgraph_mcp import McpServers
 from langgraph_mcp.errors import PromptError, ResourceError
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.results import to_tool_message
-from tests.helpers import serve_asgi
+from tests.helpers import OpenServers, serve_asgi
 from tests.servers.library_server import LOGO, REPORT_TEXT, LibraryServer
 
 pytestmark = pytest.mark.anyio
@@ -146,16 +146,15 @@ async def test_errors_name_the_server_and_the_uri(mode: str) -> None:
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_the_demo_server_shares_a_file_as_a_link_that_reads_back(mode: str) -> None:
-    servers = McpServers({"demo": {"transport": "in_process", "server": build_server(), "mode": mode}})
-    try:
-        result = await servers.call_tool("demo_share_file", {"name": "todo.txt"})
-        (link,) = [b for b in result.content if b.type == "resource_link"]
-        (todo,) = await servers.read_resource("demo", link)
-        (logo,) = await servers.read_resource("demo", "demo://logo.png")
-        assert todo.as_string().startswith("- write tests")
-        assert logo.mimetype == "image/png" and logo.as_bytes().startswith(b"\x89PNG")
-        (prompt,) = await servers.get_prompt("demo", "review_file", {"name": "todo.txt"})
-        assert isinstance(prompt, HumanMessage) and "- write tests" in str(prompt.content)
-    finally:
-        await servers.aclose()
+async def test_the_demo_server_shares_a_file_as_a_link_that_reads_back(
+    open_servers: OpenServers, mode: str
+) -> None:
+    servers = open_servers({"demo": {"transport": "in_process", "server": build_server(), "mode": mode}})
+    result = await servers.call_tool("demo_share_file", {"name": "todo.txt"})
+    (link,) = [b for b in result.content if b.type == "resource_link"]
+    (todo,) = await servers.read_resource("demo", link)
+    (logo,) = await servers.read_resource("demo", "demo://logo.png")
+    assert todo.as_string().startswith("- write tests")
+    assert logo.mimetype == "image/png" and logo.as_bytes().startswith(b"\x89PNG")
+    (prompt,) = await servers.get_prompt("demo", "review_file", {"name": "todo.txt"})
+    assert isinstance(prompt, HumanMessage) and "- write tests" in str(prompt.content)
