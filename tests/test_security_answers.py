@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from langgraph_mcp import ApprovalPolicy, DecisionError, McpServers, ResumeError, _compat, resume_command
 from langgraph_mcp.approval.decisions import validate_decision
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import http_demo_server
+from tests.helpers import OpenServers, http_demo_server
 from tests.node_support import call, fill, one_turn_graph, start, tool_messages
 from tests.security_support import (
     WIRINGS,
@@ -127,7 +127,9 @@ WRONG_COMPAT_DECISIONS = [
 
 
 @pytest.mark.parametrize("compat", [False, True])
-async def test_wrong_shaped_decisions_are_refused_and_the_same_approval_stays_pending(compat: bool) -> None:
+async def test_wrong_shaped_decisions_are_refused_and_the_same_approval_stays_pending(
+    open_servers: OpenServers, compat: bool
+) -> None:
     from langgraph.graph import END, START, MessagesState, StateGraph
     from langgraph.prebuilt import tools_condition
 
@@ -135,31 +137,26 @@ async def test_wrong_shaped_decisions_are_refused_and_the_same_approval_stays_pe
     from tests.security_support import scripted
 
     srv = build_server()
-    servers = McpServers({"demo": {"transport": "in_process", "server": srv}})
-    try:
-        builder = StateGraph(MessagesState)
-        builder.add_node("agent", scripted([call("demo_delete_file", "rm", path="todo.txt")]))
-        builder.add_node("approval_gate", create_approval_gate(servers, compat=compat))
-        builder.add_node("tools", McpToolNode(servers))
-        builder.add_edge(START, "agent")
-        builder.add_conditional_edges("agent", tools_condition, {"tools": "approval_gate", END: END})
-        builder.add_conditional_edges("approval_gate", ToolCallRouter("tools", "agent"), ["tools", "agent"])
-        builder.add_edge("tools", "agent")
-        graph = builder.compile(checkpointer=InMemorySaver())
-        out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
-        [pending] = out["__interrupt__"]
-        for bad in WRONG_COMPAT_DECISIONS if compat else WRONG_DECISIONS:
-            with pytest.raises(ValidationError):
-                await graph.ainvoke(Command(resume={pending.id: bad}), cfg())
-            assert await pending_ids(graph) == [pending.id], bad
-        assert srv.events.counts["delete_file.request"] == 0
-        approve: Any = {"type": "approve"}
-        await graph.ainvoke(
-            Command(resume={pending.id: {"decisions": [approve]} if compat else approve}), cfg()
-        )
-        assert srv.events.counts["delete_file.commit"] == 1
-    finally:
-        await servers.aclose()
+    servers = open_servers({"demo": {"transport": "in_process", "server": srv}})
+    builder = StateGraph(MessagesState)
+    builder.add_node("agent", scripted([call("demo_delete_file", "rm", path="todo.txt")]))
+    builder.add_node("approval_gate", create_approval_gate(servers, compat=compat))
+    builder.add_node("tools", McpToolNode(servers))
+    builder.add_edge(START, "agent")
+    builder.add_conditional_edges("agent", tools_condition, {"tools": "approval_gate", END: END})
+    builder.add_conditional_edges("approval_gate", ToolCallRouter("tools", "agent"), ["tools", "agent"])
+    builder.add_edge("tools", "agent")
+    graph = builder.compile(checkpointer=InMemorySaver())
+    out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
+    [pending] = out["__interrupt__"]
+    for bad in WRONG_COMPAT_DECISIONS if compat else WRONG_DECISIONS:
+        with pytest.raises(ValidationError):
+            await graph.ainvoke(Command(resume={pending.id: bad}), cfg())
+        assert await pending_ids(graph) == [pending.id], bad
+    assert srv.events.counts["delete_file.request"] == 0
+    approve: Any = {"type": "approve"}
+    await graph.ainvoke(Command(resume={pending.id: {"decisions": [approve]} if compat else approve}), cfg())
+    assert srv.events.counts["delete_file.commit"] == 1
 
 
 def test_the_langgraph_interrupt_id_internal_is_there() -> None:
@@ -244,24 +241,21 @@ async def test_deeply_nested_edit_arguments_give_a_decision_error(wiring: str) -
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_a_server_pattern_in_a_form_is_not_run(mode: str) -> None:
+async def test_a_server_pattern_in_a_form_is_not_run(open_servers: OpenServers, mode: str) -> None:
     """``^(a+)+$`` against ``"a" * 28 + "!"`` would stall the loop for seconds: the pattern is not run at all
     (MCP's elicitation schema has no ``pattern``), so a value it would refuse is accepted and reaches the server."""
     srv, got = form_server()
-    servers = McpServers({"forms": {"transport": "in_process", "server": srv, "mode": mode}})
-    try:
-        graph = one_turn_graph(servers, [call("forms_enter_code", "c1")], InMemorySaver())
-        out = await graph.ainvoke(start(), cfg())
-        [question] = out["__interrupt__"]
-        [key] = question.value["requests"]
-        value = "a" * 28 + "!"
-        out = await graph.ainvoke(
-            resume_command(out, answers={"c1": {key: {"action": "accept", "content": {"code": value}}}}),
-            cfg(),
-        )
-        assert got == [("accept", {"code": value})]
-    finally:
-        await servers.aclose()
+    servers = open_servers({"forms": {"transport": "in_process", "server": srv, "mode": mode}})
+    graph = one_turn_graph(servers, [call("forms_enter_code", "c1")], InMemorySaver())
+    out = await graph.ainvoke(start(), cfg())
+    [question] = out["__interrupt__"]
+    [key] = question.value["requests"]
+    value = "a" * 28 + "!"
+    out = await graph.ainvoke(
+        resume_command(out, answers={"c1": {key: {"action": "accept", "content": {"code": value}}}}),
+        cfg(),
+    )
+    assert got == [("accept", {"code": value})]
 
 
 @pytest.mark.parametrize("wiring", sorted(WIRINGS))
