@@ -14,11 +14,11 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from rich.console import Console
 
-from langgraph_mcp import McpServers
 from langgraph_mcp.cli.prompts import ask_url
 from langgraph_mcp.elicitation.answers import request_from_params
 from langgraph_mcp.elicitation.inspection import inspect_url, sensitive_fields, url_host
 from langgraph_mcp.examples.demo_server import build_server
+from tests.helpers import OpenServers
 from tests.node_support import call, one_turn_graph, start
 from tests.security_support import url_server
 
@@ -70,24 +70,21 @@ URLS = ["https://evil.example\\@bank.example/", "javascript:alert(document.cooki
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
-async def test_url_payloads_carry_the_browser_host_and_the_flag(mode: str) -> None:
-    servers = McpServers({"links": {"transport": "in_process", "server": url_server(URLS), "mode": mode}})
-    try:
-        seen: list[dict[str, Any]] = []
-        for i, _ in enumerate(URLS):
-            graph = one_turn_graph(servers, [call("links_open_link", f"c{i}", i=i)], InMemorySaver())
-            out = await graph.ainvoke(start(), {"configurable": {"thread_id": f"t{i}"}})
-            [question] = out["__interrupt__"]
-            [request] = question.value["requests"].values()
-            seen.append(request)
-        assert [(r["host"], r["scheme"], r["openable"]) for r in seen] == [
-            ("evil.example", "https", True),
-            ("", "javascript", False),
-            ("pay.example", "https", True),
-        ]
-        assert "never offered as a link" in seen[1]["warning"] and "warning" not in seen[2]
-    finally:
-        await servers.aclose()
+async def test_url_payloads_carry_the_browser_host_and_the_flag(open_servers: OpenServers, mode: str) -> None:
+    servers = open_servers({"links": {"transport": "in_process", "server": url_server(URLS), "mode": mode}})
+    seen: list[dict[str, Any]] = []
+    for i, _ in enumerate(URLS):
+        graph = one_turn_graph(servers, [call("links_open_link", f"c{i}", i=i)], InMemorySaver())
+        out = await graph.ainvoke(start(), {"configurable": {"thread_id": f"t{i}"}})
+        [question] = out["__interrupt__"]
+        [request] = question.value["requests"].values()
+        seen.append(request)
+    assert [(r["host"], r["scheme"], r["openable"]) for r in seen] == [
+        ("evil.example", "https", True),
+        ("", "javascript", False),
+        ("pay.example", "https", True),
+    ]
+    assert "never offered as a link" in seen[1]["warning"] and "warning" not in seen[2]
 
 
 def test_the_cli_shows_the_flag_and_no_link() -> None:
@@ -163,21 +160,18 @@ def test_secret_fields_by_description_and_title() -> None:
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
-async def test_a_form_asking_for_secrets_is_flagged(mode: str) -> None:
-    servers = McpServers({"demo": {"transport": "in_process", "server": build_server(), "mode": mode}})
-    try:
-        graph = one_turn_graph(servers, [call("demo_login", "c1", service="mail")], InMemorySaver())
-        out = await graph.ainvoke(start(), {"configurable": {"thread_id": "t"}})
-        [question] = out["__interrupt__"]
-        [request] = question.value["requests"].values()
-        assert request["asks_for_secrets"] is True and "password" in request["sensitive"]
-        graph = one_turn_graph(servers, [call("demo_book_trip", "c2", destination="Rome")], InMemorySaver())
-        out = await graph.ainvoke(start(), {"configurable": {"thread_id": "t2"}})
-        [question] = out["__interrupt__"]
-        [request] = question.value["requests"].values()
-        assert request["asks_for_secrets"] is False and request["sensitive"] == []
-    finally:
-        await servers.aclose()
+async def test_a_form_asking_for_secrets_is_flagged(open_servers: OpenServers, mode: str) -> None:
+    servers = open_servers({"demo": {"transport": "in_process", "server": build_server(), "mode": mode}})
+    graph = one_turn_graph(servers, [call("demo_login", "c1", service="mail")], InMemorySaver())
+    out = await graph.ainvoke(start(), {"configurable": {"thread_id": "t"}})
+    [question] = out["__interrupt__"]
+    [request] = question.value["requests"].values()
+    assert request["asks_for_secrets"] is True and "password" in request["sensitive"]
+    graph = one_turn_graph(servers, [call("demo_book_trip", "c2", destination="Rome")], InMemorySaver())
+    out = await graph.ainvoke(start(), {"configurable": {"thread_id": "t2"}})
+    [question] = out["__interrupt__"]
+    [request] = question.value["requests"].values()
+    assert request["asks_for_secrets"] is False and request["sensitive"] == []
 
 
 def test_request_from_params_flags() -> None:
