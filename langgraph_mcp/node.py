@@ -104,8 +104,26 @@ class McpToolNode(RunnableCallable):
     # ------------------------------------------------------------------------------------------- entry points
 
     def _func(self, input: Any, config: RunnableConfig) -> Any:
+        work = self._work(input)
+        if len(work.runnable) > 1:  # a synchronous run can't call async @tasks: each call is a sync @task
+            return self._run_many_sync(work)
         context = contextvars.copy_context()
         return self.servers.run_sync(lambda: self._afunc(input, config), context=context)
+
+    def _run_many_sync(self, work: _Work) -> Any:
+        refusals = [group.message() for group in work.refused]
+        task_fn = cast(Any, _call_task_sync)
+        if self.compat:  # Agent Chat UI: one after another, so at most one question is pending
+            done = [task_fn(self, call, work).result() for call in work.runnable]
+            return {self.messages_key: [*refusals, *done]}
+        futures = [task_fn(self, call, work) for call in work.runnable]
+        outcomes: list[Any] = []
+        for future in futures:
+            try:
+                outcomes.append(future.result())
+            except BaseException as exc:
+                outcomes.append(exc)
+        return {self.messages_key: [*refusals, *_settled(outcomes)]}
 
     async def _afunc(self, input: Any, config: RunnableConfig) -> Any:
         work = self._work(input)
@@ -120,13 +138,7 @@ class McpToolNode(RunnableCallable):
             return {self.messages_key: [*refusals, *done]}
         futures = [cast(Any, _call_task)(self, call, work) for call in calls]
         outcomes = await asyncio.gather(*futures, return_exceptions=True)
-        interrupts = [i for o in outcomes if isinstance(o, GraphInterrupt) for i in o.args[0]]
-        if interrupts:
-            raise GraphInterrupt(tuple(interrupts))
-        for outcome in outcomes:
-            if isinstance(outcome, BaseException):
-                raise outcome
-        return {self.messages_key: [*refusals, *outcomes]}
+        return {self.messages_key: [*refusals, *_settled(outcomes)]}
 
     def _work(self, input: Any) -> _Work:
         if _is_send_payload(input):  # a bare list of calls: no message, so no gate records to check
@@ -215,6 +227,23 @@ class McpToolNode(RunnableCallable):
 @task(name="mcp_tool_call")  # type: ignore[arg-type]
 async def _call_task(node: McpToolNode, call: ToolCall, work: _Work) -> ToolMessage:
     return await node._run_one(call, work)
+
+
+@task(name="mcp_tool_call")  # type: ignore[arg-type]
+def _call_task_sync(node: McpToolNode, call: ToolCall, work: _Work) -> ToolMessage:
+    context = contextvars.copy_context()  # this task's LangGraph config, for interrupt() inside the call
+    return node.servers.run_sync(lambda: node._run_one(call, work), context=context)
+
+
+def _settled(outcomes: list[Any]) -> list[ToolMessage]:
+    """The messages of several calls run as tasks; every call's pause is raised together, else the first error."""
+    interrupts = [i for o in outcomes if isinstance(o, GraphInterrupt) for i in o.args[0]]
+    if interrupts:
+        raise GraphInterrupt(tuple(interrupts))
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            raise outcome
+    return cast(list[ToolMessage], outcomes)
 
 
 def _matches(record: GateRecord, tool: McpTool) -> bool:

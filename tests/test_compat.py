@@ -326,3 +326,28 @@ async def test_a_round_of_two_questions_is_asked_one_card_at_a_time(restart: boo
     assert booking == {"destination": "Rome", "date": "2026-12-24", "seats": 3, "window": True, "meal": None}
     assert srv.events.counts["book_two.commit"] == 1
     await servers.aclose()
+
+
+def test_a_synchronous_graph_in_compat_mode_asks_one_question_at_a_time() -> None:
+    srv = build_server()
+    servers = McpServers({"demo": in_process(srv, "auto")})
+    graph = chat_graph(
+        servers,
+        [
+            call("demo_book_trip", "rome", destination="Rome"),
+            call("demo_book_trip", "oslo", destination="Oslo"),
+        ],
+    )
+    out = graph.invoke({"messages": [HumanMessage("go")]}, CFG)
+    asked = []
+    while "__interrupt__" in out:
+        (pending,) = out["__interrupt__"]
+        asked.append(pending.value["tool_call_id"])
+        out = graph.invoke(edit("demo_book_trip", {"date": "2026-12-24"}), CFG)
+
+    assert asked == ["rome", "oslo"]
+    messages = tool_messages(out)
+    assert text_of(messages["rome"]) == "Booked Rome on 2026-12-24"
+    assert text_of(messages["oslo"]) == "Booked Oslo on 2026-12-24"
+    assert srv.events.counts["book_trip.commit"] == 2
+    servers.close()
