@@ -4,6 +4,11 @@ Event loops: an ``mcp.Client`` can only be used from the loop it was entered in,
 connection per server per event loop**, started lazily on first use in that loop. Synchronous callers (e.g. a graph
 run with ``graph.invoke``) go through a private background loop owned by this object. The catalog (tool listings)
 is shared by all loops.
+
+Credentials: a server whose headers depend on the run (:mod:`langgraph_mcp.credentials`) gets one connection, one
+tool listing and one set of paused calls **per credential identity** (per loop), picked from the running graph's
+config on every call and lookup; idle identities are closed and the live ones capped
+(:mod:`langgraph_mcp.identities`). A server with fixed credentials keeps its single connection.
 """
 
 from __future__ import annotations
