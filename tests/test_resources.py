@@ -12,12 +12,11 @@ from langgraph_mcp import McpServers
 from langgraph_mcp.errors import PromptError, ResourceError
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.results import to_tool_message
-from tests.helpers import OpenServers, serve_asgi
+from tests.helpers import ERAS, OpenServers, serve_asgi
 from tests.servers.library_server import LOGO, REPORT_TEXT, LibraryServer
 
 pytestmark = pytest.mark.anyio
 
-ERAS = ["auto", "legacy"]
 TRANSPORTS = ["in_process", "http"]
 
 
