@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from langgraph_mcp import ApprovalPolicy, DecisionError, McpServers, ResumeError, _compat, resume_command
 from langgraph_mcp.approval.decisions import validate_decision
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import OpenServers, http_demo_server
+from tests.helpers import ERAS, OpenServers, http_demo_server
 from tests.node_support import call, fill, one_turn_graph, start, tool_messages
 from tests.security_support import (
     WIRINGS,
@@ -31,8 +31,6 @@ from tests.security_support import (
 )
 
 pytestmark = pytest.mark.anyio
-
-ERAS = ["auto", "legacy"]
 
 
 def cfg(thread: str = "t") -> Any:
