@@ -15,12 +15,11 @@ from langgraph.types import Command
 
 from langgraph_mcp import McpServers
 from langgraph_mcp.interceptors import McpToolCallRequest, ToolCallHandler, ToolCallOutcome
-from tests.helpers import serve_asgi
+from tests.helpers import ERAS, serve_asgi
 from tests.node_support import call, one_turn_graph, text_of, tool_messages
 from tests.servers.identity_server import Record, build_identity_server
 
 pytestmark = pytest.mark.anyio
-ERAS = ["auto", "legacy"]
 
 
 @asynccontextmanager
