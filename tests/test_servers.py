@@ -32,6 +32,8 @@ from langgraph_mcp import (
 from langgraph_mcp.errors import EventLoopError
 from langgraph_mcp.examples.demo_server import build_server
 from tests.helpers import (
+    ERAS,
+    TRANSPORTS,
     OpenServers,
     child_pids,
     crashing_demo_spec,
@@ -45,8 +47,6 @@ from tests.servers.bad_tools import ChangingServer
 
 pytestmark = pytest.mark.anyio
 
-TRANSPORTS = ["in_process", "stdio", "http"]
-MODES = ["modern", "legacy"]
 MODERN, LEGACY = "2026-07-28", "2025-11-25"
 
 
@@ -83,7 +83,7 @@ async def server_pid(servers: McpServers, tool: str = "demo_stats") -> int:
 # --------------------------------------------------------------------------------------------- discovery
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", ERAS)
 @pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_lists_tools_with_declared_annotations_and_effective_hints(
     transport: str, mode: str, tmp_path: Path
@@ -127,7 +127,7 @@ async def test_auto_mode_negotiates_the_modern_era(transport: str, tmp_path: Pat
         assert servers.connection("demo").protocol_version == MODERN
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", ERAS)
 async def test_stdio_hundred_calls_spawn_exactly_one_server_process(mode: str, tmp_path: Path) -> None:
     async with demo_servers("stdio", mode, tmp_path) as servers:
         for i in range(50):
@@ -142,7 +142,7 @@ async def test_stdio_hundred_calls_spawn_exactly_one_server_process(mode: str, t
         assert child_pids() == set(pids)
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", ERAS)
 @pytest.mark.parametrize("transport", ["in_process", "http"])
 async def test_hundred_calls_share_one_connection(transport: str, mode: str, tmp_path: Path) -> None:
     async with demo_servers(transport, mode, tmp_path) as servers:
@@ -281,7 +281,7 @@ async def test_a_stray_stdout_line_does_not_break_the_connection() -> None:
 # --------------------------------------------------------------------------------------------- timeouts
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", ERAS)
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_tool_past_its_timeout_raises_and_the_connection_survives(
     transport: str, mode: str, tmp_path: Path
@@ -372,7 +372,7 @@ async def test_a_broken_server_does_not_hide_another_servers_tool_on_lookup() ->
 # --------------------------------------------------------------------------------------------- listing cache
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", ERAS)
 async def test_cache_modes_use_refresh_bypass(mode: str) -> None:
     changing = ChangingServer()
     servers = McpServers({"changing": {"transport": "in_process", "server": changing.server, "mode": mode}})
