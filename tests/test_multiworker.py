@@ -30,12 +30,11 @@ import pytest
 
 from langgraph_mcp.examples.demo_server import build_server
 from tests import pg_cluster
-from tests.helpers import http_demo_server, process_exists, stdio_demo_spec
+from tests.helpers import ERAS, http_demo_server, process_exists, stdio_demo_spec
 
 pytestmark = pytest.mark.anyio
 ROOT = Path(__file__).resolve().parents[1]
 CHILD = ROOT / "tests" / "multiworker_child.py"
-ERAS = ["modern", "legacy"]
 DATE = "2026-12-24"
 REPLY_TIMEOUT = 90.0
 
