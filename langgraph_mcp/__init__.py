@@ -21,9 +21,9 @@ Errors (:mod:`langgraph_mcp.errors`)
     ``LangGraphMcpError``, ``ConfigError``, ``ServerConnectionError``, ``ServerDiscoveryError``,
     ``ToolCallTimeoutError``, ``ToolNameCollisionError``, ``ToolNotFoundError``, ``ToolOwnerUnknownError``,
     ``AnswerError``, ``DecisionError``, ``ResumeError``, ``CredentialError``, ``ResourceError``, ``PromptError``,
-    ``ServerError``, ``ServerUnavailableError``, ``CallInterruptedError``, ``InvalidResponseError``,
-    ``ResultTooLargeError``, ``ElicitationUnavailableError``, ``TooManyRoundsError``, ``UnsupportedRequestError``,
-    ``NoCheckpointerError``, ``IncompatibleDependencyError``
+    ``ServerError``, ``ServerUnavailableError``, ``CallInterruptedError``, ``CallNotSentError``,
+    ``InvalidResponseError``, ``ResultTooLargeError``, ``ElicitationUnavailableError``, ``TooManyRoundsError``,
+    ``UnsupportedRequestError``, ``NoCheckpointerError``, ``IncompatibleDependencyError``
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from langgraph_mcp.errors import (
         AnswerError,
         CallInterruptedError,
+        CallNotSentError,
         ConfigError,
         CredentialError,
         DecisionError,
@@ -102,6 +103,7 @@ _EXPORTS: dict[str, str] = {
     "APPROVAL_INTERRUPT_TYPE": "langgraph_mcp.payloads",
     "AnswerError": "langgraph_mcp.errors",
     "CallInterruptedError": "langgraph_mcp.errors",
+    "CallNotSentError": "langgraph_mcp.errors",
     "InvalidResponseError": "langgraph_mcp.errors",
     "ResultTooLargeError": "langgraph_mcp.errors",
     "ServerError": "langgraph_mcp.errors",
@@ -157,6 +159,7 @@ __all__ = [
     "ApprovalInterrupt",
     "ApprovalPolicy",
     "CallInterruptedError",
+    "CallNotSentError",
     "ConfigError",
     "CredentialError",
     "Decision",

@@ -32,6 +32,7 @@ from langgraph_mcp.backoff import ReconnectBackoff
 from langgraph_mcp.config import HttpServer, ServerSpec, StdioServer
 from langgraph_mcp.errors import (
     CallInterruptedError,
+    CallNotSentError,
     InvalidResponseError,
     ResultTooLargeError,
     ServerConnectionError,
@@ -577,7 +578,7 @@ class ServerConnection:
         tg = self._task_group
         if tg is None or client is not self._client:  # the connection died while the call waited for its turn
             self.end_legacy_call(handle, "unsent")
-            raise ServerConnectionError(
+            raise CallNotSentError(
                 self.name,
                 f"connection lost before calling {tool!r} ({_describe(self._error)}); it was not sent",
                 tool=tool,
@@ -687,14 +688,14 @@ class ServerConnection:
 
     def _session_gone(
         self, error: BaseException, client: Client, tool: str | None
-    ) -> ServerConnectionError | None:
+    ) -> CallNotSentError | None:
         """A legacy HTTP 404 for our session (the server restarted or expired it): re-initialize on the next
-        request. The server refused the request before running it; safe calls are retried by the caller."""
+        request. The server refused the request before running it, so the caller may send it again (any tool)."""
         if not (_compat.is_session_gone(error) and isinstance(self.spec, HttpServer)):
             return None
         self.mark_dead(error, client)
         what = f"the call to {tool!r} was not run" if tool is not None else "the request was not run"
-        lost = ServerConnectionError(
+        lost = CallNotSentError(
             self.name,
             f"the server no longer knows this session (restarted?); {what}; the session is re-initialized",
             tool=tool,
@@ -736,10 +737,7 @@ class ServerConnection:
         return await self.router.route(params)
 
     async def _on_list_roots(self, context: ClientRequestContext) -> types.ListRootsResult | types.ErrorData:
-        roots = self.spec.roots or []
-        return types.ListRootsResult(
-            roots=[types.Root(uri=r if "://" in r else Path(r).resolve().as_uri()) for r in roots]  # type: ignore[arg-type]
-        )
+        return roots_result(self.spec.roots)
 
     async def _on_message(self, message: types.ServerNotification | Exception) -> None:
         if isinstance(message, Exception):  # the transport watch takes parse failures out of the flow first
@@ -747,6 +745,14 @@ class ServerConnection:
             return
         if isinstance(message, types.ToolListChangedNotification) and self._on_tools_changed is not None:
             self._on_tools_changed(self.name)
+
+
+def roots_result(roots: list[str] | None) -> types.ListRootsResult:
+    """The answer to ``roots/list`` in both eras: each configured root as a URI, a path resolved to an absolute
+    ``file://`` URI (relative paths against the current directory), a URI as given."""
+    return types.ListRootsResult(
+        roots=[types.Root(uri=r if "://" in r else Path(r).resolve().as_uri()) for r in roots or []]  # type: ignore[arg-type]
+    )
 
 
 def _announces_tool_changes(client: Client) -> bool:

@@ -8,6 +8,7 @@ The tree (every exception the package raises is one of these)::
     │   ├── ServerConnectionError (ConnectionError)   the server could not be reached, started or kept alive
     │   │   ├── ServerDiscoveryError           listing its tools failed (or its pagination never ended)
     │   │   ├── ServerUnavailableError         it failed recently and waits out its reconnect backoff
+    │   │   ├── CallNotSentError               the request never reached a live session: it was not run
     │   │   └── CallInterruptedError           the connection was lost during a call: it may or may not have run
     │   ├── InvalidResponseError               it sent something that is not a valid MCP message
     │   ├── ResultTooLargeError                a result was larger than ``max_result_bytes``
@@ -72,6 +73,11 @@ class ServerUnavailableError(ServerConnectionError):
         super().__init__(server, detail, tool=tool)
         self.retry_in = retry_in
         """Seconds until the next connection attempt."""
+
+
+class CallNotSentError(ServerConnectionError):
+    """The request never reached a live session (the server had forgotten it, or the connection died first): it
+    was not run, so it is safe to send again whatever the tool does."""
 
 
 class CallInterruptedError(ServerConnectionError):

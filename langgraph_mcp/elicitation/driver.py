@@ -38,11 +38,13 @@ from langgraph_mcp.connection import (
     FailedEvent,
     ServerConnection,
     is_connection_lost,
+    roots_result,
 )
 from langgraph_mcp.elicitation.answers import question_key, request_from_params, to_elicit_result
 from langgraph_mcp.elicitation.asker import InterruptAsker
 from langgraph_mcp.elicitation.paused import PausedRound, PausedRounds
 from langgraph_mcp.errors import (
+    CallNotSentError,
     ElicitationUnavailableError,
     ServerConnectionError,
     TooManyRoundsError,
@@ -90,7 +92,8 @@ async def run_call(
     asker: InterruptAsker | None,
     progress: ProgressCallback | None = None,
 ) -> types.CallToolResult:
-    """Run ``tool`` to its final result, retrying transport failures only when the tool is read-only/idempotent."""
+    """Run ``tool`` to its final result, retrying transport failures only when the tool is read-only/idempotent
+    (or the call provably never ran: :class:`~langgraph_mcp.errors.CallNotSentError`)."""
     call = _Call(
         servers.connection(tool.server),
         servers.paused_rounds(tool.server),
@@ -113,7 +116,9 @@ async def run_call(
         except GraphInterrupt:
             raise
         except Exception as exc:
-            if is_connection_lost(exc) and tool.retry_safe and attempts < call.conn.spec.retries:
+            # A call that never reached a live session was not run: sending it again is safe for any tool.
+            resend = tool.retry_safe or isinstance(exc, CallNotSentError)
+            if is_connection_lost(exc) and resend and attempts < call.conn.spec.retries:
                 attempts += 1
                 continue
             raise
@@ -267,8 +272,7 @@ def _responses(
     responses: dict[str, Any] = {key: to_elicit_result(answers[key]) for key in requests}
     for key in raw:
         if key not in requests:  # roots/list
-            roots = [types.Root(uri=r if "://" in r else f"file://{r}") for r in conn.spec.roots or []]  # type: ignore[arg-type]
-            responses[key] = types.ListRootsResult(roots=roots)
+            responses[key] = roots_result(conn.spec.roots)
     return responses
 
 
