@@ -3,17 +3,23 @@ the user (both eras over HTTP), where the interrupt passes through them and a re
 
 from __future__ import annotations
 
+import copy
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 import mcp.types as types
 import pytest
-from langchain_core.messages import HumanMessage, ToolMessage
+from langchain.agents import create_agent
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from langgraph_mcp import McpServers
+from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.interceptors import McpToolCallRequest, ToolCallHandler, ToolCallOutcome
 from tests.helpers import ERAS, serve_asgi
 from tests.node_support import call, one_turn_graph, text_of, tool_messages
@@ -166,3 +172,56 @@ async def test_interceptors_around_a_call_that_asks_the_user(mode: str, path: st
             assert seen_args == [{"amount": 5}, {"amount": 5}]  # they ran again on the resume
         finally:
             await servers.aclose()
+
+
+class ForecastModel(BaseChatModel):
+    """Asks for a two-day forecast (it can't name a city: the schema it sees has none), then says "done"."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "forecast"
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> ForecastModel:  # type: ignore[override]
+        return self
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
+        if isinstance(messages[-1], HumanMessage):
+            call = {"name": "demo_get_forecast", "args": {"days": 2}, "id": "fc", "type": "tool_call"}
+            return ChatResult(generations=[ChatGeneration(message=AIMessage("", tool_calls=[call]))])
+        return ChatResult(generations=[ChatGeneration(message=AIMessage("done"))])
+
+
+async def test_a_hidden_argument_is_filled_from_the_run_config_inside_create_agent() -> None:
+    async def home_city(request: McpToolCallRequest, handler: ToolCallHandler) -> ToolCallOutcome:
+        if request.published_name == "demo_get_forecast" and request.config is not None:
+            request = request.override(
+                args={**request.args, "city": request.config["configurable"]["home_city"]}
+            )
+        return await handler(request)
+
+    servers = McpServers(
+        {"demo": {"transport": "in_process", "server": build_server()}}, interceptors=[home_city]
+    )
+    try:
+        tools = {tool.name: tool for tool in await servers.get_tools()}
+        forecast = tools["demo_get_forecast"]
+        schema = copy.deepcopy(forecast.args_schema)
+        assert isinstance(schema, dict)
+        schema["properties"].pop("city")
+        schema["required"] = [name for name in schema.get("required", []) if name != "city"]
+        forecast.args_schema = schema
+        agent = create_agent(ForecastModel(), list(tools.values()))
+        out = await agent.ainvoke(
+            {"messages": [HumanMessage("weather?")]}, {"configurable": {"home_city": "Oslo"}}
+        )
+        (message,) = [m for m in out["messages"] if isinstance(m, ToolMessage)]
+        assert message.status == "success"
+        assert message.artifact[0]["data"]["city"] == "Oslo"
+        seen = convert_to_openai_tool(forecast)["function"]["parameters"][
+            "properties"
+        ]  # what a provider is sent
+        assert set(seen) == {"days"}
+    finally:
+        await servers.aclose()
