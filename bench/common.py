@@ -84,23 +84,40 @@ class Comparison:
 
     baseline: str
     times: dict[str, list[float]] = field(default_factory=dict)
+    cpu: dict[str, list[float]] = field(default_factory=dict)
+    """This process's CPU time per unit (``time.process_time``), for variants timed here."""
 
     def ratios(self, name: str) -> list[float]:
         return [t / b for t, b in zip(self.times[name], self.times[self.baseline], strict=True)]
+
+    def cpu_ratios(self, name: str) -> list[float]:
+        mine, base = self.cpu.get(name), self.cpu.get(self.baseline)
+        if not mine or not base:
+            return []
+        return [t / b for t, b in zip(mine, base, strict=True) if b > 0]
 
     def rows(self) -> list[list[str]]:
         out = []
         for name, values in self.times.items():
             t = Summary.of(values)
             r = Summary.of(self.ratios(name))
-            out.append([name, t.ms(), r.ratio()])
+            c = self.cpu_ratios(name)
+            out.append([name, t.ms(), r.ratio(), Summary.of(c).ratio() if c else ""])
         return out
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "baseline": self.baseline,
             "variants": {
-                name: {"seconds": Summary.of(v).as_dict(), "ratio": Summary.of(self.ratios(name)).as_dict()}
+                name: {
+                    "seconds": Summary.of(v).as_dict(),
+                    "ratio": Summary.of(self.ratios(name)).as_dict(),
+                    **(
+                        {"cpu_ratio": Summary.of(self.cpu_ratios(name)).as_dict()}
+                        if self.cpu_ratios(name)
+                        else {}
+                    ),
+                }
                 for name, v in self.times.items()
             },
         }
@@ -125,14 +142,16 @@ async def interleave(
     for name in names:
         for _ in range(warmup):
             await variants[name](min(size[name], 2))
-    result = Comparison(baseline, {name: [] for name in names})
+    result = Comparison(baseline, {name: [] for name in names}, {name: [] for name in names})
     for block in range(blocks):
         order = names[block % len(names) :] + names[: block % len(names)]
         for name in order:
-            began = time.perf_counter()
+            began, cpu = time.perf_counter(), time.process_time()
             own = await variants[name](size[name])
             elapsed = own if isinstance(own, float) else time.perf_counter() - began
             result.times[name].append(elapsed / size[name])
+            if not isinstance(own, float):  # a peer's CPU is not this process's
+                result.cpu[name].append((time.process_time() - cpu) / size[name])
     return result
 
 

@@ -30,7 +30,7 @@ from langgraph_mcp import McpServers, McpToolNode, route_tool_calls
 _ids = itertools.count()
 
 
-def agent(state: MessagesState) -> dict[str, Any]:
+async def agent(state: MessagesState) -> dict[str, Any]:  # async: a sync node would run in a thread
     call = {"name": "demo_add", "args": {"a": 1, "b": 2}, "id": f"c{next(_ids)}", "type": "tool_call"}
     return {"messages": [AIMessage("", tool_calls=[call])]}
 
@@ -102,7 +102,14 @@ async def measure(quick: bool) -> Section:
     section = Section(
         "p1",
         "P1 per call, stdio (fast `add` tool)",
-        ["era", "variant", "per call: median [p25–p75]", "× raw session", "× hand-written graph"],
+        [
+            "era",
+            "variant",
+            "per call: median [p25–p75]",
+            "× raw session",
+            "client CPU × raw",
+            "× hand-written graph",
+        ],
     )
     for era in ERAS:
         async with AsyncExitStack() as stack:
@@ -110,13 +117,15 @@ async def measure(quick: bool) -> Section:
             result: Comparison = await interleave(
                 variants, blocks=blocks, per_block=per_block, baseline="raw session"
             )
-        vs_hand = Comparison("graph: hand-written node", result.times)
-        for name, timing, ratio in result.rows():
+        vs_hand = Comparison("graph: hand-written node", result.times, result.cpu)
+        for name, timing, ratio, cpu in result.rows():
             hand = vs_hand.rows()[list(result.times).index(name)][2] if name.startswith("graph") else ""
-            section.rows.append([era, name, timing, ratio, hand])
+            section.rows.append([era, name, timing, ratio, cpu, hand])
         section.data[era] = {"vs_raw": result.as_dict(), "vs_hand_written": vs_hand.as_dict()}
     section.notes.append(
-        f"{blocks} interleaved blocks × {per_block} calls per variant; ratios are per block, then median [p25–p75]."
+        f"{blocks} interleaved blocks × {per_block} calls per variant; ratios are per block, then median [p25–p75]. "
+        "`client CPU` is this process's CPU time per call (the server's is not in it): on a busy machine it "
+        "shows the client's own overhead with less noise than wall time."
     )
     return section
 

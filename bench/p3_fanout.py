@@ -48,7 +48,7 @@ _ids = itertools.count()
 
 
 def fan_graph(servers: McpServers, *, send: bool) -> Any:
-    def agent(state: MessagesState) -> dict[str, Any]:
+    async def agent(state: MessagesState) -> dict[str, Any]:
         calls = [
             {"name": "demo_sleep", "args": {"seconds": SECONDS}, "id": f"s{next(_ids)}", "type": "tool_call"}
             for _ in range(FAN)

@@ -37,7 +37,7 @@ class State(MessagesState):
 
 
 def graph_for(servers: McpServers, saver: Any) -> Any:
-    def agent(state: State) -> dict[str, Any]:
+    async def agent(state: State) -> dict[str, Any]:
         if state["messages"]:
             return {}
         tool = state["tool"]

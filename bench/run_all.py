@@ -58,12 +58,13 @@ def targets(sections: dict[str, dict[str, Any]]) -> list[list[str]]:
     rows: list[list[str]] = []
     p1 = sections.get("p1", {}).get("data", {})
     for era in ("modern", "legacy"):
-        ratio = (
-            p1.get(era, {}).get("vs_raw", {}).get("variants", {}).get("servers.call_tool", {}).get("ratio")
-        )
+        cell = _get(p1, era, "vs_raw", "variants", "servers.call_tool") or {}
+        ratio = cell.get("ratio")
         if ratio:
             ok = ratio["median"] <= 1.05
             spread = f"[{ratio['p25']:.2f}–{ratio['p75']:.2f}]"
+            if "cpu_ratio" in cell:
+                spread += f"; client CPU {_ratio(cell['cpu_ratio'])}"
             rows.append(
                 [
                     f"`servers.call_tool` / raw SDK call, stdio, {era}",

@@ -39,7 +39,7 @@ ANSWER_DATE = "2027-01-15"
 
 
 def graph_with(tools: list[Any], tool: str, args: dict[str, Any], saver: Any = None) -> Any:
-    def agent(state: MessagesState) -> dict[str, Any]:
+    async def agent(state: MessagesState) -> dict[str, Any]:
         if state["messages"]:
             return {}
         call = {"name": tool, "args": args, "id": f"c{next(_ids)}", "type": "tool_call"}

@@ -31,7 +31,7 @@ _ids = itertools.count()
 
 
 def graph_with(tools: list[Any]) -> Any:
-    def agent(state: MessagesState) -> dict[str, Any]:
+    async def agent(state: MessagesState) -> dict[str, Any]:
         call = {"name": "add", "args": {"a": 1, "b": 2}, "id": f"c{next(_ids)}", "type": "tool_call"}
         return {"messages": [AIMessage("", tool_calls=[call])]}
 
