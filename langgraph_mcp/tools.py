@@ -12,9 +12,11 @@ error ToolMessage.
 from __future__ import annotations
 
 import contextvars
+import inspect
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from langchain_core.callbacks import AsyncCallbackManagerForToolRun
 from langchain_core.messages import ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
@@ -162,6 +164,9 @@ def _make_tool(servers: ToolHost, tool: McpTool) -> BaseTool:
     def run_sync(**arguments: Any) -> tuple[Any, Any]:
         return servers.run_sync(lambda: run(**arguments))
 
+    _cheap_to_inspect(run)
+    _cheap_to_inspect(run_sync)
+
     return McpStructuredTool(
         name=tool.published_name,
         description=tool.description or tool.display_name,
@@ -194,8 +199,28 @@ def _call_id_of(value: Any) -> str:
     return ""
 
 
+def _cheap_to_inspect(func: Callable[..., Any], **hints: Any) -> None:
+    """Make ``func`` cheap for langchain-core, which reads its signature and type hints on every tool call.
+
+    Under ``from __future__ import annotations`` its hints are strings that ``get_type_hints`` evaluates each
+    time (~15-30 µs per call per function); evaluated hints and a stored ``__signature__`` make both lookups
+    close to free. ``hints`` are the parameters langchain-core looks for (``config``).
+    """
+    func.__signature__ = inspect.signature(func)  # type: ignore[attr-defined]
+    func.__annotations__ = dict(hints)
+
+
 class McpStructuredTool(StructuredTool):
     """A ``StructuredTool`` that remembers which tool call it runs (interrupt payloads carry the call's id)."""
+
+    async def _arun(
+        self,
+        *args: Any,
+        config: RunnableConfig,
+        run_manager: AsyncCallbackManagerForToolRun | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        return await super()._arun(*args, config=config, run_manager=run_manager, **kwargs)
 
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         token = _TOOL_CALL_ID.set(_call_id_of(input))
@@ -210,3 +235,7 @@ class McpStructuredTool(StructuredTool):
             return super().invoke(input, config, **kwargs)
         finally:
             _TOOL_CALL_ID.reset(token)
+
+
+# BaseTool.arun inspects ``_arun`` on every call to find its RunnableConfig parameter: give it a plain hint.
+_cheap_to_inspect(McpStructuredTool._arun, config=RunnableConfig)
