@@ -9,7 +9,11 @@ several is asked one at a time, see :class:`~langgraph_mcp.elicitation.asker.Int
 * **form** — ``args`` are the form's fields, defaults filled in (``""`` where there is none); allowed decisions
   ``edit`` (= accept, the edited args are the content) and ``reject`` (= decline);
 * **URL** — ``args`` is ``{"url": ...}`` and the description shows the URL and its host; allowed decisions
-  ``approve`` (= accepted, after the user visited it themselves) and ``reject`` (= decline).
+  ``approve`` (= accepted, after the user visited it themselves) and ``reject`` (= decline). A URL that is not
+  offered as a link (not ``http``/``https`` with a host: ``openable`` is false) can only be rejected, and the
+  description says why.
+
+A form that asks for secrets says so in its description: Agent Chat UI cannot mask what is typed.
 
 The resume value maps back to the MCP answers, ``{request_key: {"action": ...}}``: form content is first
 coerced by the requested schema (:func:`~langgraph_mcp.coercion.coerce_to_schema`: the UI sends every edited
@@ -24,12 +28,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from typing import Any, ClassVar, cast
+from urllib.parse import urlsplit
 
 from langgraph_mcp.coercion import coerce_to_schema
 from langgraph_mcp.elicitation.answers import ElicitationAnswersModel, validate_answers
 from langgraph_mcp.errors import AnswerError
 from langgraph_mcp.payloads import (
     ActionRequest,
+    DecisionType,
     ElicitationAnswer,
     ElicitationAnswers,
     ElicitationInterrupt,
@@ -85,11 +91,17 @@ def _form_card(payload: ElicitationInterrupt, form: FormRequest) -> tuple[Action
         _field_line(name, prop, name in required, name in secret)
         for name, prop in (schema.get("properties") or {}).items()
     ]
+    warning = (
+        ["Warning: this form asks for secrets (MCP servers must not); this UI shows what you type."]
+        if form.get("asks_for_secrets", bool(secret))
+        else []
+    )
     description = "\n".join(
         [
             form.get("message", ""),
             "",
             _who(payload),
+            *warning,
             "Edit the fields and submit to answer; reject to decline.",
             *fields,
         ]
@@ -101,21 +113,35 @@ def _form_card(payload: ElicitationInterrupt, form: FormRequest) -> tuple[Action
     )
 
 
+def _openable(request: UrlRequest) -> bool:
+    """Whether the URL may be offered as a link (payloads saved before ``openable`` existed: http(s) only)."""
+    if "openable" in request:
+        return bool(request["openable"])
+    return urlsplit(request.get("url", "")).scheme.lower() in ("http", "https")
+
+
 def _url_card(payload: ElicitationInterrupt, request: UrlRequest) -> tuple[ActionRequest, ReviewConfig]:
-    description = "\n".join(
-        [
-            request.get("message", ""),
-            "",
-            _who(payload),
+    lines = [request.get("message", ""), "", _who(payload)]
+    if _openable(request):
+        lines += [
             f"Open this URL yourself (it is not opened for you): {request['url']}",
             f"Host: {request['host']}",
             "Approve once you have visited it; reject to decline.",
         ]
-    )
+        allowed: list[DecisionType] = ["approve", "reject"]
+    else:  # fail closed: nothing to visit, so nothing to approve
+        lines += [
+            f"This URL is not a web link and must not be opened: {request['url']}",
+            f"Why: {request.get('warning') or 'only http(s) URLs with a host are offered'}",
+            "Reject to decline.",
+        ]
+        allowed = ["reject"]
+    if request.get("warning") and _openable(request):
+        lines.append(f"Warning: {request['warning']}")
     name = payload["published_name"]
     return (
-        {"name": name, "args": {"url": request["url"]}, "description": description},
-        {"action_name": name, "allowed_decisions": ["approve", "reject"]},
+        {"name": name, "args": {"url": request["url"]}, "description": "\n".join(lines)},
+        {"action_name": name, "allowed_decisions": allowed},
     )
 
 
@@ -149,6 +175,12 @@ def _form_content(form: FormRequest, args: Mapping[str, Any]) -> dict[str, Any]:
 def _answer(key: str, request: ElicitationRequest, decision: object, name: str) -> ElicitationAnswer:
     kind = decision.get("type") if isinstance(decision, Mapping) else None
     if request.get("mode") == "url":
+        if kind == "approve" and not _openable(cast(UrlRequest, request)):
+            raise AnswerError(
+                f"decision for {key!r}: this URL is not a web link, so it can't have been visited; only "
+                "'reject' (decline) is allowed",
+                key=key,
+            )
         if kind == "approve":
             return {"action": "accept"}
         if kind == "reject":
@@ -172,7 +204,7 @@ def _answer(key: str, request: ElicitationRequest, decision: object, name: str) 
         raise AnswerError(
             f"decision for {key!r}: an 'edit' needs edited_action.args, the form's fields", key=key
         )
-    if isinstance(action, Mapping) and action.get("name") not in (None, name):
+    if name and isinstance(action, Mapping) and action.get("name") not in (None, name):
         raise AnswerError(
             f"decision for {key!r}: edited_action.name must stay {name!r}, got {action.get('name')!r}",
             key=key,
@@ -213,7 +245,8 @@ def _hitl_json_schema(requests: Mapping[str, ElicitationRequest]) -> dict[str, A
     items = []
     for key, request in requests.items():
         if request.get("mode") == "url":
-            allowed = [{"const": "approve"}, {"const": "reject"}]
+            openable = _openable(cast(UrlRequest, request))
+            allowed = [{"const": "approve"}, {"const": "reject"}] if openable else [{"const": "reject"}]
         else:
             allowed = [{"const": "edit"}, {"const": "reject"}]
         items.append(

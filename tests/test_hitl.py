@@ -1,0 +1,113 @@
+"""The HITL cards of elicitation questions and how their decisions map back to MCP answers (no graph needed)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from langgraph_mcp.errors import AnswerError
+from langgraph_mcp.hitl import answers_from_decisions, elicitation_card, stored_answers
+from langgraph_mcp.payloads import ElicitationInterrupt
+
+
+def payload(requests: dict[str, Any]) -> ElicitationInterrupt:
+    return {
+        "type": "mcp_elicitation",
+        "tool_call_id": "c1",
+        "server": "srv",
+        "tool": "t",
+        "published_name": "srv_t",
+        "arguments": {},
+        "round": 1,
+        "requests": requests,
+    }
+
+
+URL = {
+    "mode": "url",
+    "message": "Consent",
+    "url": "https://pay.example/x",
+    "host": "pay.example",
+    "openable": True,
+}
+SCRIPT = {
+    "mode": "url",
+    "message": "Click",
+    "url": "javascript:alert(1)",
+    "host": "",
+    "openable": False,
+    "warning": "not an http(s) link",
+}
+FORM = {
+    "mode": "form",
+    "message": "Log in",
+    "requested_schema": {
+        "type": "object",
+        "properties": {"user": {"type": "string"}, "password": {"type": "string"}, "n": {"type": "integer"}},
+        "required": ["user", "password"],
+    },
+    "sensitive": ["password"],
+    "asks_for_secrets": True,
+}
+
+
+def test_a_url_that_is_not_a_web_link_can_only_be_rejected() -> None:
+    card = elicitation_card(payload({"k": SCRIPT}))
+    (action,) = card["action_requests"]
+    assert card["review_configs"] == [{"action_name": "srv_t", "allowed_decisions": ["reject"]}]
+    assert "must not be opened" in action["description"] and "not an http(s) link" in action["description"]
+    with pytest.raises(AnswerError, match="not a web link"):
+        answers_from_decisions({"k": SCRIPT}, {"decisions": [{"type": "approve"}]})
+    assert answers_from_decisions({"k": SCRIPT}, {"decisions": [{"type": "reject"}]}) == {
+        "k": {"action": "decline"}
+    }
+
+
+def test_a_web_link_shows_url_and_host_and_approve_is_accept() -> None:
+    (action,) = elicitation_card(payload({"k": URL}))["action_requests"]
+    assert "https://pay.example/x" in action["description"] and "Host: pay.example" in action["description"]
+    assert answers_from_decisions({"k": URL}, {"decisions": [{"type": "approve"}]}) == {
+        "k": {"action": "accept"}
+    }
+
+
+def test_a_form_card_warns_about_secrets_and_maps_an_edit_to_coerced_content() -> None:
+    (action,) = elicitation_card(payload({"k": FORM}))["action_requests"]
+    assert action["args"] == {"user": "", "password": "", "n": ""}
+    assert "asks for secrets" in action["description"]
+    assert "- password (string; required; secret: this UI shows what you type)" in action["description"]
+
+    edit = {
+        "type": "edit",
+        "edited_action": {"name": "srv_t", "args": {"user": "ada", "password": "pw", "n": "4"}},
+    }
+    assert answers_from_decisions({"k": FORM}, {"decisions": [edit]}, name="srv_t") == {
+        "k": {"action": "accept", "content": {"user": "ada", "password": "pw", "n": 4}}
+    }
+    empty_optional = {
+        "type": "edit",
+        "edited_action": {"name": "srv_t", "args": {"user": "a", "password": "p", "n": ""}},
+    }
+    assert answers_from_decisions({"k": FORM}, {"decisions": [empty_optional]})["k"] == {
+        "action": "accept",
+        "content": {"user": "a", "password": "p"},
+    }
+
+
+def test_wrong_count_wrong_type_or_renamed_tool_are_refused() -> None:
+    with pytest.raises(AnswerError, match="1 decision"):
+        answers_from_decisions({"k": FORM}, {"decisions": []})
+    with pytest.raises(AnswerError, match=r"'edit' .* or 'reject'"):
+        answers_from_decisions({"k": FORM}, {"decisions": [{"type": "respond", "message": "x"}]})
+    renamed = {"type": "edit", "edited_action": {"name": "other_tool", "args": {}}}
+    with pytest.raises(AnswerError, match="must stay 'srv_t'"):
+        answers_from_decisions({"k": FORM}, {"decisions": [renamed]}, name="srv_t")
+
+
+def test_stored_values_map_back_only_when_they_are_decisions() -> None:
+    plain = {"k": {"action": "decline"}}
+    assert stored_answers({"k": URL}, plain) is plain
+    assert stored_answers({"k": URL}, {"decisions": [{"type": "reject"}]}) == {"k": {"action": "decline"}}
+    odd = {"decisions": [{"type": "approve"}, {"type": "approve"}]}
+    assert stored_answers({"k": URL}, odd) is odd  # does not map: left for the validator to judge
