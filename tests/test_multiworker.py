@@ -195,7 +195,9 @@ async def test_paused_by_one_worker_resumed_by_a_fresh_one(pg_dsn: str, tmp_path
         done = await b.request("resume", thread="t1", calls=None, decisions=decisions, answers=answers)
     assert done["pid"] != paused["pid"]
     assert kinds(done["found"]) == kinds(paused["pending"])  # B read what A left from the database
-    assert [p["interrupt_id"] for p in done["found"]] == [p["interrupt_id"] for p in paused["pending"]]
+    assert sorted(p["interrupt_id"] for p in done["found"]) == sorted(
+        p["interrupt_id"] for p in paused["pending"]
+    )
     assert done["pending"] == []
     assert done["tool_messages"] == {
         "call_list_files_1": ["success", "notes.txt todo.txt"],
