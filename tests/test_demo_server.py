@@ -27,6 +27,7 @@ from mcp.shared.exceptions import UrlElicitationRequiredError
 
 from langgraph_mcp.examples import demo_server
 from langgraph_mcp.examples.demo_server import build_server, http_app
+from tests.helpers import CRASHING_SERVER
 
 pytestmark = pytest.mark.anyio
 
@@ -53,9 +54,6 @@ EXPECTED_TOOLS = {
     "always_fails",
     "slow",
     "sleep",
-    "crash",
-    "flaky_read",
-    "flaky_delete",
     "book_trip",
     "book_two",
     "book_three_rounds",
@@ -207,8 +205,6 @@ async def test_tool_list_and_annotations(mode: str) -> None:
     assert hints("echo") is None
     assert hints("search_web") == {"readOnlyHint": True, "openWorldHint": True}
     assert hints("add") is not None and hints("add")["readOnlyHint"] is True  # type: ignore[index]
-    assert hints("flaky_read")["readOnlyHint"] is True  # type: ignore[index]
-    assert hints("flaky_delete")["destructiveHint"] is True  # type: ignore[index]
     assert hints("book_trip") == {"readOnlyHint": False, "destructiveHint": False}
     # Resolver parameters are not part of the input schema.
     assert set(tools["book_trip"].input_schema["properties"]) == {"destination"}
@@ -620,17 +616,18 @@ async def test_state_only_rounds() -> None:
 # --------------------------------------------------------------------------- real transports
 
 
-def _stdio_params(events: Path) -> StdioServerParameters:
+def _crashing_stdio_params(events: Path) -> StdioServerParameters:
+    """The demo server plus its process-killing test tools (tests/servers/crashing_demo_server.py) over stdio."""
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", MOD, "stdio"],
+        args=[str(CRASHING_SERVER)],
         env={"DEMO_EVENTS_FILE": str(events), "DEMO_SERVER_NAME": "demo-stdio"},
     )
 
 
 async def test_stdio_events_across_restarts(tmp_path: Path) -> None:
     events, marker = tmp_path / "events.jsonl", tmp_path / "marker"
-    params = _stdio_params(events)
+    params = _crashing_stdio_params(events)
     asker = Asker()
     crashed = anyio.Event()
     replacement: dict[str, Any] = {}
@@ -659,7 +656,7 @@ async def test_stdio_events_across_restarts(tmp_path: Path) -> None:
 
     assert marker.exists()
     assert text_of(booked) == "Booked Rome on 2026-09-14"
-    assert asker.calls[0][0] == KEY_DATE  # same request key as in-process, even under `python -m`
+    assert asker.calls[0][0] == KEY_DATE  # same request key as in-process, even run as a script
     assert text_of(replacement["again"]) == "ok after restart"
     stats = replacement["stats"]
     assert stats["pid"] != first_pid
@@ -673,6 +670,17 @@ async def test_stdio_events_across_restarts(tmp_path: Path) -> None:
         ("flaky_read", "enter", False),
     ]
     assert {e["server"] for e in lines} == {"demo-stdio"}
+
+
+async def test_request_keys_under_python_m(tmp_path: Path) -> None:
+    """``python -m langgraph_mcp.examples.demo_server`` names its resolvers by the module, not ``__main__``."""
+    params = StdioServerParameters(command=sys.executable, args=["-m", MOD, "stdio"])
+    asker = Asker()
+    with anyio.fail_after(60):
+        async with Client(params, elicitation_callback=asker) as client:
+            booked = await client.call_tool("book_trip", {"destination": "Rome"})
+    assert text_of(booked) == "Booked Rome on 2026-09-14"
+    assert asker.calls[0][0] == KEY_DATE
 
 
 def _free_port() -> int:

@@ -1,7 +1,7 @@
 """The bundled example MCP server ("demo") used by the package's demo, notebooks, Studio graph and tests.
 
 It exposes a fixed set of tools covering everything ``langgraph_mcp`` has to handle: tool annotations,
-structured output, every content-block type, tool errors, progress, hangs and crashes, and elicitation
+structured output, every content-block type, tool errors, progress, hangs, and elicitation
 in both protocol eras (legacy ``elicitation/create`` pushed mid-call, and the 2026-07-28
 ``InputRequiredResult`` multi-round-trip). It also serves resources (``demo://logo.png``, the template
 ``demo://files/{name}`` over the workspace), the prompt ``review_file`` and, for per-user credentials over HTTP,
@@ -57,7 +57,6 @@ import wave
 import zlib
 from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import anyio
@@ -572,35 +571,6 @@ def build_server(name: str = DEFAULT_NAME) -> DemoServer:
         rec("sleep", "enter")
         await anyio.sleep(seconds)
         return f"slept {seconds}s"
-
-    @srv.tool()
-    def crash(mode: str = "always") -> str:
-        """Kill the server process immediately (transport-failure tests). Only mode "always" exists."""
-        rec("crash", "enter", mode=mode)
-        if mode != "always":
-            raise ToolError(f"unknown crash mode: {mode!r}")
-        os._exit(1)
-
-    @srv.tool(annotations=READ_ONLY_CLOSED)
-    def flaky_read(marker: str) -> str:
-        """Read-only: crash the process on the first call (creating file `marker`), succeed once it exists."""
-        rec("flaky_read", "enter", marker=marker)
-        path = Path(marker)
-        if not path.exists():
-            path.touch()
-            os._exit(1)
-        return "ok after restart"
-
-    @srv.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False))
-    def flaky_delete(marker: str) -> str:
-        """Destructive: crash the process on the first call (creating `marker`), succeed once it exists."""
-        rec("flaky_delete", "enter", marker=marker)
-        path = Path(marker)
-        if not path.exists():
-            path.touch()
-            os._exit(1)
-        rec("flaky_delete", "commit", marker=marker)
-        return "deleted after restart"
 
     # -------------------------------------------------------------- elicitation: resolver form (both eras)
 
