@@ -1,12 +1,10 @@
-"""One live MCP server connection in one event loop: an owner task holds the ``mcp.Client``; calls come from anywhere.
+"""The requests of one MCP server connection in one event loop: calls come from anywhere, run as jobs of the owner.
 
-Why an owner task: anyio requires a ``Client`` to be entered and exited by the same task, and any exception that
-leaves ``async with Client`` comes out wrapped in an ``ExceptionGroup`` — which would turn a LangGraph interrupt
-into a crash. So no caller ever runs inside the ``async with``: the owner enters it, runs every request as a job in
-its own task group, and hands results and server questions back through a :class:`CallHandle`.
-
-A call's job belongs to the connection, not to the caller, so a legacy call that is waiting for a human's answer
-can stay open ("parked") after the graph node that started it has been interrupted.
+:class:`~langgraph_mcp.client_owner.ClientOwner` keeps the ``mcp.Client`` alive in its owner task; a
+:class:`ServerConnection` runs each request as a job of that task and hands results and server questions back
+through a :class:`CallHandle`, and turns every failure under a request into one of our errors (a transport failure
+is never a bare cancellation). A call's job belongs to the connection, not to the caller, so a legacy call that is
+waiting for a human's answer can stay open ("parked") after the graph node that started it has been interrupted.
 """
 
 from __future__ import annotations
@@ -17,19 +15,18 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TextIO, TypeVar, cast
+from typing import Any, Literal, TypeVar, cast
 
 import anyio
-import httpx2
 import mcp.types as types
 from mcp import Client, MCPError
 from mcp.client import ClientRequestContext
-from mcp.client.subscriptions import ToolsListChanged
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from langgraph_mcp import _compat
 from langgraph_mcp.backoff import ReconnectBackoff
-from langgraph_mcp.config import HttpServer, ServerSpec, StdioServer
+from langgraph_mcp.client_owner import ClientOwner, ConnectionState
+from langgraph_mcp.config import HttpServer, ServerSpec
 from langgraph_mcp.errors import (
     CallInterruptedError,
     CallNotSentError,
@@ -37,13 +34,16 @@ from langgraph_mcp.errors import (
     ResultTooLargeError,
     ServerConnectionError,
     ServerError,
-    ServerUnavailableError,
     ToolCallTimeoutError,
+)
+from langgraph_mcp.failures import (
+    describe_error,
+    first_error,
+    is_connection_lost,
+    unwrap_for_caller,
 )
 from langgraph_mcp.legacy_routing import CallEnd, ElicitReply, LegacyCallRouter, RoutedCall
 from langgraph_mcp.server_logs import ServerLogs
-from langgraph_mcp.stderr_capture import StderrCapture
-from langgraph_mcp.transport import TransportWatch, command_line, make_client
 
 logger = logging.getLogger("langgraph_mcp.connection")
 
@@ -55,34 +55,9 @@ ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
 ABANDON_GRACE_SECONDS = 1.0
 # How long a failed request waits for its dead connection's owner to record why it ended (for the message).
 OWNER_REPORT_SECONDS = 2.0
-# How long closing a connection waits for its owner task (which stops the server process) to finish.
-OWNER_STOP_SECONDS = 10.0
 
 
 _UNANSWERED_CODES = (types.CONNECTION_CLOSED, types.REQUEST_TIMEOUT)
-
-
-def flatten_exception(exc: BaseException) -> BaseException:
-    """The first leaf of a (nested) ``ExceptionGroup``, or ``exc`` itself."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
-
-
-def is_connection_lost(exc: BaseException) -> bool:
-    exc = flatten_exception(exc)
-    if isinstance(exc, TimeoutError):  # an OSError subclass, but a slow server is not a lost connection
-        return False
-    if isinstance(exc, MCPError):
-        return exc.code == types.CONNECTION_CLOSED
-    return isinstance(
-        exc,
-        anyio.ClosedResourceError
-        | anyio.BrokenResourceError
-        | anyio.EndOfStream
-        | httpx2.TransportError
-        | OSError,
-    )
 
 
 @dataclass
@@ -180,7 +155,8 @@ class CallHandle:
 
 
 class ServerConnection:
-    """A connection to one MCP server, bound to the event loop it was started in."""
+    """A connection to one MCP server, bound to the event loop it was started in: its requests and calls, the
+    legacy calls' routing, and the server's callbacks; the client itself is :attr:`owner`'s."""
 
     def __init__(
         self,
@@ -194,267 +170,96 @@ class ServerConnection:
         self._on_tools_changed = on_tools_changed
         self.logs = ServerLogs(name)
         """The server's log messages (see :mod:`langgraph_mcp.server_logs`)."""
-        self._client: Client | None = None
-        self._task_group: anyio.abc.TaskGroup | None = None
-        self._owner: asyncio.Task[None] | None = None
-        self._stop: asyncio.Event | None = None
-        self._ready: asyncio.Event | None = None
-        self._start_lock = asyncio.Lock()
-        self._error: BaseException | None = None
-        self._starts = 0
-        self._connected_once = False
-        self.backoff = ReconnectBackoff(
-            spec.restart_attempts, spec.reconnect_backoff, spec.reconnect_backoff_max
-        )
-        """When the next (re)connect may run, and how many this outage has used."""
-        self._watch: TransportWatch | None = None
-        self._stderr: StderrCapture | None = None
         # Requests in flight, each with the way to fail it at once (a bad message from the server).
         self._in_flight: dict[object, Callable[[BaseException], None]] = {}
         self.router = LegacyCallRouter(name, spec.exclusive_tools)
         """Which legacy call a pushed question belongs to, and which calls must run alone."""
-        self.closed = False
+        self.owner = ClientOwner(
+            name,
+            spec,
+            options=self._client_options,
+            on_invalid=self._on_invalid_message,
+            on_new_session=self.router.new_session,
+            on_connected=self._on_connected,
+            on_tools_changed=on_tools_changed,
+        )
+        """The owner task holding the ``Client``: starts, restarts with backoff, stops."""
 
-    # ------------------------------------------------------------------------------------------- lifecycle
+    # ------------------------------------------------------------------------------------------- the client
 
     @property
     def started(self) -> bool:
-        return self._client is not None
+        return self.owner.started
 
     @property
     def alive(self) -> bool:
         """Connected, and the transport has not reported the server gone."""
-        return self._client is not None and not self._transport_ended()
+        return self.owner.alive
 
     @property
     def protocol_version(self) -> str | None:
-        return self._client.protocol_version if self._client is not None else None
+        return self.owner.protocol_version
 
     @property
     def is_legacy(self) -> bool:
-        version = self.protocol_version
-        return version is not None and version in HANDSHAKE_PROTOCOL_VERSIONS
+        return self.owner.is_legacy
 
     @property
     def server_info(self) -> types.Implementation | None:
-        return self._client.server_info if self._client is not None else None
+        return self.owner.server_info
 
     @property
     def starts(self) -> int:
         """How many times this connection was (re)started."""
-        return self._starts
+        return self.owner.starts
 
     @property
     def last_error(self) -> BaseException | None:
-        return self._error
+        return self.owner.last_error
 
     @property
-    def state(self) -> Literal["idle", "connected", "reconnecting", "down", "closed"]:
-        """``idle`` (never started), ``connected``, ``reconnecting`` (an outage with restarts left), ``down``
-        (restarts used up: waiting out the backoff), or ``closed``."""
-        if self.closed:
-            return "closed"
-        if self.alive:
-            return "connected"
-        if self.backoff.in_outage:
-            return "down" if self.backoff.exhausted or not self._connected_once else "reconnecting"
-        return "idle"
+    def state(self) -> ConnectionState:
+        """See :attr:`ClientOwner.state`."""
+        return self.owner.state
+
+    @property
+    def backoff(self) -> ReconnectBackoff:
+        return self.owner.backoff
+
+    @property
+    def closed(self) -> bool:
+        return self.owner.closed
 
     async def client(self) -> Client:
         """The live client, starting or restarting the connection as needed (bounded attempts, with backoff)."""
-        if self._client is not None and not self._transport_ended():
-            return self._client
-        async with self._start_lock:
-            if self._client is not None and self._transport_ended():
-                # The server went away between calls (e.g. the stdio process died): restart before sending, so
-                # even a non-idempotent call is safe — it was never delivered to the dead server.
-                self.mark_dead(ServerConnectionError(self.name, "the server closed the connection"))
-                await self._wait_owner()
-            if self._client is not None:
-                return self._client
-            if self.closed:
-                raise ServerConnectionError(self.name, "the connection was closed (aclose() was called)")
-            await self._connect()
-            assert self._client is not None
-            return self._client
-
-    async def _connect(self) -> None:
-        """Start the connection. Within an outage of a connection that was up, restart up to ``restart_attempts``
-        times, each after its backoff delay; past that (or for a server that never came up) fail fast until the
-        backoff has passed, then try once more."""
-        backoff = self.backoff
-        while True:
-            if backoff.in_outage and (backoff.exhausted or not self._connected_once):
-                if (retry_in := backoff.wait_remaining()) > 0:
-                    raise self._unavailable(retry_in)
-            elif backoff.in_outage:
-                await asyncio.sleep(backoff.wait_remaining())
-            try:
-                await self._start()
-            except ServerConnectionError as exc:
-                backoff.failed()
-                if backoff.exhausted or not self._connected_once:
-                    if self._connected_once:
-                        raise ServerConnectionError(
-                            self.name,
-                            f"gave up after {backoff.attempts} restart attempts; last error: {exc.detail}",
-                        ) from exc.__cause__
-                    raise
-                continue
-            backoff.succeeded()
-            self._connected_once = True
-            return
-
-    def _unavailable(self, retry_in: float) -> ServerUnavailableError:
-        why = _describe(self._error)
-        if self._connected_once:
-            what = f"gave up after {self.backoff.attempts} restart attempts (last error: {why})"
-        else:
-            what = why
-        return ServerUnavailableError(
-            self.name, f"unavailable: {what}; next attempt in {retry_in:.1f}s", retry_in=retry_in
-        )
-
-    def _transport_ended(self) -> bool:
-        return self._watch is not None and self._watch.ended
-
-    async def _start(self) -> None:
-        # A dead connection's owner may still be shutting its server down: let it finish first, so two owners
-        # never share this object's state (the old one's cleanup would clear the new client) and no process leaks.
-        await self._wait_owner()
-        self._starts += 1
-        self.router.new_session()
-        self._stop = asyncio.Event()
-        self._ready = asyncio.Event()
-        self._error = None
-        self._watch = TransportWatch(self.name, self._on_invalid_message)
-        self._owner = asyncio.get_running_loop().create_task(self._own(), name=f"mcp-owner:{self.name}")
-        try:
-            await asyncio.wait_for(asyncio.shield(self._ready.wait()), self.spec.connect_timeout)
-        except TimeoutError:
-            self._stop.set()
-            await self._wait_owner()
-            error = self._error
-            detail = f"did not connect within {self.spec.connect_timeout:g}s"
-            if isinstance(error, InvalidResponseError):
-                detail += f" ({error.detail})"
-            self._error = ServerConnectionError(self.name, detail)
-            raise self._error from None
-        if self._client is None:
-            cause = self._error
-            await self._wait_owner()
-            failure = ServerConnectionError(
-                self.name, f"could not connect: {_describe(cause)}" + self._stdio_context()
-            )
-            self._error = failure
-            raise failure from cause
-
-    def _stdio_context(self) -> str:
-        """For a stdio server that did not come up: its command line and the last lines it wrote to stderr."""
-        if not isinstance(self.spec, StdioServer):
-            return ""
-        text = f"; command: {command_line(self.spec)}"
-        lines = self._stderr.tail() if self._stderr is not None else []
-        if lines:
-            text += "; its stderr ended with:\n    " + "\n    ".join(lines)
-        elif self._stderr is not None:
-            text += "; it wrote nothing to stderr"
-        return text
-
-    async def _own(self) -> None:
-        assert self._stop is not None and self._ready is not None and self._watch is not None
-        stderr = StderrCapture(self.name, self.spec.stderr) if isinstance(self.spec, StdioServer) else None
-        self._stderr = stderr
-        try:
-            async with self._make_client(stderr) as client, anyio.create_task_group() as tg:
-                if self.spec.mode == "modern" and client.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
-                    raise ServerConnectionError(
-                        self.name,
-                        f"negotiated {client.protocol_version}, but mode='modern' requires 2026-07-28; "
-                        "use mode='auto' or 'legacy' for this server",
-                    )
-                await self.logs.ask_for_level(client, self.spec.log_level)
-                self._client = client
-                self._task_group = tg
-                if self._on_tools_changed is not None and _announces_tool_changes(client):
-                    tg.start_soon(self._watch_tool_changes, client)
-                self._ready.set()
-                await self._stop.wait()
-                tg.cancel_scope.cancel()
-        except BaseException as exc:  # the owner must never crash the loop; the error is reported to callers
-            leaf = flatten_exception(exc)
-            if self._error is None or not isinstance(leaf, asyncio.CancelledError):
-                self._error = leaf
-            if not isinstance(leaf, asyncio.CancelledError):
-                logger.debug("MCP server %r connection ended: %r", self.name, leaf)
-            task = asyncio.current_task()
-            if isinstance(leaf, asyncio.CancelledError) and task is not None and task.cancelling():
-                raise  # the owner task itself is being cancelled (loop shutdown): never swallow that
-        finally:
-            if self._owner is asyncio.current_task():  # never clear a newer owner's state
-                self._client = None
-                self._task_group = None
-                self._ready.set()
-            if stderr is not None:
-                stderr.close()
-
-    async def _watch_tool_changes(self, client: Client) -> None:
-        """2026-07-28 servers announce tool-list changes only on a ``subscriptions/listen`` stream."""
-        try:
-            async with client.listen(tools_list_changed=True) as subscription:
-                async for event in subscription:
-                    if isinstance(event, ToolsListChanged) and self._on_tools_changed is not None:
-                        self._on_tools_changed(self.name)
-        except Exception as exc:  # a lost or refused subscription only costs freshness, never a call
-            logger.debug("MCP server %r: tool-change subscription ended: %r", self.name, exc)
-
-    def _make_client(self, stderr: StderrCapture | None) -> Client:
-        spec = self.spec
-        assert self._watch is not None
-        common: dict[str, Any] = {
-            # "modern" still probes (server/discover) rather than pinning the version: the probe waits for the
-            # server to be up within connect_timeout and brings its real capabilities; legacy-only is refused.
-            "mode": "auto" if spec.mode == "modern" else spec.mode,
-            "elicitation_callback": self._on_elicit,
-            "message_handler": self._on_message,
-            "logging_callback": self.logs.on_message,
-            "log_level": spec.log_level,
-            "client_info": types.Implementation(name="langgraph-mcp", version="0.1.0"),
-        }
-        if spec.roots is not None:
-            common["list_roots_callback"] = self._on_list_roots
-        writer = cast(TextIO, stderr.writer) if stderr is not None else None
-        return make_client(spec, self._watch, stderr=writer, common=common)
-
-    async def _wait_owner(self, timeout: float = OWNER_STOP_SECONDS) -> None:
-        """Wait (bounded) for the owner task to finish; a cancellation of *this* caller still propagates."""
-        owner = self._owner
-        if owner is None or owner.done():
-            return
-        done, _ = await asyncio.wait([owner], timeout=timeout)
-        if not done:
-            logger.warning("MCP server %r: its connection did not stop within %gs", self.name, timeout)
+        return await self.owner.client()
 
     def mark_dead(self, error: BaseException, client: Client | None = None) -> None:
-        """The transport failed: stop the owner so the next call reconnects (once per death).
-
-        ``client``: the client the failure was seen on; a late failure of an older client is ignored.
-        """
-        if self._client is None or (client is not None and client is not self._client):
-            return
-        self._error = error
-        self.backoff.failed()
-        if self._stop is not None:
-            self._stop.set()
-        self._client = None
+        """The transport failed: stop the owner so the next call reconnects (see :meth:`ClientOwner.mark_dead`)."""
+        self.owner.mark_dead(error, client)
 
     async def close(self) -> None:
         """End the connection: cancel every job (parked calls too), exit the client in its owner task, stop the
         subprocess."""
-        self.closed = True
-        if self._stop is not None:
-            self._stop.set()
-        await self._wait_owner()
+        await self.owner.close()
+
+    def spawn(self, coro: Awaitable[None]) -> None:
+        """Run ``coro`` as a background job of the owner task (cancelled with the connection)."""
+        self.owner.spawn(coro)
+
+    def _client_options(self) -> dict[str, Any]:
+        options: dict[str, Any] = {
+            "elicitation_callback": self._on_elicit,
+            "message_handler": self._on_message,
+            "logging_callback": self.logs.on_message,
+            "log_level": self.spec.log_level,
+        }
+        if self.spec.roots is not None:
+            options["list_roots_callback"] = self._on_list_roots
+        return options
+
+    async def _on_connected(self, client: Client) -> None:
+        await self.logs.ask_for_level(client, self.spec.log_level)
 
     # ------------------------------------------------------------------------------------------- failures
 
@@ -465,12 +270,12 @@ class ServerConnection:
         (e.g. an HTTP response cut mid-body). The reason is what the owner records as the client exits."""
         if client is not None:
             self.mark_dead(ServerConnectionError(self.name, "the transport failed"), client)
-        await self._wait_owner(OWNER_REPORT_SECONDS)
-        return self._lost(what, self._error, tool=tool)
+        await self.owner.wait_stopped(OWNER_REPORT_SECONDS)
+        return self._lost(what, self.owner.last_error, tool=tool)
 
     def _lost(self, what: str, cause: BaseException | None, *, tool: str | None) -> ServerError:
         """The error for a request whose connection failed under it."""
-        detail = f"connection lost during {what} ({_describe(cause)})"
+        detail = f"connection lost during {what} ({describe_error(cause)})"
         if tool is not None:
             error: ServerError = CallInterruptedError(
                 self.name, detail + "; the call may or may not have run on the server", tool=tool
@@ -490,10 +295,10 @@ class ServerConnection:
         would wait forever, so every request in flight (except calls waiting for a human) fails at once."""
         failure = InvalidResponseError(
             self.name,
-            f"the server sent an invalid response: a message the MCP SDK cannot parse ({_first_error(error)})",
+            f"the server sent an invalid response: a message the MCP SDK cannot parse ({first_error(error)})",
         )
         failure.__cause__ = error
-        self._error = failure
+        self.owner.note_error(failure)
         for fail in list(self._in_flight.values()):
             fail(failure)
 
@@ -507,7 +312,7 @@ class ServerConnection:
         A transport failure is always a :class:`ServerConnectionError` for the caller, never a cancellation.
         """
         client = await self.client()
-        tg = self._task_group
+        tg = self.owner.task_group
         assert tg is not None
         loop = asyncio.get_running_loop()
         outcome: asyncio.Future[T] = loop.create_future()
@@ -523,7 +328,7 @@ class ServerConnection:
                     raise
                 except BaseException as exc:
                     if not outcome.done():
-                        outcome.set_exception(_unwrap_for_caller(exc))
+                        outcome.set_exception(unwrap_for_caller(exc))
                 else:
                     if not outcome.done():
                         outcome.set_result(value)
@@ -575,12 +380,14 @@ class ServerConnection:
         handle = CallHandle(self, tool)
         if self.is_legacy:
             handle.route = await self.router.begin(tool, handle.deliver)
-        tg = self._task_group
-        if tg is None or client is not self._client:  # the connection died while the call waited for its turn
+        tg = self.owner.task_group
+        if (
+            tg is None or client is not self.owner.current
+        ):  # the connection died while the call waited for its turn
             self.end_legacy_call(handle, "unsent")
             raise CallNotSentError(
                 self.name,
-                f"connection lost before calling {tool!r} ({_describe(self._error)}); it was not sent",
+                f"connection lost before calling {tool!r} ({describe_error(self.owner.last_error)}); it was not sent",
                 tool=tool,
             )
         # Legacy calls may wait for a human inside an elicitation: the per-event timeout in next_event bounds the
@@ -674,7 +481,7 @@ class ServerConnection:
 
     def _call_error(self, tool: str, exc: BaseException, client: Client) -> BaseException:
         """What the caller of ``tool`` sees for ``exc``; a lost transport marks the connection dead."""
-        error = _unwrap_for_caller(exc)
+        error = unwrap_for_caller(exc)
         if isinstance(error, ServerError):
             return error
         if (too_large := self._too_large(error, tool)) is not None:
@@ -717,18 +524,6 @@ class ServerConnection:
         if handle.route is not None:
             self.router.end(handle.route, how)
 
-    def spawn(self, coro: Awaitable[None]) -> None:
-        """Run ``coro`` as a background job of the owner task (cancelled with the connection)."""
-        tg = self._task_group
-
-        async def run() -> None:
-            await coro
-
-        if tg is not None:
-            tg.start_soon(run)
-        else:
-            asyncio.get_running_loop().create_task(run())
-
     # ------------------------------------------------------------------------------------------- callbacks
 
     async def _on_elicit(
@@ -753,40 +548,6 @@ def roots_result(roots: list[str] | None) -> types.ListRootsResult:
     return types.ListRootsResult(
         roots=[types.Root(uri=r if "://" in r else Path(r).resolve().as_uri()) for r in roots or []]  # type: ignore[arg-type]
     )
-
-
-def _announces_tool_changes(client: Client) -> bool:
-    if client.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
-        return False  # legacy servers push notifications/tools/list_changed to the message handler
-    tools = client.server_capabilities.tools if client.server_capabilities else None
-    return bool(tools and tools.list_changed)
-
-
-def _unwrap_for_caller(exc: BaseException) -> BaseException:
-    leaf = flatten_exception(exc)
-    return leaf if isinstance(leaf, Exception) else exc
-
-
-def _describe(error: BaseException | None) -> str:
-    if error is None:
-        return "unknown error"
-    if isinstance(error, ServerError):
-        return error.detail
-    if isinstance(error, FileNotFoundError):
-        return f"command not found ({error.filename or error})"
-    if isinstance(error, MCPError):
-        return f"MCP error {error.code}: {error.message}"
-    text = str(error) or type(error).__name__
-    return f"{type(error).__name__}: {text}"
-
-
-def _first_error(error: Exception) -> str:
-    errors = getattr(error, "errors", None)
-    if callable(errors):
-        with contextlib.suppress(Exception):
-            first = errors()[0]
-            return str(first.get("msg", error))[:300]
-    return f"{type(error).__name__}: {error}"[:300]
 
 
 EraName = Literal["modern", "legacy"]

@@ -37,7 +37,6 @@ from langgraph_mcp.connection import (
     ElicitEvent,
     FailedEvent,
     ServerConnection,
-    is_connection_lost,
     roots_result,
 )
 from langgraph_mcp.elicitation.answers import question_key, request_from_params, to_elicit_result
@@ -50,6 +49,7 @@ from langgraph_mcp.errors import (
     TooManyRoundsError,
     UnsupportedRequestError,
 )
+from langgraph_mcp.failures import is_connection_lost
 from langgraph_mcp.payloads import (
     ELICITATION_INTERRUPT_TYPE,
     ElicitationAnswers,

@@ -1,0 +1,344 @@
+"""Keeps one live ``mcp.Client`` for one server: the owner task that holds it, starts, restarts with backoff, stops.
+
+Why an owner task: anyio requires a ``Client`` to be entered and exited by the same task, and any exception that
+leaves ``async with Client`` comes out wrapped in an ``ExceptionGroup`` — which would turn a LangGraph interrupt
+into a crash. So no caller ever runs inside the ``async with``: the owner enters it and runs a task group whose
+jobs (the connection's requests) belong to it, not to their callers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal, TextIO, cast
+
+import anyio
+import anyio.abc
+import mcp.types as types
+from mcp import Client
+from mcp.client.subscriptions import ToolsListChanged
+from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+from langgraph_mcp.backoff import ReconnectBackoff
+from langgraph_mcp.config import ServerSpec, StdioServer
+from langgraph_mcp.errors import InvalidResponseError, ServerConnectionError, ServerUnavailableError
+from langgraph_mcp.failures import describe_error, flatten_exception
+from langgraph_mcp.stderr_capture import StderrCapture
+from langgraph_mcp.transport import TransportWatch, command_line, make_client
+
+logger = logging.getLogger("langgraph_mcp.connection")
+
+# How long stopping waits for the owner task (which stops the server process) to finish.
+OWNER_STOP_SECONDS = 10.0
+
+ConnectionState = Literal["idle", "connected", "reconnecting", "down", "closed"]
+
+
+class ClientOwner:
+    """The owner task of one server's ``Client``, and the start/restart policy around it (one per event loop)."""
+
+    def __init__(
+        self,
+        name: str,
+        spec: ServerSpec,
+        *,
+        options: Callable[[], dict[str, Any]],
+        on_invalid: Callable[[Exception], None],
+        on_new_session: Callable[[], None],
+        on_connected: Callable[[Client], Awaitable[None]],
+        on_tools_changed: Callable[[str], None] | None = None,
+    ) -> None:
+        self.name = name
+        self.spec = spec
+        self._options = options
+        """The callbacks and options the connection gives every ``Client`` it starts."""
+        self._on_invalid = on_invalid
+        self._on_new_session = on_new_session
+        self._on_connected = on_connected
+        self._on_tools_changed = on_tools_changed
+        self._client: Client | None = None
+        self._task_group: anyio.abc.TaskGroup | None = None
+        self._owner: asyncio.Task[None] | None = None
+        self._stop: asyncio.Event | None = None
+        self._ready: asyncio.Event | None = None
+        self._start_lock = asyncio.Lock()
+        self._error: BaseException | None = None
+        self._starts = 0
+        self._connected_once = False
+        self.backoff = ReconnectBackoff(
+            spec.restart_attempts, spec.reconnect_backoff, spec.reconnect_backoff_max
+        )
+        """When the next (re)connect may run, and how many this outage has used."""
+        self._watch: TransportWatch | None = None
+        self._stderr: StderrCapture | None = None
+        self.closed = False
+
+    @property
+    def current(self) -> Client | None:
+        """The live client, or ``None`` (not started, dead, or stopped)."""
+        return self._client
+
+    @property
+    def task_group(self) -> anyio.abc.TaskGroup | None:
+        """The owner's task group: jobs started in it run in the task that holds the client."""
+        return self._task_group
+
+    def note_error(self, error: BaseException) -> None:
+        """Remember ``error`` as the last thing that went wrong (for status and the next error message)."""
+        self._error = error
+
+    async def wait_stopped(self, timeout: float = OWNER_STOP_SECONDS) -> None:
+        await self._wait_owner(timeout)
+
+    def spawn(self, coro: Awaitable[None]) -> None:
+        """Run ``coro`` as a background job of the owner task (cancelled with the connection)."""
+        tg = self._task_group
+
+        async def run() -> None:
+            await coro
+
+        if tg is not None:
+            tg.start_soon(run)
+        else:
+            asyncio.get_running_loop().create_task(run())
+
+    @property
+    def started(self) -> bool:
+        return self._client is not None
+
+    @property
+    def alive(self) -> bool:
+        """Connected, and the transport has not reported the server gone."""
+        return self._client is not None and not self._transport_ended()
+
+    @property
+    def protocol_version(self) -> str | None:
+        return self._client.protocol_version if self._client is not None else None
+
+    @property
+    def is_legacy(self) -> bool:
+        version = self.protocol_version
+        return version is not None and version in HANDSHAKE_PROTOCOL_VERSIONS
+
+    @property
+    def server_info(self) -> types.Implementation | None:
+        return self._client.server_info if self._client is not None else None
+
+    @property
+    def starts(self) -> int:
+        """How many times this connection was (re)started."""
+        return self._starts
+
+    @property
+    def last_error(self) -> BaseException | None:
+        return self._error
+
+    @property
+    def state(self) -> ConnectionState:
+        """``idle`` (never started), ``connected``, ``reconnecting`` (an outage with restarts left), ``down``
+        (restarts used up: waiting out the backoff), or ``closed``."""
+        if self.closed:
+            return "closed"
+        if self.alive:
+            return "connected"
+        if self.backoff.in_outage:
+            return "down" if self.backoff.exhausted or not self._connected_once else "reconnecting"
+        return "idle"
+
+    async def client(self) -> Client:
+        """The live client, starting or restarting the connection as needed (bounded attempts, with backoff)."""
+        if self._client is not None and not self._transport_ended():
+            return self._client
+        async with self._start_lock:
+            if self._client is not None and self._transport_ended():
+                # The server went away between calls (e.g. the stdio process died): restart before sending, so
+                # even a non-idempotent call is safe — it was never delivered to the dead server.
+                self.mark_dead(ServerConnectionError(self.name, "the server closed the connection"))
+                await self._wait_owner()
+            if self._client is not None:
+                return self._client
+            if self.closed:
+                raise ServerConnectionError(self.name, "the connection was closed (aclose() was called)")
+            await self._connect()
+            assert self._client is not None
+            return self._client
+
+    async def _connect(self) -> None:
+        """Start the connection. Within an outage of a connection that was up, restart up to ``restart_attempts``
+        times, each after its backoff delay; past that (or for a server that never came up) fail fast until the
+        backoff has passed, then try once more."""
+        backoff = self.backoff
+        while True:
+            if backoff.in_outage and (backoff.exhausted or not self._connected_once):
+                if (retry_in := backoff.wait_remaining()) > 0:
+                    raise self._unavailable(retry_in)
+            elif backoff.in_outage:
+                await asyncio.sleep(backoff.wait_remaining())
+            try:
+                await self._start()
+            except ServerConnectionError as exc:
+                backoff.failed()
+                if backoff.exhausted or not self._connected_once:
+                    if self._connected_once:
+                        raise ServerConnectionError(
+                            self.name,
+                            f"gave up after {backoff.attempts} restart attempts; last error: {exc.detail}",
+                        ) from exc.__cause__
+                    raise
+                continue
+            backoff.succeeded()
+            self._connected_once = True
+            return
+
+    def _unavailable(self, retry_in: float) -> ServerUnavailableError:
+        why = describe_error(self._error)
+        if self._connected_once:
+            what = f"gave up after {self.backoff.attempts} restart attempts (last error: {why})"
+        else:
+            what = why
+        return ServerUnavailableError(
+            self.name, f"unavailable: {what}; next attempt in {retry_in:.1f}s", retry_in=retry_in
+        )
+
+    def _transport_ended(self) -> bool:
+        return self._watch is not None and self._watch.ended
+
+    async def _start(self) -> None:
+        # A dead connection's owner may still be shutting its server down: let it finish first, so two owners
+        # never share this object's state (the old one's cleanup would clear the new client) and no process leaks.
+        await self._wait_owner()
+        self._starts += 1
+        self._on_new_session()
+        self._stop = asyncio.Event()
+        self._ready = asyncio.Event()
+        self._error = None
+        self._watch = TransportWatch(self.name, self._on_invalid)
+        self._owner = asyncio.get_running_loop().create_task(self._own(), name=f"mcp-owner:{self.name}")
+        try:
+            await asyncio.wait_for(asyncio.shield(self._ready.wait()), self.spec.connect_timeout)
+        except TimeoutError:
+            self._stop.set()
+            await self._wait_owner()
+            error = self._error
+            detail = f"did not connect within {self.spec.connect_timeout:g}s"
+            if isinstance(error, InvalidResponseError):
+                detail += f" ({error.detail})"
+            self._error = ServerConnectionError(self.name, detail)
+            raise self._error from None
+        if self._client is None:
+            cause = self._error
+            await self._wait_owner()
+            failure = ServerConnectionError(
+                self.name, f"could not connect: {describe_error(cause)}" + self._stdio_context()
+            )
+            self._error = failure
+            raise failure from cause
+
+    def _stdio_context(self) -> str:
+        """For a stdio server that did not come up: its command line and the last lines it wrote to stderr."""
+        if not isinstance(self.spec, StdioServer):
+            return ""
+        text = f"; command: {command_line(self.spec)}"
+        lines = self._stderr.tail() if self._stderr is not None else []
+        if lines:
+            text += "; its stderr ended with:\n    " + "\n    ".join(lines)
+        elif self._stderr is not None:
+            text += "; it wrote nothing to stderr"
+        return text
+
+    async def _own(self) -> None:
+        assert self._stop is not None and self._ready is not None and self._watch is not None
+        stderr = StderrCapture(self.name, self.spec.stderr) if isinstance(self.spec, StdioServer) else None
+        self._stderr = stderr
+        try:
+            async with self._make_client(stderr) as client, anyio.create_task_group() as tg:
+                if self.spec.mode == "modern" and client.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
+                    raise ServerConnectionError(
+                        self.name,
+                        f"negotiated {client.protocol_version}, but mode='modern' requires 2026-07-28; "
+                        "use mode='auto' or 'legacy' for this server",
+                    )
+                await self._on_connected(client)
+                self._client = client
+                self._task_group = tg
+                if self._on_tools_changed is not None and _announces_tool_changes(client):
+                    tg.start_soon(self._watch_tool_changes, client)
+                self._ready.set()
+                await self._stop.wait()
+                tg.cancel_scope.cancel()
+        except BaseException as exc:  # the owner must never crash the loop; the error is reported to callers
+            leaf = flatten_exception(exc)
+            if self._error is None or not isinstance(leaf, asyncio.CancelledError):
+                self._error = leaf
+            if not isinstance(leaf, asyncio.CancelledError):
+                logger.debug("MCP server %r connection ended: %r", self.name, leaf)
+            task = asyncio.current_task()
+            if isinstance(leaf, asyncio.CancelledError) and task is not None and task.cancelling():
+                raise  # the owner task itself is being cancelled (loop shutdown): never swallow that
+        finally:
+            if self._owner is asyncio.current_task():  # never clear a newer owner's state
+                self._client = None
+                self._task_group = None
+                self._ready.set()
+            if stderr is not None:
+                stderr.close()
+
+    async def _watch_tool_changes(self, client: Client) -> None:
+        """2026-07-28 servers announce tool-list changes only on a ``subscriptions/listen`` stream."""
+        try:
+            async with client.listen(tools_list_changed=True) as subscription:
+                async for event in subscription:
+                    if isinstance(event, ToolsListChanged) and self._on_tools_changed is not None:
+                        self._on_tools_changed(self.name)
+        except Exception as exc:  # a lost or refused subscription only costs freshness, never a call
+            logger.debug("MCP server %r: tool-change subscription ended: %r", self.name, exc)
+
+    def _make_client(self, stderr: StderrCapture | None) -> Client:
+        spec = self.spec
+        assert self._watch is not None
+        common: dict[str, Any] = {
+            # "modern" still probes (server/discover) rather than pinning the version: the probe waits for the
+            # server to be up within connect_timeout and brings its real capabilities; legacy-only is refused.
+            "mode": "auto" if spec.mode == "modern" else spec.mode,
+            "client_info": types.Implementation(name="langgraph-mcp", version="0.1.0"),
+            **self._options(),
+        }
+        writer = cast(TextIO, stderr.writer) if stderr is not None else None
+        return make_client(spec, self._watch, stderr=writer, common=common)
+
+    async def _wait_owner(self, timeout: float = OWNER_STOP_SECONDS) -> None:
+        """Wait (bounded) for the owner task to finish; a cancellation of *this* caller still propagates."""
+        owner = self._owner
+        if owner is None or owner.done():
+            return
+        done, _ = await asyncio.wait([owner], timeout=timeout)
+        if not done:
+            logger.warning("MCP server %r: its connection did not stop within %gs", self.name, timeout)
+
+    def mark_dead(self, error: BaseException, client: Client | None = None) -> None:
+        """The transport failed: stop the owner so the next call reconnects (once per death).
+
+        ``client``: the client the failure was seen on; a late failure of an older client is ignored.
+        """
+        if self._client is None or (client is not None and client is not self._client):
+            return
+        self._error = error
+        self.backoff.failed()
+        if self._stop is not None:
+            self._stop.set()
+        self._client = None
+
+    async def close(self) -> None:
+        """Stop for good: cancel every job of the owner's task group, exit the client, stop the subprocess."""
+        self.closed = True
+        if self._stop is not None:
+            self._stop.set()
+        await self._wait_owner()
+
+
+def _announces_tool_changes(client: Client) -> bool:
+    if client.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
+        return False  # legacy servers push notifications/tools/list_changed to the message handler
+    tools = client.server_capabilities.tools if client.server_capabilities else None
+    return bool(tools and tools.list_changed)
