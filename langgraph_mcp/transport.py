@@ -26,6 +26,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
 from langgraph_mcp.config import HttpServer, InProcessServer, ServerSpec, SseServer, StdioServer
+from langgraph_mcp.http_keepalive import drain_event_streams_on_close
 
 logger = logging.getLogger("langgraph_mcp.connection")
 
@@ -127,14 +128,18 @@ def _watched(transport: AbstractAsyncContextManager[Any], watch: TransportWatch)
 def http_client(spec: HttpServer) -> httpx2.AsyncClient:
     """The HTTP client for one streamable-HTTP connection: the spec's headers, auth, timeouts and pool limits.
 
-    Each parked legacy call holds one POST response open, so the pool is sized past ``max_parked_calls``.
+    Each parked legacy call holds one POST response open, so the pool is sized past ``max_parked_calls``. A POST's
+    event stream is read to its end before it is closed, so its connection is reused (``http_keepalive``), and
+    every pooled connection may stay open idle (for httpx2's 5 s keep-alive): after a burst of N parallel calls the
+    next burst reuses all N instead of opening N - 20 new ones.
     """
     max_connections = spec.max_connections or spec.max_parked_calls + HTTP_POOL_HEADROOM
     return httpx2.AsyncClient(
         headers=spec.headers or None,
         timeout=httpx2.Timeout(spec.timeout, read=spec.read_timeout),
         auth=spec.auth,
-        limits=httpx2.Limits(max_connections=max_connections, max_keepalive_connections=20),
+        limits=httpx2.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
+        event_hooks={"response": [drain_event_streams_on_close]},
     )
 
 

@@ -1,0 +1,59 @@
+"""Streamable-HTTP calls reuse their TCP connections: counted by the server, as the client ports it saw."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import pytest
+
+from langgraph_mcp.examples.demo_server import http_app
+from tests.helpers import OpenServers, serve_asgi
+
+pytestmark = pytest.mark.anyio
+PARALLEL = 32
+
+
+class ConnectionCounter:
+    """An ASGI wrapper recording the client address of every HTTP request: one address per TCP connection."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.seen: set[tuple[str, int]] = set()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            host, port = scope["client"]
+            self.seen.add((host, port))
+        await self.app(scope, receive, send)
+
+    def opened_by(self, before: set[tuple[str, int]]) -> int:
+        return len(self.seen - before)
+
+
+async def parallel_sleeps(servers: Any) -> None:
+    async with anyio.create_task_group() as tg:
+        for _ in range(PARALLEL):
+            tg.start_soon(servers.call_tool, "demo_sleep", {"seconds": 0.1})
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+async def test_calls_reuse_their_tcp_connections(open_servers: OpenServers, era: str) -> None:
+    counter = ConnectionCounter(http_app())
+    base = await open_servers.enter(serve_asgi(counter))
+    servers = open_servers({"demo": {"url": f"{base}/mcp", "mode": era}})
+    await servers.list_tools()
+
+    before = set(counter.seen)
+    for _ in range(5):
+        await servers.call_tool("demo_sleep", {"seconds": 0})
+    assert counter.opened_by(before) <= 1, "one call after another should share one connection"
+
+    await parallel_sleeps(servers)  # in flight together: up to one connection each
+    before = set(counter.seen)
+    await parallel_sleeps(servers)
+    # A call returns as soon as its result event arrives, a moment before its connection is back in the pool, so
+    # a burst sent right after may open a few; without reuse it opens all 32 (or 12 past 20 kept alive).
+    assert counter.opened_by(before) <= PARALLEL // 4, (
+        "a second burst should reuse the first burst's connections"
+    )
