@@ -8,17 +8,22 @@ Bottom first. A module may import modules of its own layer or of a layer below i
 cycle anywhere, not even inside one layer.
 
 0. **vocabulary** — ``errors`` (the one error vocabulary), ``payloads`` (the JSON-shaped interrupt payloads and
-   answers UIs depend on), ``_compat`` (the one guarded door to dependencies' internals). Everyone may read them.
-1. **descriptions** — ``config`` (server specs), ``catalog`` (tool descriptors, naming, collisions),
-   ``messages`` (what the gate leaves on a message), ``results`` (``CallToolResult`` → ToolMessage content).
-   Plain data and pure functions over it: no connection, no graph.
+   answers UIs depend on), ``_compat`` (the one guarded door to dependencies' internals), ``validation_errors``
+   (one reading of pydantic errors), ``background_loop``. Everyone may read them.
+1. **descriptions** — ``config`` (server specs), ``credentials`` (per-run header values), ``catalog`` (tool
+   descriptors, naming, collisions), ``messages`` (what the gate leaves on a message), ``results``
+   (``CallToolResult`` → ToolMessage content), ``coercion``, ``response_schema`` and ``untrusted_schema``
+   (checking values against schemas). Plain data and pure functions over it: no connection, no graph.
 2. **human decisions** — ``approval.policy`` (what needs a human), ``approval.decisions`` and
    ``elicitation.answers`` (what a valid answer is), ``resume`` (checking a human's answers against what is
    pending and building the ``Command``). They read descriptions and payloads, never a live server, so a UI or
    the CLI can use them without opening a connection.
-3. **connection** — ``connection`` (one live server), ``resources`` (resources and prompts of a connection).
-4. **calls** — ``elicitation.*`` other than ``answers`` (the round driver, the interrupt asker, the paused-call
-   state) and ``tools`` (LangChain tools). They run one call over a connection; they are handed what they need
+3. **connection** — ``connection`` (one live server) and its parts (``transport``, ``client_owner``,
+   ``legacy_routing``, ``backoff``, ``failures``, ``stderr_capture``, ``server_logs``), ``identities`` (which
+   per-identity connections to keep), ``resources`` (resources and prompts of a connection).
+4. **calls** — ``elicitation.*`` other than the answer rules (the round driver, the interrupt asker, the
+   paused-call state), ``interceptors`` (wrapped around every call), ``call_stream`` (a call's progress and logs
+   on the graph's stream) and ``tools`` (LangChain tools). They run one call over a connection; they are handed what they need
    (a ``Connections``/``ToolHost`` protocol), so they never import ``servers``.
 5. **servers** — ``servers`` (``McpServers``: many connections, one lifecycle, routing names to servers).
 6. **graph** — ``node`` (``McpToolNode`` and the routers) and ``approval.*`` other than the two above (the gate
@@ -62,8 +67,20 @@ PACKAGE_DIR = ROOT / "langgraph_mcp"
 PACKAGE = "langgraph_mcp"
 
 LAYERS: list[tuple[str, list[str]]] = [
-    ("vocabulary", ["errors", "payloads", "_compat", "background_loop"]),
-    ("descriptions", ["config", "catalog", "messages", "results", "coercion"]),
+    ("vocabulary", ["errors", "payloads", "_compat", "background_loop", "validation_errors"]),
+    (
+        "descriptions",
+        [
+            "config",
+            "credentials",
+            "catalog",
+            "messages",
+            "results",
+            "coercion",
+            "response_schema",
+            "untrusted_schema",
+        ],
+    ),
     (
         "human decisions",
         [
@@ -87,10 +104,12 @@ LAYERS: list[tuple[str, list[str]]] = [
             "backoff",
             "stderr_capture",
             "legacy_routing",
+            "server_logs",
+            "identities",
             "resources",
         ],
     ),
-    ("calls", ["elicitation.*", "tools"]),
+    ("calls", ["elicitation.*", "interceptors", "call_stream", "tools"]),
     ("servers", ["servers"]),
     ("graph", ["node", "approval.*"]),
     ("examples", ["examples.*"]),
