@@ -64,10 +64,27 @@ class PausedRounds:
         old = self._rounds.pop(key, None)
         if old is not None and old.legacy_call is not None and old.legacy_call is not paused.legacy_call:
             self.connection.spawn(old.legacy_call.abandon())
+        call = paused.legacy_call
+        if call is not None and self.open_legacy_calls() >= self.connection.spec.max_parked_calls:
+            # Each open legacy call holds a response (an HTTP connection) until it is answered: past the cap the
+            # call is cancelled on the server instead, and the resume re-issues it (the durable path).
+            logger.warning(
+                "MCP server %r: %d legacy calls already wait for an answer (max_parked_calls); the call to %r is "
+                "cancelled now and re-issued on resume",
+                self.connection.name,
+                self.connection.spec.max_parked_calls,
+                call.tool,
+            )
+            self.connection.spawn(call.abandon())
+            return
         self._rounds[key] = paused
-        if paused.legacy_call is not None:
-            self.connection.pause_legacy_call(paused.legacy_call)
+        if call is not None:
+            self.connection.pause_legacy_call(call)
             self.connection.spawn(self._expire(key, paused))
+
+    def open_legacy_calls(self) -> int:
+        """How many kept rounds hold an open legacy call."""
+        return sum(1 for paused in self._rounds.values() if paused.legacy_call is not None)
 
     def take(self, key: PauseKey) -> PausedRound | None:
         """The live paused round for ``key`` (removed), or ``None`` when it is gone: past its deadline, or (legacy)
