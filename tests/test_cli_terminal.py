@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,12 @@ import pexpect  # type: ignore[import-untyped,unused-ignore]
 import pytest
 
 TIMEOUT = 20
+
+
+def _default_sigint() -> None:
+    # A job started in the background by a non-interactive shell (``cmd &``, e.g. CI wrappers) inherits SIGINT
+    # ignored, and Python keeps an inherited "ignore": Ctrl-C would never reach the CLI under test.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def spawn(db: Path, *args: str) -> Any:
@@ -30,6 +37,7 @@ def spawn(db: Path, *args: str) -> Any:
         dimensions=(50, 120),
         encoding="utf-8",
         timeout=TIMEOUT,
+        preexec_fn=_default_sigint,
     )
 
 
