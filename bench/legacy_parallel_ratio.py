@@ -1,9 +1,13 @@
 """Issue 14 §1: 32 parallel 100 ms calls to a legacy (2025-11-25) server vs one call, stdio and HTTP, one run.
 
-    .venv/bin/python bench/legacy_parallel_ratio.py [--blocks 5]
+    .venv/bin/python bench/legacy_parallel_ratio.py [--blocks 15] [--transport streamable_http]
 
-Prints, per transport, the median (and min–max) wall time of one call and of 32 parallel calls through
-``McpServers.call_tool``, interleaved block by block, and their ratio (target ≤ 1.3).
+Per transport, one server and one ``McpServers``: ``McpServers.call_tool`` and the raw SDK session of the same
+connection are measured interleaved block by block (their order alternating), each block timing one call and
+32 parallel calls. Prints medians (and min–max) of the wall times, the ratio of the medians (target ≤ 1.3), the
+median of the per-block ratios, and the CPU ms per 32-call burst in this process and, for HTTP, in the server
+process (its own process, as in production; /proc ticks, so 10 ms steps), with the machine load before and after.
+On 2 shared cores a burst's CPU on both sides adds to its wall time: compare the two clients, not the 1.3 alone.
 """
 
 from __future__ import annotations
@@ -11,11 +15,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import statistics
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -28,18 +33,19 @@ from tests.helpers import free_port, stdio_demo_spec  # noqa: E402
 
 PARALLEL = 32
 SECONDS = 0.1
+TRANSPORTS = ("stdio", "streamable_http")
 
 
 @asynccontextmanager
-async def legacy_servers(transport: str) -> AsyncIterator[McpServers]:
+async def legacy_servers(transport: str) -> AsyncIterator[tuple[McpServers, int | None]]:
+    """The demo server on ``transport``, legacy era; yields the servers and the HTTP server's pid (else None)."""
     if transport == "stdio":
         servers = McpServers({"demo": stdio_demo_spec(mode="legacy")})
         try:
-            yield servers
+            yield servers, None
         finally:
             await servers.aclose()
         return
-    # The server runs in its own process (as in production): in this process it would share the client's CPU.
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "langgraph_mcp.examples.demo_server", "http", str(port)],
@@ -60,69 +66,99 @@ async def legacy_servers(transport: str) -> AsyncIterator[McpServers]:
                 if time.monotonic() > deadline:
                     raise
                 await asyncio.sleep(0.2)
-        yield servers
+        yield servers, server.pid
     finally:
         await servers.aclose()
         server.terminate()
         server.wait(10)
 
 
-async def timed(make: Callable[[], Any]) -> float:
-    start = time.perf_counter()
-    await make()
-    return time.perf_counter() - start
+def process_cpu(pid: int | None) -> float:
+    """CPU seconds (user + system) of process ``pid`` so far, from /proc; 0.0 where that can't be read."""
+    if pid is None:
+        return 0.0
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def measure(transport: str, blocks: int, raw: bool) -> dict[str, Any]:
-    async with legacy_servers(transport) as servers:
-        if raw:  # the raw SDK session of the same connection, for comparison
-            session = (await servers.connection("demo").client()).session
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
-            async def one() -> Any:
-                return await session.call_tool("sleep", {"seconds": SECONDS})
-        else:
 
-            async def one() -> Any:
-                return await servers.call_tool("demo_sleep", {"seconds": SECONDS})
+def spread(values: list[float], scale: float = 1000.0) -> str:
+    return f"{statistics.median(values) * scale:.1f} ({min(values) * scale:.1f}–{max(values) * scale:.1f})"
 
-        async def many() -> Any:
-            return await asyncio.gather(*(one() for _ in range(PARALLEL)))
 
-        await many()  # warm-up: connect, list, first calls
-        singles: list[float] = []
-        fans: list[float] = []
-        for _ in range(blocks):
-            singles.append(await timed(one))
-            fans.append(await timed(many))
-    single, fan = statistics.median(singles), statistics.median(fans)
-    return {
-        "transport": transport,
-        "one_call_ms": (
-            round(single * 1000, 1),
-            round(min(singles) * 1000, 1),
-            round(max(singles) * 1000, 1),
-        ),
-        "parallel_ms": (round(fan * 1000, 1), round(min(fans) * 1000, 1), round(max(fans) * 1000, 1)),
-        "ratio": round(fan / single, 2),
-    }
+async def measure(transport: str, blocks: int) -> list[str]:
+    async with legacy_servers(transport) as (servers, server_pid):
+        session = (await servers.connection("demo").client()).session
+
+        async def ours() -> Any:
+            return await servers.call_tool("demo_sleep", {"seconds": SECONDS})
+
+        async def raw() -> Any:
+            return await session.call_tool("sleep", {"seconds": SECONDS})
+
+        clients: dict[str, Callable[[], Awaitable[Any]]] = {
+            "McpServers.call_tool": ours,
+            "raw mcp session": raw,
+        }
+        runs: dict[str, dict[str, list[float]]] = {
+            name: {"one": [], "fan": [], "ratio": [], "cpu": [], "server_cpu": []} for name in clients
+        }
+
+        async def block(name: str) -> None:
+            one = clients[name]
+            start = time.perf_counter()
+            await one()
+            single = time.perf_counter() - start
+            cpu, server_cpu = time.process_time(), process_cpu(server_pid)
+            start = time.perf_counter()
+            await asyncio.gather(*(one() for _ in range(PARALLEL)))
+            fan = time.perf_counter() - start
+            run = runs[name]
+            run["cpu"].append(time.process_time() - cpu)
+            run["server_cpu"].append(process_cpu(server_pid) - server_cpu)
+            run["one"].append(single)
+            run["fan"].append(fan)
+            run["ratio"].append(fan / single)
+
+        for name in clients:  # warm-up: connect, list, first calls, the HTTP pool
+            await asyncio.gather(*(clients[name]() for _ in range(PARALLEL)))
+        for i in range(blocks):
+            for name in list(clients)[:: 1 if i % 2 == 0 else -1]:
+                await block(name)
+    rows = []
+    for name, run in runs.items():
+        ratio = statistics.median(run["fan"]) / statistics.median(run["one"])
+        server_cpu = spread(run["server_cpu"]) if server_pid is not None else "not measured (stdio child)"
+        rows.append(
+            f"| {transport} | {name} | {spread(run['one'])} | {spread(run['fan'])} | {ratio:.2f} "
+            f"| {statistics.median(run['ratio']):.2f} ({min(run['ratio']):.2f}–{max(run['ratio']):.2f}) "
+            f"| {spread(run['cpu'])} | {server_cpu} |"
+        )
+    return rows
 
 
 async def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--blocks", type=int, default=5)
+    parser.add_argument("--blocks", type=int, default=15)
+    parser.add_argument("--transport", choices=TRANSPORTS, action="append")
     args = parser.parse_args()
     logging.getLogger("httpx2").setLevel(logging.WARNING)  # one INFO line per request would dominate
-    print(f"| legacy transport | client | one call ms (median, min–max) | {PARALLEL} parallel ms | ratio |")
-    print("|---|---|---|---|---|")
-    for transport in ("stdio", "streamable_http"):
-        for raw in (False, True):
-            r = await measure(transport, args.blocks, raw)
-            one, fan = r["one_call_ms"], r["parallel_ms"]
-            client = "raw mcp session" if raw else "McpServers.call_tool"
-            print(
-                f"| {transport} | {client} | {one[0]} ({one[1]}–{one[2]}) | {fan[0]} ({fan[1]}–{fan[2]}) "
-                f"| {r['ratio']} |"
-            )
+    print(f"load average before: {load()}\n")
+    print(
+        f"| legacy transport | client | one call ms (median, min–max) | {PARALLEL} parallel ms | ratio of medians "
+        f"| per-block ratio | client CPU ms per {PARALLEL} | server CPU ms per {PARALLEL} |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for transport in args.transport or TRANSPORTS:
+        for row in await measure(transport, args.blocks):
+            print(row)
+    print(f"\nload average after: {load()}")
 
 
 if __name__ == "__main__":
