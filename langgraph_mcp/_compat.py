@@ -217,6 +217,9 @@ async def shown_interrupt_value(configurable: Mapping[str, Any], index: int) -> 
 #   server) or the SDK's stand-in when the body is not JSON-RPC (``"Session terminated"``); both reach the client as
 #   ``MCPError(INVALID_REQUEST)``, and the status code is not exposed. Fallback when the text changes: the call
 #   fails with the server's error instead of re-initializing the session.
+# * The SDK's words for a streamable-HTTP JSON response body it cannot parse: ``MCPError(PARSE_ERROR, "Failed to
+#   parse JSON response: ...")``, synthesized by the client (a server's own -32700 says the *server* could not
+#   parse *our* message, so the code alone can't tell). Fallback when the text changes: the SDK's error stands.
 #
 # Replaced by public API (mcp 2.3): the transport's end-of-stream is no longer read from the session's private
 # dispatcher (``_dispatcher._closed``) but from our own wrapper around the public ``mcp.client.Transport``
@@ -264,6 +267,18 @@ def is_sse_event_too_large(error: BaseException) -> bool:
         isinstance(error, MCPError)
         and error.code == types.CONNECTION_CLOSED
         and all(words in error.message for words in SSE_EVENT_TOO_LARGE_WORDS)
+    )
+
+
+UNPARSEABLE_HTTP_RESPONSE_PREFIX = "Failed to parse JSON response"
+
+
+def is_unparseable_http_response(error: BaseException) -> bool:
+    """Whether an SDK error says the HTTP response to our request was not valid JSON-RPC."""
+    return (
+        isinstance(error, MCPError)
+        and error.code == types.PARSE_ERROR
+        and error.message.startswith(UNPARSEABLE_HTTP_RESPONSE_PREFIX)
     )
 
 

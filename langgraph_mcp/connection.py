@@ -285,9 +285,13 @@ class ServerConnection:
         error.__cause__ = cause
         return error
 
-    def _too_large(self, error: BaseException, tool: str | None) -> ResultTooLargeError | None:
+    def _unreadable_response(self, error: BaseException, tool: str | None) -> ServerError | None:
+        """A response the transport could not take: larger than ``max_result_bytes``, or not JSON-RPC at all."""
         if _compat.is_sse_event_too_large(error):
             return ResultTooLargeError(self.name, None, self.spec.max_result_bytes, tool=tool)
+        if _compat.is_unparseable_http_response(error):
+            detail = f"the server sent an invalid response: {error}"[:400]
+            return InvalidResponseError(self.name, detail, tool=tool)
         return None
 
     def _on_invalid_message(self, error: Exception) -> None:
@@ -357,8 +361,8 @@ class ServerConnection:
         except ServerError:
             raise
         except Exception as exc:
-            if (too_large := self._too_large(exc, None)) is not None:
-                raise too_large from exc
+            if (unreadable := self._unreadable_response(exc, None)) is not None:
+                raise unreadable from exc
             if (gone := self._session_gone(exc, client, None)) is not None:
                 raise gone from exc
             if is_connection_lost(exc):
@@ -484,8 +488,8 @@ class ServerConnection:
         error = unwrap_for_caller(exc)
         if isinstance(error, ServerError):
             return error
-        if (too_large := self._too_large(error, tool)) is not None:
-            return too_large
+        if (unreadable := self._unreadable_response(error, tool)) is not None:
+            return unreadable
         if (gone := self._session_gone(error, client, tool)) is not None:
             return gone
         if is_connection_lost(error):

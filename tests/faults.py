@@ -133,3 +133,46 @@ def calls_tool(name: str) -> Callable[[dict[str, Any]], bool]:
 def lists_tools(m: dict[str, Any]) -> bool:
     """A rule: the message is a ``tools/list`` request."""
     return m.get("method") == "tools/list"
+
+
+@dataclass
+class GarbleResponses:
+    """Wrap ``app``; answer every POST whose JSON-RPC message ``rule`` accepts with a complete HTTP response whose
+    body is not a valid JSON-RPC message (the server's own response is discarded)."""
+
+    app: Any
+    rule: Callable[[dict[str, Any]], bool]
+    body: bytes = b'{"jsonrpc": "2.0", "id": 1, "result": {"content": [unterminated'
+    garbled: int = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        more = True
+        while more:
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        try:
+            parsed = json.loads(body)
+        except ValueError:
+            parsed = None
+        replayed = False
+
+        async def replay() -> dict[str, Any]:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        if not (isinstance(parsed, dict) and self.rule(parsed)):
+            await self.app(scope, replay, send)
+            return
+        self.garbled += 1
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(self.body)).encode())]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": self.body, "more_body": False})

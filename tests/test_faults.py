@@ -27,7 +27,14 @@ from langgraph_mcp.errors import (
     ToolOwnerUnknownError,
 )
 from langgraph_mcp.examples.demo_server import build_server, http_app
-from tests.faults import CutResponses, calls_tool, faulty_server_spec, lists_tools, serve_on_port
+from tests.faults import (
+    CutResponses,
+    GarbleResponses,
+    calls_tool,
+    faulty_server_spec,
+    lists_tools,
+    serve_on_port,
+)
 from tests.helpers import child_pids, free_port, serve_asgi, stdio_demo_spec
 
 pytestmark = pytest.mark.anyio
@@ -266,6 +273,25 @@ async def test_an_unparseable_tools_call_answer_fails_at_once() -> None:
         assert "tool_timeout" not in str(caught.value)
     finally:
         await servers.aclose()
+
+
+async def test_an_unparseable_http_answer_fails_at_once_as_an_invalid_response() -> None:
+    app = GarbleResponses(http_app(), calls_tool("echo"))
+    async with serve_asgi(app) as base:
+        servers = McpServers(
+            {"demo": {"url": f"{base}/mcp", "mode": "modern", "connect_timeout": 5, "tool_timeout": 120}}
+        )
+        try:
+            with anyio.fail_after(20):  # far below tool_timeout: the call must not wait it out
+                with pytest.raises(InvalidResponseError) as caught:
+                    await settle(servers.call_tool("demo_echo", {"text": "x"}))
+            assert "the server sent an invalid response" in str(caught.value)
+            assert app.garbled == 1
+            assert (await settle(servers.call_tool("demo_add", {"a": 1, "b": 1}))).structured_content == {
+                "result": 2
+            }
+        finally:
+            await servers.aclose()
 
 
 @pytest.mark.parametrize("mode", ["endless_pages", "same_cursor"])
