@@ -796,7 +796,21 @@ def build_server(name: str = DEFAULT_NAME) -> DemoServer:
 
 # --------------------------------------------------------------------------- module instance, HTTP app, CLI
 
-server: DemoServer = build_server(os.environ.get(NAME_ENV, DEFAULT_NAME))
+_module_server: DemoServer | None = None
+
+
+def __getattr__(name: str) -> DemoServer:
+    """``server``, the module-level instance, built on first use.
+
+    Not at import: building an ``MCPServer`` runs the SDK's ``configure_logging``, which gives the *importing*
+    process's root logger a rich handler on stderr (so every library's log records would print there).
+    """
+    global _module_server
+    if name != "server":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if _module_server is None:
+        _module_server = build_server(os.environ.get(NAME_ENV, DEFAULT_NAME))
+    return _module_server
 
 
 def http_app(server: MCPServer | None = None, *, stateless: bool = False) -> Starlette:

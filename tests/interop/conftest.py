@@ -112,6 +112,9 @@ def memory_spec(installed: Installed, memory_file: Path) -> SpecFactory:
             "command": installed.node,
             "args": [installed.memory_js],
             "env": {"MEMORY_FILE_PATH": str(memory_file)},
+            # server-memory reads, changes and rewrites one JSONL file per write with no lock: two concurrent
+            # writes lose one of them (seen: a create next to a delete). Its calls must run one at a time.
+            "exclusive_tools": "all",
             **options,
         }
 
