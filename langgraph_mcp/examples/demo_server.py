@@ -111,7 +111,6 @@ __all__ = [
     "build_server",
     "http_app",
     "main",
-    "server",
 ]
 
 DEFAULT_NAME = "demo"
