@@ -36,7 +36,11 @@ ConnectionState = Literal["idle", "connected", "reconnecting", "down", "closed"]
 
 
 class ClientOwner:
-    """The owner task of one server's ``Client``, and the start/restart policy around it (one per event loop)."""
+    """The owner task of one server's ``Client``, and the start/restart policy around it (one per event loop).
+
+    One job — one client from start to stop — in ~300 lines, because the start policy (outages, backoff, the
+    first-ever start) and the owner task's exit handling (which error to keep, whose state to clear) read and
+    write the same state; split, each half would reach into the other."""
 
     def __init__(
         self,

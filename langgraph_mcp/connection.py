@@ -23,26 +23,21 @@ from mcp import Client, MCPError
 from mcp.client import ClientRequestContext
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from langgraph_mcp import _compat
 from langgraph_mcp.backoff import ReconnectBackoff
 from langgraph_mcp.client_owner import ClientOwner, ConnectionState
-from langgraph_mcp.config import HttpServer, ServerSpec
+from langgraph_mcp.config import ServerSpec
 from langgraph_mcp.errors import (
-    CallInterruptedError,
     CallNotSentError,
-    InvalidResponseError,
-    ResultTooLargeError,
     ServerConnectionError,
     ServerError,
     ToolCallTimeoutError,
 )
 from langgraph_mcp.failures import (
     describe_error,
-    first_error,
-    is_connection_lost,
     unwrap_for_caller,
 )
 from langgraph_mcp.legacy_routing import CallEnd, ElicitReply, LegacyCallRouter, RoutedCall
+from langgraph_mcp.request_failures import FailureReader
 from langgraph_mcp.server_logs import ServerLogs
 
 logger = logging.getLogger("langgraph_mcp.connection")
@@ -53,8 +48,6 @@ ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
 # How long an abandoned legacy question may stay unanswered after its call was cancelled before it gets an
 # error answer (servers on the TypeScript SDK 1.x don't withdraw a question when its call is cancelled).
 ABANDON_GRACE_SECONDS = 1.0
-# How long a failed request waits for its dead connection's owner to record why it ended (for the message).
-OWNER_REPORT_SECONDS = 2.0
 
 
 _UNANSWERED_CODES = (types.CONNECTION_CLOSED, types.REQUEST_TIMEOUT)
@@ -156,7 +149,11 @@ class CallHandle:
 
 class ServerConnection:
     """A connection to one MCP server, bound to the event loop it was started in: its requests and calls, the
-    legacy calls' routing, and the server's callbacks; the client itself is :attr:`owner`'s."""
+    legacy calls' routing, and the server's callbacks; the client itself is :attr:`owner`'s.
+
+    Longer than ~250 lines because about a fifth of it is the read-only view of its owner (state, era, starts)
+    that callers read through it, and the three request paths (``request``, ``start_call``, ``call``) share the
+    in-flight registry that a bad server message fails at once."""
 
     def __init__(
         self,
@@ -184,6 +181,8 @@ class ServerConnection:
             on_tools_changed=on_tools_changed,
         )
         """The owner task holding the ``Client``: starts, restarts with backoff, stops."""
+        self.failures = FailureReader(name, spec, self.owner)
+        """What a caller sees for a failure under a request."""
 
     # ------------------------------------------------------------------------------------------- the client
 
@@ -266,45 +265,18 @@ class ServerConnection:
     async def transport_failed(
         self, what: str, client: Client | None, *, tool: str | None = None
     ) -> ServerError:
-        """The error for a request cancelled by the connection's own task group: the transport failed under it
-        (e.g. an HTTP response cut mid-body). The reason is what the owner records as the client exits."""
-        if client is not None:
-            self.mark_dead(ServerConnectionError(self.name, "the transport failed"), client)
-        await self.owner.wait_stopped(OWNER_REPORT_SECONDS)
-        return self._lost(what, self.owner.last_error, tool=tool)
-
-    def _lost(self, what: str, cause: BaseException | None, *, tool: str | None) -> ServerError:
-        """The error for a request whose connection failed under it."""
-        detail = f"connection lost during {what} ({describe_error(cause)})"
-        if tool is not None:
-            error: ServerError = CallInterruptedError(
-                self.name, detail + "; the call may or may not have run on the server", tool=tool
-            )
-        else:
-            error = ServerConnectionError(self.name, detail)
-        error.__cause__ = cause
-        return error
-
-    def _unreadable_response(self, error: BaseException, tool: str | None) -> ServerError | None:
-        """A response the transport could not take: larger than ``max_result_bytes``, or not JSON-RPC at all."""
-        if _compat.is_sse_event_too_large(error):
-            return ResultTooLargeError(self.name, None, self.spec.max_result_bytes, tool=tool)
-        if _compat.is_unparseable_http_response(error):
-            detail = f"the server sent an invalid response: {error}"[:400]
-            return InvalidResponseError(self.name, detail, tool=tool)
-        return None
+        """The error for a request cancelled by the connection's own task group (see :class:`FailureReader`)."""
+        return await self.failures.transport_failed(what, client, tool=tool)
 
     def _on_invalid_message(self, error: Exception) -> None:
         """The server sent something that looks like JSON-RPC but cannot be parsed: whatever request it answered
         would wait forever, so every request in flight (except calls waiting for a human) fails at once."""
-        failure = InvalidResponseError(
-            self.name,
-            f"the server sent an invalid response: a message the MCP SDK cannot parse ({first_error(error)})",
-        )
-        failure.__cause__ = error
-        self.owner.note_error(failure)
+        failure = self.failures.invalid_message(error)
         for fail in list(self._in_flight.values()):
             fail(failure)
+
+    def _call_error(self, tool: str, exc: BaseException, client: Client) -> BaseException:
+        return self.failures.read(exc, client, what=f"the call to {tool!r}", tool=tool)
 
     # ------------------------------------------------------------------------------------------- requests
 
@@ -358,17 +330,11 @@ class ServerConnection:
             raise await self.transport_failed(what, client)
         try:
             return outcome.result()
-        except ServerError:
-            raise
         except Exception as exc:
-            if (unreadable := self._unreadable_response(exc, None)) is not None:
-                raise unreadable from exc
-            if (gone := self._session_gone(exc, client, None)) is not None:
-                raise gone from exc
-            if is_connection_lost(exc):
-                self.mark_dead(exc, client)
-                raise self._lost(what, exc, tool=None) from exc
-            raise
+            error = self.failures.read(exc, client, what=what, tool=None)
+            if error is exc:
+                raise
+            raise error from exc
 
     async def start_call(
         self,
@@ -482,37 +448,6 @@ class ServerConnection:
             if error is exc:
                 raise
             raise error from exc
-
-    def _call_error(self, tool: str, exc: BaseException, client: Client) -> BaseException:
-        """What the caller of ``tool`` sees for ``exc``; a lost transport marks the connection dead."""
-        error = unwrap_for_caller(exc)
-        if isinstance(error, ServerError):
-            return error
-        if (unreadable := self._unreadable_response(error, tool)) is not None:
-            return unreadable
-        if (gone := self._session_gone(error, client, tool)) is not None:
-            return gone
-        if is_connection_lost(error):
-            self.mark_dead(error, client)
-            return self._lost(f"the call to {tool!r}", error, tool=tool)
-        return error
-
-    def _session_gone(
-        self, error: BaseException, client: Client, tool: str | None
-    ) -> CallNotSentError | None:
-        """A legacy HTTP 404 for our session (the server restarted or expired it): re-initialize on the next
-        request. The server refused the request before running it, so the caller may send it again (any tool)."""
-        if not (_compat.is_session_gone(error) and isinstance(self.spec, HttpServer)):
-            return None
-        self.mark_dead(error, client)
-        what = f"the call to {tool!r} was not run" if tool is not None else "the request was not run"
-        lost = CallNotSentError(
-            self.name,
-            f"the server no longer knows this session (restarted?); {what}; the session is re-initialized",
-            tool=tool,
-        )
-        lost.__cause__ = error
-        return lost
 
     def pause_legacy_call(self, handle: CallHandle) -> None:
         """The call is parked inside its question: other calls may run meanwhile."""

@@ -100,6 +100,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "connection",
             "client_owner",
             "failures",
+            "request_failures",
             "transport",
             "backoff",
             "stderr_capture",
