@@ -57,3 +57,44 @@ async def test_calls_reuse_their_tcp_connections(open_servers: OpenServers, era:
     assert counter.opened_by(before) <= PARALLEL // 4, (
         "a second burst should reuse the first burst's connections"
     )
+
+
+class HoldStreamEnds:
+    """An ASGI wrapper holding back the end of every POST's event stream until :attr:`release` is set."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.release = anyio.Event()
+        self.held = 0
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        event_stream = False
+
+        async def holding_send(message: Any) -> None:
+            nonlocal event_stream
+            if message["type"] == "http.response.start":
+                event_stream = (b"content-type", b"text/event-stream") in message.get("headers", [])
+            elif message["type"] == "http.response.body" and event_stream and not message.get("more_body"):
+                self.held += 1
+                await self.release.wait()
+            await send(message)
+
+        await self.app(scope, receive, holding_send)
+
+
+async def test_a_call_returns_without_waiting_for_the_end_of_its_stream(open_servers: OpenServers) -> None:
+    holder = HoldStreamEnds(http_app())
+    base = await open_servers.enter(serve_asgi(holder))
+    try:
+        servers = open_servers({"demo": {"url": f"{base}/mcp", "mode": "legacy"}})
+        with anyio.fail_after(30):  # a bound, not a timing: the stream ends are held until the finally
+            result = await servers.call_tool("demo_sleep", {"seconds": 0})
+            assert holder.held >= 1 and not holder.release.is_set()
+            assert not result.is_error
+            again = await servers.call_tool("demo_sleep", {"seconds": 0})
+            assert not again.is_error
+    finally:
+        holder.release.set()
