@@ -4,7 +4,8 @@
 
 Per transport, one server and one ``McpServers``: ``McpServers.call_tool`` and the raw SDK session of the same
 connection are measured interleaved block by block (their order alternating), each block timing one call and
-32 parallel calls. Prints medians (and min–max) of the wall times, the ratio of the medians (target ≤ 1.3), the
+32 parallel calls. Over HTTP a third client is the floor of the HTTP stack without the SDK: bare ``httpx2`` on its
+own MCP session, a POST per call whose event stream is read to its end (its connection is reused). Prints medians (and min–max) of the wall times, the ratio of the medians (target ≤ 1.3), the
 median of the per-block ratios, and the CPU ms per 32-call burst in this process and, for HTTP, in the server
 process (its own process, as in production; /proc ticks, so 10 ms steps), with the machine load before and after.
 On 2 shared cores a burst's CPU on both sides adds to its wall time: compare the two clients, not the 1.3 alone.
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
+import json
 import logging
 import os
 import statistics
@@ -21,9 +24,11 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
+
+import httpx2
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -37,12 +42,12 @@ TRANSPORTS = ("stdio", "streamable_http")
 
 
 @asynccontextmanager
-async def legacy_servers(transport: str) -> AsyncIterator[tuple[McpServers, int | None]]:
-    """The demo server on ``transport``, legacy era; yields the servers and the HTTP server's pid (else None)."""
+async def legacy_servers(transport: str) -> AsyncIterator[tuple[McpServers, int | None, str | None]]:
+    """The demo server on ``transport``, legacy era; yields the servers and the HTTP server's pid and URL."""
     if transport == "stdio":
         servers = McpServers({"demo": stdio_demo_spec(mode="legacy")})
         try:
-            yield servers, None
+            yield servers, None, None
         finally:
             await servers.aclose()
         return
@@ -66,11 +71,50 @@ async def legacy_servers(transport: str) -> AsyncIterator[tuple[McpServers, int 
                 if time.monotonic() > deadline:
                     raise
                 await asyncio.sleep(0.2)
-        yield servers, server.pid
+        yield servers, server.pid, f"http://127.0.0.1:{port}/mcp"
     finally:
         await servers.aclose()
         server.terminate()
         server.wait(10)
+
+
+LEGACY_HEADERS = {
+    "accept": "application/json, text/event-stream",
+    "content-type": "application/json",
+    "mcp-protocol-version": "2025-11-25",
+}
+
+
+@asynccontextmanager
+async def bare_http(url: str) -> AsyncIterator[Callable[[], Awaitable[Any]]]:
+    """One call of ``sleep`` through bare ``httpx2`` on its own initialized legacy session."""
+    limits = httpx2.Limits(max_connections=100, max_keepalive_connections=100)
+    async with httpx2.AsyncClient(limits=limits) as http:
+        init = {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "bench", "version": "0"},
+        }
+        response = await http.post(
+            url,
+            headers=LEGACY_HEADERS,
+            json={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init},
+        )
+        headers = {**LEGACY_HEADERS, "mcp-session-id": response.headers["mcp-session-id"]}
+        await http.post(url, headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        ids = itertools.count(1)
+
+        async def one() -> Any:
+            params = {"name": "sleep", "arguments": {"seconds": SECONDS}}
+            body = {"jsonrpc": "2.0", "id": next(ids), "method": "tools/call", "params": params}
+            message = None
+            async with http.stream("POST", url, headers=headers, json=body) as streamed:
+                async for event in httpx2.EventSource(streamed):
+                    if event.data:
+                        message = json.loads(event.data)
+            return message
+
+        yield one
 
 
 def process_cpu(pid: int | None) -> float:
@@ -93,7 +137,7 @@ def spread(values: list[float], scale: float = 1000.0) -> str:
 
 
 async def measure(transport: str, blocks: int) -> list[str]:
-    async with legacy_servers(transport) as (servers, server_pid):
+    async with legacy_servers(transport) as (servers, server_pid, url), AsyncExitStack() as stack:
         session = (await servers.connection("demo").client()).session
 
         async def ours() -> Any:
@@ -106,6 +150,8 @@ async def measure(transport: str, blocks: int) -> list[str]:
             "McpServers.call_tool": ours,
             "raw mcp session": raw,
         }
+        if url is not None:
+            clients["bare httpx2 (no SDK)"] = await stack.enter_async_context(bare_http(url))
         runs: dict[str, dict[str, list[float]]] = {
             name: {"one": [], "fan": [], "ratio": [], "cpu": [], "server_cpu": []} for name in clients
         }
@@ -129,7 +175,7 @@ async def measure(transport: str, blocks: int) -> list[str]:
         for name in clients:  # warm-up: connect, list, first calls, the HTTP pool
             await asyncio.gather(*(clients[name]() for _ in range(PARALLEL)))
         for i in range(blocks):
-            for name in list(clients)[:: 1 if i % 2 == 0 else -1]:
+            for name in list(clients)[:: 1 if i % 2 == 0 else -1]:  # alternating order
                 await block(name)
     rows = []
     for name, run in runs.items():
