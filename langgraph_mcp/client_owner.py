@@ -165,7 +165,10 @@ class ClientOwner:
             if self.closed:
                 raise ServerConnectionError(self.name, "the connection was closed (aclose() was called)")
             await self._connect()
-            assert self._client is not None
+            if self._client is None:  # it died again right after connecting
+                raise ServerConnectionError(
+                    self.name, f"connection lost at once ({describe_error(self._error)})"
+                )
             return self._client
 
     async def _connect(self) -> None:

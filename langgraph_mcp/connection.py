@@ -289,7 +289,10 @@ class ServerConnection:
         """
         client = await self.client()
         tg = self.owner.task_group
-        assert tg is not None
+        if tg is None or client is not self.owner.current:  # the connection died in between
+            raise CallNotSentError(
+                self.name, f"connection lost before {what} ({describe_error(self.last_error)})"
+            )
         loop = asyncio.get_running_loop()
         outcome: asyncio.Future[T] = loop.create_future()
         scope = anyio.CancelScope()
