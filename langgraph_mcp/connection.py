@@ -352,7 +352,18 @@ class ServerConnection:
         client = await self.client()
         handle = CallHandle(self, tool)
         if self.is_legacy:
-            handle.route = await self.router.begin(tool, handle.deliver)
+            # No unbounded wait: a call waiting its turn (behind one that must run alone) gives up after
+            # tool_timeout, unsent.
+            wait = self.spec.tool_timeout
+            try:
+                handle.route = await asyncio.wait_for(self.router.begin(tool, handle.deliver), wait)
+            except TimeoutError:
+                raise CallNotSentError(
+                    self.name,
+                    f"the call to {tool!r} waited more than {wait:g}s for its turn (another call to this server "
+                    "must run alone); it was not sent",
+                    tool=tool,
+                ) from None
         tg = self.owner.task_group
         if (
             tg is None or client is not self.owner.current
