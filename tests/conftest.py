@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, ExitStack
 
 import pytest
 
 from tests.helpers import OpenServers, OpenServersSync
+
+# A test run started with SIGINT ignored (a background job, nohup, some CI runners) passes that on to every
+# process it starts, and Ctrl-C tests (the CLI under a terminal, the background loop) then wait forever.
+# With a handler installed here, this process gets KeyboardInterrupt and its children start with the default.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture
