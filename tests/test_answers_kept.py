@@ -21,7 +21,7 @@ from mcp.server import Server, ServerRequestContext
 
 from langgraph_mcp import McpServers
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import child_pids, event_pids, free_port, process_exists, stdio_demo_spec
+from tests.helpers import OpenServers, child_pids, event_pids, free_port, process_exists, stdio_demo_spec
 from tests.node_support import (
     TOMORROW,
     accept_all,
@@ -44,33 +44,29 @@ def config(thread: str = "t") -> Any:
 
 
 async def test_legacy_server_restarted_while_paused_the_answer_is_replayed_on_the_new_session(
+    open_servers: OpenServers,
     tmp_path: Path,
 ) -> None:
     events = tmp_path / "events.jsonl"
-    servers = McpServers({"demo": stdio_demo_spec(events_file=events, mode="legacy")})
-    try:
-        graph = one_turn_graph(
-            servers, [call("demo_book_trip_legacy", "c1", destination="Rome")], InMemorySaver()
-        )
-        out = await graph.ainvoke(start(), config())
-        (pending,) = out["__interrupt__"]
-        (first,) = event_pids(events, "book_trip_legacy")
-        os.kill(first, signal.SIGKILL)  # the server dies while the call is parked in its question
-        with anyio.fail_after(10):
-            while process_exists(first):
-                await anyio.sleep(0.02)
-        out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), config())
-        message = tool_messages(out)["c1"]
-        assert message.status == "success", text_of(message)
-        assert text_of(message) == f"Booked Rome on {TOMORROW}"
-        second = event_pids(events, "book_trip_legacy", "commit")
-        assert len(second) == 1 and second[0] != first  # re-issued on the new server, answered from storage
-        assert (
-            "__interrupt__" not in out
-        )  # the stored answer answered the replayed question: nobody was asked
-        assert child_pids() == {second[0]}
-    finally:
-        await servers.aclose()
+    servers = open_servers({"demo": stdio_demo_spec(events_file=events, mode="legacy")})
+    graph = one_turn_graph(
+        servers, [call("demo_book_trip_legacy", "c1", destination="Rome")], InMemorySaver()
+    )
+    out = await graph.ainvoke(start(), config())
+    (pending,) = out["__interrupt__"]
+    (first,) = event_pids(events, "book_trip_legacy")
+    os.kill(first, signal.SIGKILL)  # the server dies while the call is parked in its question
+    with anyio.fail_after(10):
+        while process_exists(first):
+            await anyio.sleep(0.02)
+    out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), config())
+    message = tool_messages(out)["c1"]
+    assert message.status == "success", text_of(message)
+    assert text_of(message) == f"Booked Rome on {TOMORROW}"
+    second = event_pids(events, "book_trip_legacy", "commit")
+    assert len(second) == 1 and second[0] != first  # re-issued on the new server, answered from storage
+    assert "__interrupt__" not in out  # the stored answer answered the replayed question: nobody was asked
+    assert child_pids() == {second[0]}
 
 
 def start_http_demo(port: int, events: Path) -> subprocess.Popen[bytes]:
@@ -169,32 +165,29 @@ class ChangingServer:
         return types.CallToolResult(content=[types.TextContent(text=f"booked {sorted(content.items())}")])
 
 
-async def test_modern_server_changed_the_question_the_old_answer_is_shown_and_the_new_question_asked() -> (
-    None
-):
+async def test_modern_server_changed_the_question_the_old_answer_is_shown_and_the_new_question_asked(
+    open_servers: OpenServers,
+) -> None:
     srv = ChangingServer()
-    servers = McpServers({"c": {"transport": "in_process", "server": srv.server, "mode": "modern"}})
-    try:
-        graph = one_turn_graph(servers, [call("c_book", "c1")], InMemorySaver())
-        out = await graph.ainvoke(start(), config())
-        (first,) = out["__interrupt__"]
-        assert set(first.value["requests"]["when"]["requested_schema"]["properties"]) == {"date"}
-        srv.change()
-        old = {"when": {"action": "accept", "content": {"date": TOMORROW}}}
-        out = await graph.ainvoke(Command(resume={first.id: old}), config())
-        # Not forced on the changed question, not an error: the new question, with the old answer as context.
-        (second,) = out["__interrupt__"]
-        assert second.id != first.id
-        assert set(second.value["requests"]["when"]["requested_schema"]["properties"]) == {"date", "time"}
-        assert second.value["previous_answers"] == old
-        assert srv.committed == []
-        new = {"when": {"action": "accept", "content": {"date": TOMORROW, "time": "09:00"}}}
-        out = await graph.ainvoke(Command(resume={second.id: new}), config())
-        message = tool_messages(out)["c1"]
-        assert message.status == "success", text_of(message)
-        assert srv.committed == [{"date": TOMORROW, "time": "09:00"}]
-    finally:
-        await servers.aclose()
+    servers = open_servers({"c": {"transport": "in_process", "server": srv.server, "mode": "modern"}})
+    graph = one_turn_graph(servers, [call("c_book", "c1")], InMemorySaver())
+    out = await graph.ainvoke(start(), config())
+    (first,) = out["__interrupt__"]
+    assert set(first.value["requests"]["when"]["requested_schema"]["properties"]) == {"date"}
+    srv.change()
+    old = {"when": {"action": "accept", "content": {"date": TOMORROW}}}
+    out = await graph.ainvoke(Command(resume={first.id: old}), config())
+    # Not forced on the changed question, not an error: the new question, with the old answer as context.
+    (second,) = out["__interrupt__"]
+    assert second.id != first.id
+    assert set(second.value["requests"]["when"]["requested_schema"]["properties"]) == {"date", "time"}
+    assert second.value["previous_answers"] == old
+    assert srv.committed == []
+    new = {"when": {"action": "accept", "content": {"date": TOMORROW, "time": "09:00"}}}
+    out = await graph.ainvoke(Command(resume={second.id: new}), config())
+    message = tool_messages(out)["c1"]
+    assert message.status == "success", text_of(message)
+    assert srv.committed == [{"date": TOMORROW, "time": "09:00"}]
 
 
 async def test_modern_server_changed_the_question_before_a_resume_in_another_process() -> None:
@@ -248,59 +241,55 @@ async def test_a_wrong_answer_to_an_unchanged_question_in_another_process_is_sti
 # ------------------------------------------------------------------------------------------------ item 9
 
 
-async def test_legacy_refused_answer_keeps_the_call_parked_and_the_tool_body_runs_once() -> None:
+async def test_legacy_refused_answer_keeps_the_call_parked_and_the_tool_body_runs_once(
+    open_servers: OpenServers,
+) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, "legacy")})
-    try:
-        graph = one_turn_graph(
-            servers, [call("demo_book_trip_legacy", "c1", destination="Rome")], InMemorySaver()
+    servers = open_servers({"demo": in_process(srv, "legacy")})
+    graph = one_turn_graph(
+        servers, [call("demo_book_trip_legacy", "c1", destination="Rome")], InMemorySaver()
+    )
+    out = await graph.ainvoke(start(), config())
+    (pending,) = out["__interrupt__"]
+    (key,) = pending.value["requests"]
+    with pytest.raises(pydantic.ValidationError):
+        await graph.ainvoke(
+            Command(resume={pending.id: {key: {"action": "accept", "content": {"date": "soon"}}}}),
+            config(),
         )
-        out = await graph.ainvoke(start(), config())
-        (pending,) = out["__interrupt__"]
-        (key,) = pending.value["requests"]
-        with pytest.raises(pydantic.ValidationError):
-            await graph.ainvoke(
-                Command(resume={pending.id: {key: {"action": "accept", "content": {"date": "soon"}}}}),
-                config(),
-            )
-        assert [i.id for i in (await graph.aget_state(config())).interrupts] == [pending.id]
-        assert len(servers.paused_rounds("demo")) == 1  # still parked, waiting for the corrected answer
-        out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), config())
-        assert text_of(tool_messages(out)["c1"]) == f"Booked Rome on {TOMORROW}"
-        counts = srv.events.counts
-        assert counts["book_trip_legacy.enter"] == 1  # the server's tool body ran once
-        assert counts["book_trip_legacy.commit"] == 1
-        assert counts["server.cancelled"] == 0  # nothing was left open or cancelled on the server
-    finally:
-        await servers.aclose()
+    assert [i.id for i in (await graph.aget_state(config())).interrupts] == [pending.id]
+    assert len(servers.paused_rounds("demo")) == 1  # still parked, waiting for the corrected answer
+    out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), config())
+    assert text_of(tool_messages(out)["c1"]) == f"Booked Rome on {TOMORROW}"
+    counts = srv.events.counts
+    assert counts["book_trip_legacy.enter"] == 1  # the server's tool body ran once
+    assert counts["book_trip_legacy.commit"] == 1
+    assert counts["server.cancelled"] == 0  # nothing was left open or cancelled on the server
 
 
-async def test_legacy_refused_answer_on_the_replayed_call_keeps_that_call_parked() -> None:
+async def test_legacy_refused_answer_on_the_replayed_call_keeps_that_call_parked(
+    open_servers: OpenServers,
+) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, "legacy", park_timeout=0.2)})
-    try:
-        graph = one_turn_graph(
-            servers, [call("demo_book_trip_legacy", "c1", destination="Rome")], InMemorySaver()
+    servers = open_servers({"demo": in_process(srv, "legacy", park_timeout=0.2)})
+    graph = one_turn_graph(
+        servers, [call("demo_book_trip_legacy", "c1", destination="Rome")], InMemorySaver()
+    )
+    out = await graph.ainvoke(start(), config())
+    (pending,) = out["__interrupt__"]
+    (key,) = pending.value["requests"]
+    paused = servers.paused_rounds("demo")
+    with anyio.fail_after(10):  # the park timeout ends the first call: the resume takes the durable path
+        while len(paused) or srv.events.counts["server.cancelled"] == 0:
+            await anyio.sleep(0.02)
+    with pytest.raises(pydantic.ValidationError):
+        await graph.ainvoke(
+            Command(resume={pending.id: {key: {"action": "accept", "content": {"date": "soon"}}}}),
+            config(),
         )
-        out = await graph.ainvoke(start(), config())
-        (pending,) = out["__interrupt__"]
-        (key,) = pending.value["requests"]
-        paused = servers.paused_rounds("demo")
-        with anyio.fail_after(10):  # the park timeout ends the first call: the resume takes the durable path
-            while len(paused) or srv.events.counts["server.cancelled"] == 0:
-                await anyio.sleep(0.02)
-        with pytest.raises(pydantic.ValidationError):
-            await graph.ainvoke(
-                Command(resume={pending.id: {key: {"action": "accept", "content": {"date": "soon"}}}}),
-                config(),
-            )
-        assert len(paused) == 1  # the replayed call is kept open for the corrected answer, not cancelled
-        out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), config())
-        assert text_of(tool_messages(out)["c1"]) == f"Booked Rome on {TOMORROW}"
-        counts = srv.events.counts
-        assert (
-            counts["book_trip_legacy.enter"] == 2
-        )  # the first attempt, then one replay (not one per answer)
-        assert counts["book_trip_legacy.commit"] == 1
-    finally:
-        await servers.aclose()
+    assert len(paused) == 1  # the replayed call is kept open for the corrected answer, not cancelled
+    out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), config())
+    assert text_of(tool_messages(out)["c1"]) == f"Booked Rome on {TOMORROW}"
+    counts = srv.events.counts
+    assert counts["book_trip_legacy.enter"] == 2  # the first attempt, then one replay (not one per answer)
+    assert counts["book_trip_legacy.commit"] == 1
