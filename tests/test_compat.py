@@ -27,6 +27,7 @@ from langgraph_mcp import (
     route_through_gate,
 )
 from langgraph_mcp.examples.demo_server import build_server
+from tests.helpers import OpenServers, OpenServersSync
 from tests.node_support import call, in_process, one_turn_graph, text_of, tool_messages
 
 pytestmark = pytest.mark.anyio
@@ -81,9 +82,11 @@ def edit(tool: str, args: dict[str, Any]) -> Command[Any]:
     return decide(type="edit", edited_action={"name": tool, "args": args})
 
 
-async def test_a_destructive_an_eliciting_and_a_read_only_call_complete_with_bare_resumes() -> None:
+async def test_a_destructive_an_eliciting_and_a_read_only_call_complete_with_bare_resumes(
+    open_servers: OpenServers,
+) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, "auto")})
+    servers = open_servers({"demo": in_process(srv, "auto")})
     graph = chat_graph(
         servers,
         [
@@ -138,12 +141,11 @@ async def test_a_destructive_an_eliciting_and_a_read_only_call_complete_with_bar
     assert out["messages"][-1].content == "done"
     assert srv.events.counts["delete_file.commit"] == 1 and srv.events.counts["register.commit"] == 1
     assert srv.events.counts["list_files.enter"] == 1
-    await servers.aclose()
 
 
-async def test_approvals_come_one_at_a_time_then_questions_one_at_a_time() -> None:
+async def test_approvals_come_one_at_a_time_then_questions_one_at_a_time(open_servers: OpenServers) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, "auto")})
+    servers = open_servers({"demo": in_process(srv, "auto")})
     graph = chat_graph(
         servers,
         [
@@ -167,12 +169,13 @@ async def test_approvals_come_one_at_a_time_then_questions_one_at_a_time() -> No
     assert not state.next and not state.interrupts
     assert seen == ["rm1", "rm2", "trip1", "trip2"]
     assert srv.events.counts["delete_file.commit"] == 2 and srv.events.counts["book_trip.commit"] == 2
-    await servers.aclose()
 
 
-async def test_a_bad_card_answer_is_refused_and_the_same_interrupt_stays_answerable() -> None:
+async def test_a_bad_card_answer_is_refused_and_the_same_interrupt_stays_answerable(
+    open_servers: OpenServers,
+) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, "auto")})
+    servers = open_servers({"demo": in_process(srv, "auto")})
     graph = chat_graph(servers, [call("demo_register", "reg")])
     await graph.ainvoke({"messages": [HumanMessage("go")]}, CFG)
     before = (await graph.aget_state(CFG)).interrupts[0].id
@@ -192,13 +195,14 @@ async def test_a_bad_card_answer_is_refused_and_the_same_interrupt_stays_answera
     out = await graph.ainvoke(decide(type="reject"), CFG)  # reject = decline
     assert tool_messages(out)["reg"].status == "error"
     assert srv.events.counts["register.commit"] == 0
-    await servers.aclose()
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
-async def test_a_url_request_shows_url_and_host_and_approve_means_accepted(mode: str) -> None:
+async def test_a_url_request_shows_url_and_host_and_approve_means_accepted(
+    open_servers: OpenServers, mode: str
+) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, mode)})
+    servers = open_servers({"demo": in_process(srv, mode)})
     graph = chat_graph(servers, [call("demo_pay_deposit", "pay", amount=20)])
     await graph.ainvoke({"messages": [HumanMessage("go")]}, CFG)
 
@@ -212,12 +216,11 @@ async def test_a_url_request_shows_url_and_host_and_approve_means_accepted(mode:
 
     assert text_of(tool_messages(out)["pay"]) == "payment consent: accept"
     assert srv.events.counts["pay_deposit.commit"] == 1
-    await servers.aclose()
 
 
-async def test_string_typed_approval_edits_are_coerced_by_the_input_schema() -> None:
+async def test_string_typed_approval_edits_are_coerced_by_the_input_schema(open_servers: OpenServers) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, "auto")})
+    servers = open_servers({"demo": in_process(srv, "auto")})
     policy = ApprovalPolicy.load({"tools": {"demo_add": "ask"}})
     graph = chat_graph(servers, [call("demo_add", "sum", a=1, b=2)], policy)
     await graph.ainvoke({"messages": [HumanMessage("go")]}, CFG)
@@ -226,12 +229,11 @@ async def test_string_typed_approval_edits_are_coerced_by_the_input_schema() -> 
     out = await graph.ainvoke(edit("demo_add", {"a": "20", "b": "22"}), CFG)
 
     assert text_of(tool_messages(out)["sum"]) == "42"
-    await servers.aclose()
 
 
-async def test_resume_command_answers_a_compat_question_with_plain_answers() -> None:
+async def test_resume_command_answers_a_compat_question_with_plain_answers(open_servers: OpenServers) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, "auto")})
+    servers = open_servers({"demo": in_process(srv, "auto")})
     graph = chat_graph(servers, [call("demo_book_trip", "trip", destination="Rome")])
     out = await graph.ainvoke({"messages": [HumanMessage("go")]}, CFG)
     ((key, _),) = out["__interrupt__"][0].value["requests"].items()
@@ -242,7 +244,6 @@ async def test_resume_command_answers_a_compat_question_with_plain_answers() -> 
     out = await graph.ainvoke(command, CFG)
 
     assert text_of(tool_messages(out)["trip"]) == "Booked Rome on 2026-12-24"
-    await servers.aclose()
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
@@ -276,10 +277,12 @@ async def test_after_a_restart_the_stored_card_answers_replay_and_the_next_round
     await servers.aclose()
 
 
-async def test_plain_unkeyed_resumes_carry_a_call_through_its_rounds_without_compat() -> None:
+async def test_plain_unkeyed_resumes_carry_a_call_through_its_rounds_without_compat(
+    open_servers: OpenServers,
+) -> None:
     """A bare ``Command(resume=answers)`` (no interrupt id) answers each round once, also outside compat mode."""
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, "auto")})
+    servers = open_servers({"demo": in_process(srv, "auto")})
     graph = one_turn_graph(
         servers, [call("demo_book_three_rounds", "trip", destination="Rome")], InMemorySaver()
     )
@@ -293,7 +296,6 @@ async def test_plain_unkeyed_resumes_carry_a_call_through_its_rounds_without_com
 
     assert "__interrupt__" not in out
     assert srv.events.counts["book_three_rounds.commit"] == 1
-    await servers.aclose()
 
 
 @pytest.mark.parametrize("restart", [False, True], ids=["same-process", "after-restart"])
@@ -328,9 +330,11 @@ async def test_a_round_of_two_questions_is_asked_one_card_at_a_time(restart: boo
     await servers.aclose()
 
 
-def test_a_synchronous_graph_in_compat_mode_asks_one_question_at_a_time() -> None:
+def test_a_synchronous_graph_in_compat_mode_asks_one_question_at_a_time(
+    open_servers_sync: OpenServersSync,
+) -> None:
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, "auto")})
+    servers = open_servers_sync({"demo": in_process(srv, "auto")})
     graph = chat_graph(
         servers,
         [
@@ -350,4 +354,3 @@ def test_a_synchronous_graph_in_compat_mode_asks_one_question_at_a_time() -> Non
     assert text_of(messages["rome"]) == "Booked Rome on 2026-12-24"
     assert text_of(messages["oslo"]) == "Booked Oslo on 2026-12-24"
     assert srv.events.counts["book_trip.commit"] == 2
-    servers.close()
