@@ -35,7 +35,7 @@ from tests.faults import (
     lists_tools,
     serve_on_port,
 )
-from tests.helpers import child_pids, free_port, serve_asgi, stdio_demo_spec
+from tests.helpers import OpenServers, child_pids, free_port, serve_asgi, stdio_demo_spec
 
 pytestmark = pytest.mark.anyio
 T = TypeVar("T")
@@ -208,13 +208,12 @@ async def test_legacy_result_past_max_result_bytes_is_a_clear_error_without_reco
 
 
 @pytest.mark.parametrize("era", ERAS)
-async def test_results_over_one_mebibyte_arrive_over_stdio(era: str, tmp_path: Path) -> None:
-    servers = McpServers({"demo": stdio_demo_spec(mode=era, **FAST)})
-    try:
-        result = await settle(servers.call_tool("demo_echo", {"text": "y" * (3 * 1024 * 1024)}))
-        assert len(result.content[0].text) == 3 * 1024 * 1024  # type: ignore[union-attr]
-    finally:
-        await servers.aclose()
+async def test_results_over_one_mebibyte_arrive_over_stdio(
+    open_servers: OpenServers, era: str, tmp_path: Path
+) -> None:
+    servers = open_servers({"demo": stdio_demo_spec(mode=era, **FAST)})
+    result = await settle(servers.call_tool("demo_echo", {"text": "y" * (3 * 1024 * 1024)}))
+    assert len(result.content[0].text) == 3 * 1024 * 1024  # type: ignore[union-attr]
 
 
 # ------------------------------------------------------------------------- 6. stray stdout line
@@ -237,42 +236,38 @@ def dies_at_start() -> dict[str, Any]:
     return {"command": sys.executable, "args": ["-c", "import module_that_does_not_exist_xyz"], **FAST}
 
 
-async def test_a_tool_of_a_server_that_failed_says_the_server_is_unavailable_and_why() -> None:
-    servers = McpServers(
+async def test_a_tool_of_a_server_that_failed_says_the_server_is_unavailable_and_why(
+    open_servers: OpenServers,
+) -> None:
+    servers = open_servers(
         {"broken": dies_at_start(), "demo": {"transport": "in_process", "server": build_server()}},
         on_connection_error="ignore",
     )
-    try:
-        with pytest.raises(ToolOwnerUnknownError) as caught:
-            await settle(servers.get_tool("broken_anything"))
-        text = str(caught.value)
-        assert "'broken'" in text and "could not be listed" in text
-        assert "ModuleNotFoundError: No module named 'module_that_does_not_exist_xyz'" in text  # and why
-        assert "No MCP tool is published" not in text
+    with pytest.raises(ToolOwnerUnknownError) as caught:
+        await settle(servers.get_tool("broken_anything"))
+    text = str(caught.value)
+    assert "'broken'" in text and "could not be listed" in text
+    assert "ModuleNotFoundError: No module named 'module_that_does_not_exist_xyz'" in text  # and why
+    assert "No MCP tool is published" not in text
 
-        graph, state = one_call_graph(servers, "broken_anything", {})
-        out = await settle(graph.ainvoke(state, {"configurable": {"thread_id": "unavailable"}}))
-        assert "module_that_does_not_exist_xyz" in str(out["messages"][1].content)
-        assert out["messages"][-1].content == "the graph went on"
-        # Another server's tools are unaffected.
-        assert (await settle(servers.call_tool("demo_add", {"a": 1, "b": 1}))).structured_content == {
-            "result": 2
-        }
-    finally:
-        await servers.aclose()
+    graph, state = one_call_graph(servers, "broken_anything", {})
+    out = await settle(graph.ainvoke(state, {"configurable": {"thread_id": "unavailable"}}))
+    assert "module_that_does_not_exist_xyz" in str(out["messages"][1].content)
+    assert out["messages"][-1].content == "the graph went on"
+    # Another server's tools are unaffected.
+    assert (await settle(servers.call_tool("demo_add", {"a": 1, "b": 1}))).structured_content == {"result": 2}
 
 
-async def test_an_unparseable_tools_call_answer_fails_at_once() -> None:
-    servers = McpServers({"faulty": faulty_server_spec("garbage_call", connect_timeout=5, tool_timeout=120)})
-    try:
-        await settle(servers.list_tools())
-        with anyio.fail_after(20):  # far below tool_timeout: the call must not wait it out
-            with pytest.raises(InvalidResponseError) as caught:
-                await settle(servers.call_tool("faulty_ping", {}))
-        assert "the server sent an invalid response" in str(caught.value)
-        assert "tool_timeout" not in str(caught.value)
-    finally:
-        await servers.aclose()
+async def test_an_unparseable_tools_call_answer_fails_at_once(open_servers: OpenServers) -> None:
+    servers = open_servers(
+        {"faulty": faulty_server_spec("garbage_call", connect_timeout=5, tool_timeout=120)}
+    )
+    await settle(servers.list_tools())
+    with anyio.fail_after(20):  # far below tool_timeout: the call must not wait it out
+        with pytest.raises(InvalidResponseError) as caught:
+            await settle(servers.call_tool("faulty_ping", {}))
+    assert "the server sent an invalid response" in str(caught.value)
+    assert "tool_timeout" not in str(caught.value)
 
 
 async def test_an_unparseable_http_answer_fails_at_once_as_an_invalid_response() -> None:
@@ -295,15 +290,12 @@ async def test_an_unparseable_http_answer_fails_at_once_as_an_invalid_response()
 
 
 @pytest.mark.parametrize("mode", ["endless_pages", "same_cursor"])
-async def test_endless_pagination_is_capped_with_a_clear_error(mode: str) -> None:
-    servers = McpServers({"faulty": faulty_server_spec(mode, max_list_pages=5, **FAST)})
-    try:
-        with pytest.raises(ServerDiscoveryError) as caught:
-            await settle(servers.list_tools())
-        assert "nextCursor never ends" in str(caught.value)
-        assert "prefix" not in str(caught.value)  # not reported as a name collision
-    finally:
-        await servers.aclose()
+async def test_endless_pagination_is_capped_with_a_clear_error(open_servers: OpenServers, mode: str) -> None:
+    servers = open_servers({"faulty": faulty_server_spec(mode, max_list_pages=5, **FAST)})
+    with pytest.raises(ServerDiscoveryError) as caught:
+        await settle(servers.list_tools())
+    assert "nextCursor never ends" in str(caught.value)
+    assert "prefix" not in str(caught.value)  # not reported as a name collision
 
 
 async def test_a_stdio_server_that_exits_at_start_shows_its_command_and_stderr() -> None:
@@ -319,16 +311,15 @@ async def test_a_stdio_server_that_exits_at_start_shows_its_command_and_stderr()
     assert child_pids() == set()
 
 
-async def test_waiting_for_an_owner_does_not_swallow_the_callers_cancellation() -> None:
-    servers = McpServers({"demo": stdio_demo_spec(**FAST)})
-    try:
-        await settle(servers.list_tools())
-        conn = servers.connection("demo")
-        conn.mark_dead(ServerConnectionError("demo", "test"))
-        waiter = asyncio.ensure_future(conn.close())
-        await asyncio.sleep(0)
-        waiter.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await waiter
-    finally:
-        await servers.aclose()
+async def test_waiting_for_an_owner_does_not_swallow_the_callers_cancellation(
+    open_servers: OpenServers,
+) -> None:
+    servers = open_servers({"demo": stdio_demo_spec(**FAST)})
+    await settle(servers.list_tools())
+    conn = servers.connection("demo")
+    conn.mark_dead(ServerConnectionError("demo", "test"))
+    waiter = asyncio.ensure_future(conn.close())
+    await asyncio.sleep(0)
+    waiter.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiter
