@@ -26,7 +26,7 @@ from langgraph_mcp import (
 )
 from langgraph_mcp.examples.demo_server import build_server, http_app
 from langgraph_mcp.tools import make_langchain_tools
-from tests.helpers import http_demo_server, serve_asgi
+from tests.helpers import OpenServers, http_demo_server, serve_asgi
 from tests.security_support import WIRINGS, CutToolsList, ExpiringServer, RecordingServer
 
 pytestmark = pytest.mark.anyio
@@ -144,28 +144,27 @@ async def test_a_prefix_free_server_that_failed_to_list_could_publish_any_name()
             await servers.aclose()
 
 
-async def test_a_stale_listing_that_cannot_be_refreshed_is_not_trusted() -> None:
+async def test_a_stale_listing_that_cannot_be_refreshed_is_not_trusted(open_servers: OpenServers) -> None:
     """The listing said ``ttlMs=1``; once stale, re-listing fails: the owner is unknown, so the call is asked."""
     expiring = ExpiringServer()
-    servers = McpServers({"expiring": {"transport": "in_process", "server": expiring.server, "mode": "auto"}})
-    try:
-        assert [t.name for t in await servers.list_tools()] == ["delete_all"]
-        expiring.fail_listing = True
-        with anyio.fail_after(5):
-            while servers.cached_resolution("expiring_delete_all") is not None:  # wait out the 1 ms ttl
-                await anyio.sleep(0.005)
-        graph = WIRINGS["gate_router"](
-            servers,
-            ApprovalPolicy(tools={"expiring_*": "allow"}),
-            [call("expiring_delete_all", "d")],
-            InMemorySaver(),
-        )
-        out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
-        [pending] = out["__interrupt__"]  # not allowed by the override: nobody knows the tool any more
-        assert pending.value["server"] is None and "'expiring'" in pending.value["reason"]
-        assert expiring.ran == []
-    finally:
-        await servers.aclose()
+    servers = open_servers(
+        {"expiring": {"transport": "in_process", "server": expiring.server, "mode": "auto"}}
+    )
+    assert [t.name for t in await servers.list_tools()] == ["delete_all"]
+    expiring.fail_listing = True
+    with anyio.fail_after(5):
+        while servers.cached_resolution("expiring_delete_all") is not None:  # wait out the 1 ms ttl
+            await anyio.sleep(0.005)
+    graph = WIRINGS["gate_router"](
+        servers,
+        ApprovalPolicy(tools={"expiring_*": "allow"}),
+        [call("expiring_delete_all", "d")],
+        InMemorySaver(),
+    )
+    out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
+    [pending] = out["__interrupt__"]  # not allowed by the override: nobody knows the tool any more
+    assert pending.value["server"] is None and "'expiring'" in pending.value["reason"]
+    assert expiring.ran == []
 
 
 async def test_unresolved_deny_policy_denies_without_asking() -> None:
@@ -225,26 +224,25 @@ DUPLICATES = {
 @pytest.mark.parametrize("case", sorted(DUPLICATES))
 @pytest.mark.parametrize("wiring", [*sorted(WIRINGS), "router_only", "node_only"])
 @pytest.mark.parametrize("mode", ERAS)
-async def test_calls_sharing_an_id_never_run(case: str, wiring: str, mode: str) -> None:
+async def test_calls_sharing_an_id_never_run(
+    open_servers: OpenServers, case: str, wiring: str, mode: str
+) -> None:
     srv = build_server()
-    servers = McpServers({"demo": {"transport": "in_process", "server": srv, "mode": mode}})
+    servers = open_servers({"demo": {"transport": "in_process", "server": srv, "mode": mode}})
     calls = DUPLICATES[case]
-    try:
-        if wiring in WIRINGS:
-            graph = WIRINGS[wiring](servers, ApprovalPolicy(), calls, InMemorySaver())
-        else:
-            graph = plain_graph(servers, calls, fan_out=wiring == "router_only")
-        out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
-        assert "__interrupt__" not in out
-        [message] = tool_messages(out)  # a ToolMessage answers one id: one per id, naming every call
-        assert message.tool_call_id == (calls[0]["id"] or "")
-        assert message.status == "error" and "none of them was run" in text(message)
-        assert "'demo_read_file'" in text(message) and "'demo_delete_file'" in text(message)
-        assert srv.events.counts["delete_file.request"] == 0
-        assert srv.events.counts["read_file.request"] == 0
-        assert "todo.txt" in srv.workspace
-    finally:
-        await servers.aclose()
+    if wiring in WIRINGS:
+        graph = WIRINGS[wiring](servers, ApprovalPolicy(), calls, InMemorySaver())
+    else:
+        graph = plain_graph(servers, calls, fan_out=wiring == "router_only")
+    out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
+    assert "__interrupt__" not in out
+    [message] = tool_messages(out)  # a ToolMessage answers one id: one per id, naming every call
+    assert message.tool_call_id == (calls[0]["id"] or "")
+    assert message.status == "error" and "none of them was run" in text(message)
+    assert "'demo_read_file'" in text(message) and "'demo_delete_file'" in text(message)
+    assert srv.events.counts["delete_file.request"] == 0
+    assert srv.events.counts["read_file.request"] == 0
+    assert "todo.txt" in srv.workspace
 
 
 @pytest.mark.parametrize("wiring", sorted(WIRINGS))
@@ -265,19 +263,16 @@ async def test_calls_sharing_an_id_never_run_over_http(wiring: str, mode: str) -
             await servers.aclose()
 
 
-async def test_a_unique_call_next_to_duplicates_still_runs() -> None:
+async def test_a_unique_call_next_to_duplicates_still_runs(open_servers: OpenServers) -> None:
     srv = build_server()
-    servers = McpServers({"demo": {"transport": "in_process", "server": srv}})
+    servers = open_servers({"demo": {"transport": "in_process", "server": srv}})
     calls = [*DUPLICATES["same_id"], call("demo_list_files", "ls")]
-    try:
-        graph = WIRINGS["route_through_gate"](servers, ApprovalPolicy(), calls, InMemorySaver())
-        out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
-        by_id = {m.tool_call_id: m for m in tool_messages(out)}
-        assert set(by_id) == {"x", "ls"} and by_id["ls"].status != "error"
-        assert srv.events.counts["list_files.enter"] == 1 and srv.events.counts["delete_file.request"] == 0
-        assert out["messages"][-1].content == "done"
-    finally:
-        await servers.aclose()
+    graph = WIRINGS["route_through_gate"](servers, ApprovalPolicy(), calls, InMemorySaver())
+    out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
+    by_id = {m.tool_call_id: m for m in tool_messages(out)}
+    assert set(by_id) == {"x", "ls"} and by_id["ls"].status != "error"
+    assert srv.events.counts["list_files.enter"] == 1 and srv.events.counts["delete_file.request"] == 0
+    assert out["messages"][-1].content == "done"
 
 
 # ------------------------------------------------------------------------------ 3. colliding names
@@ -295,63 +290,60 @@ def colliding(mode: str = "auto") -> tuple[RecordingServer, RecordingServer, dic
 
 @pytest.mark.parametrize("wiring", sorted(WIRINGS))
 @pytest.mark.parametrize("mode", ERAS)
-async def test_a_colliding_name_is_denied_by_the_gate(wiring: str, mode: str) -> None:
+async def test_a_colliding_name_is_denied_by_the_gate(
+    open_servers: OpenServers, wiring: str, mode: str
+) -> None:
     fs, fs_admin, config = colliding(mode)
-    servers = McpServers(config)
-    try:
-        graph = WIRINGS[wiring](
-            servers,
-            ApprovalPolicy(tools={"fs_admin_*": "allow"}),
-            [call("fs_admin_delete", "d")],
-            InMemorySaver(),
-        )
-        out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
-        assert "__interrupt__" not in out
-        [message] = tool_messages(out)
-        assert message.status == "error" and "more than one server" in text(message)
-        assert fs.ran == [] and fs_admin.ran == []
-    finally:
-        await servers.aclose()
+    servers = open_servers(config)
+    graph = WIRINGS[wiring](
+        servers,
+        ApprovalPolicy(tools={"fs_admin_*": "allow"}),
+        [call("fs_admin_delete", "d")],
+        InMemorySaver(),
+    )
+    out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
+    assert "__interrupt__" not in out
+    [message] = tool_messages(out)
+    assert message.status == "error" and "more than one server" in text(message)
+    assert fs.ran == [] and fs_admin.ran == []
 
 
 @pytest.mark.parametrize("fan_out", [True, False])
 @pytest.mark.parametrize("mode", ERAS)
-async def test_a_colliding_name_is_refused_by_the_tool_node(fan_out: bool, mode: str) -> None:
+async def test_a_colliding_name_is_refused_by_the_tool_node(
+    open_servers: OpenServers, fan_out: bool, mode: str
+) -> None:
     fs, fs_admin, config = colliding(mode)
-    servers = McpServers(config)
-    try:
-        out = await plain_graph(servers, [call("fs_admin_delete", "d")], fan_out=fan_out).ainvoke(
-            {"messages": [HumanMessage("go")]}, cfg()
-        )
-        [message] = tool_messages(out)
-        assert message.status == "error" and "collision" in text(message)
-        assert fs.ran == [] and fs_admin.ran == []
-        with pytest.raises(ToolNameCollisionError):
-            servers.cached_tool("fs_admin_delete")
-    finally:
-        await servers.aclose()
+    servers = open_servers(config)
+    out = await plain_graph(servers, [call("fs_admin_delete", "d")], fan_out=fan_out).ainvoke(
+        {"messages": [HumanMessage("go")]}, cfg()
+    )
+    [message] = tool_messages(out)
+    assert message.status == "error" and "collision" in text(message)
+    assert fs.ran == [] and fs_admin.ran == []
+    with pytest.raises(ToolNameCollisionError):
+        servers.cached_tool("fs_admin_delete")
 
 
-async def test_a_colliding_name_is_refused_by_the_langchain_tool() -> None:
+async def test_a_colliding_name_is_refused_by_the_langchain_tool(open_servers: OpenServers) -> None:
     fs, fs_admin, config = colliding()
-    servers = McpServers(config)
-    try:
-        with pytest.raises(ToolNameCollisionError):
-            await servers.get_tools()
-        # A tool object made before the other server published the name refuses too.
-        [tool] = [t for t in await servers.list_tools(["fs"]) if t.name == "admin_delete"]
-        await servers.list_tools(["fs_admin"])
-        [lc_tool] = make_langchain_tools(servers, [tool])
-        with pytest.raises(ToolNameCollisionError):
-            await lc_tool.ainvoke({"target": "x"})
-        assert fs.ran == [] and fs_admin.ran == []
-    finally:
-        await servers.aclose()
+    servers = open_servers(config)
+    with pytest.raises(ToolNameCollisionError):
+        await servers.get_tools()
+    # A tool object made before the other server published the name refuses too.
+    [tool] = [t for t in await servers.list_tools(["fs"]) if t.name == "admin_delete"]
+    await servers.list_tools(["fs_admin"])
+    [lc_tool] = make_langchain_tools(servers, [tool])
+    with pytest.raises(ToolNameCollisionError):
+        await lc_tool.ainvoke({"target": "x"})
+    assert fs.ran == [] and fs_admin.ran == []
 
 
 @pytest.mark.parametrize("wiring", sorted(WIRINGS))
 @pytest.mark.parametrize("mode", ERAS)
-async def test_a_resumed_approval_runs_exactly_what_was_shown(wiring: str, mode: str) -> None:
+async def test_a_resumed_approval_runs_exactly_what_was_shown(
+    open_servers: OpenServers, wiring: str, mode: str
+) -> None:
     """Approval shown for fs/admin_delete; after a restart the name resolves to fs_admin/delete: nothing runs."""
     fs = RecordingServer("fs", destructive=["admin_delete"])
     fs_admin = RecordingServer("fs_admin", destructive=["delete"])
@@ -366,56 +358,47 @@ async def test_a_resumed_approval_runs_exactly_what_was_shown(wiring: str, mode:
         assert (pending.value["server"], pending.value["tool"]) == ("fs", "admin_delete")
     finally:
         await before.aclose()
-    after = McpServers(  # the restart
+    after = open_servers(  # the restart
         {"fs_admin": {"transport": "in_process", "server": fs_admin.server, "mode": mode}}
     )
-    try:
-        graph = WIRINGS[wiring](after, None, calls, saver)
-        state = await graph.aget_state(cfg())
-        out = await graph.ainvoke(resume_command(state, decisions={"d": {"type": "approve"}}), cfg())
-        [message] = tool_messages(out)
-        assert message.status == "error"
-        assert "judged as server 'fs', tool 'admin_delete'" in text(message)
-        assert "server 'fs_admin', tool 'delete'" in text(message)
-        assert fs.ran == [] and fs_admin.ran == []
-    finally:
-        await after.aclose()
+    graph = WIRINGS[wiring](after, None, calls, saver)
+    state = await graph.aget_state(cfg())
+    out = await graph.ainvoke(resume_command(state, decisions={"d": {"type": "approve"}}), cfg())
+    [message] = tool_messages(out)
+    assert message.status == "error"
+    assert "judged as server 'fs', tool 'admin_delete'" in text(message)
+    assert "server 'fs_admin', tool 'delete'" in text(message)
+    assert fs.ran == [] and fs_admin.ran == []
 
 
 @pytest.mark.parametrize("wiring", sorted(WIRINGS))
-async def test_an_approved_call_runs_on_the_server_shown(wiring: str) -> None:
+async def test_an_approved_call_runs_on_the_server_shown(open_servers: OpenServers, wiring: str) -> None:
     fs = RecordingServer("fs", destructive=["admin_delete"])
-    servers = McpServers({"fs": {"transport": "in_process", "server": fs.server}})
-    try:
-        graph = WIRINGS[wiring](servers, None, [call("fs_admin_delete", "d", target="a")], InMemorySaver())
-        out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
-        out = await graph.ainvoke(resume_command(out, decisions={"d": {"type": "approve"}}), cfg())
-        [message] = tool_messages(out)
-        assert message.status != "error" and fs.ran == ["admin_delete"]
-        ai = next(m for m in out["messages"] if isinstance(m, AIMessage) and m.tool_calls)
-        assert ai.response_metadata["mcp_gate"]["d"] == {
-            "server": "fs",
-            "tool": "admin_delete",
-            "verdict": "approve",
-        }
-    finally:
-        await servers.aclose()
+    servers = open_servers({"fs": {"transport": "in_process", "server": fs.server}})
+    graph = WIRINGS[wiring](servers, None, [call("fs_admin_delete", "d", target="a")], InMemorySaver())
+    out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
+    out = await graph.ainvoke(resume_command(out, decisions={"d": {"type": "approve"}}), cfg())
+    [message] = tool_messages(out)
+    assert message.status != "error" and fs.ran == ["admin_delete"]
+    ai = next(m for m in out["messages"] if isinstance(m, AIMessage) and m.tool_calls)
+    assert ai.response_metadata["mcp_gate"]["d"] == {
+        "server": "fs",
+        "tool": "admin_delete",
+        "verdict": "approve",
+    }
 
 
-async def test_the_node_refuses_a_call_the_gate_did_not_judge() -> None:
+async def test_the_node_refuses_a_call_the_gate_did_not_judge(open_servers: OpenServers) -> None:
     """A gated message: a call the gate has no record of is not run, whatever routed it to the node."""
     srv = build_server()
-    servers = McpServers({"demo": {"transport": "in_process", "server": srv}})
-    try:
-        ai = AIMessage(
-            "",
-            id="ai-1",
-            tool_calls=[call("demo_delete_file", "rm", path="todo.txt")],
-            response_metadata={"mcp_gate": {}},
-        )
-        out = await McpToolNode(servers).ainvoke({"messages": [HumanMessage("go"), ai]})
-        [message] = out["messages"]
-        assert message.status == "error" and "did not judge this call" in text(message)
-        assert srv.events.counts["delete_file.request"] == 0
-    finally:
-        await servers.aclose()
+    servers = open_servers({"demo": {"transport": "in_process", "server": srv}})
+    ai = AIMessage(
+        "",
+        id="ai-1",
+        tool_calls=[call("demo_delete_file", "rm", path="todo.txt")],
+        response_metadata={"mcp_gate": {}},
+    )
+    out = await McpToolNode(servers).ainvoke({"messages": [HumanMessage("go"), ai]})
+    [message] = out["messages"]
+    assert message.status == "error" and "did not judge this call" in text(message)
+    assert srv.events.counts["delete_file.request"] == 0
