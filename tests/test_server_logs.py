@@ -16,7 +16,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from langgraph_mcp import McpServers
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import serve_asgi
+from tests.helpers import OpenServers, serve_asgi
 from tests.node_support import call, one_turn_graph, start
 from tests.servers.library_server import LibraryServer
 
@@ -130,28 +130,24 @@ class CallOnce(BaseChatModel):
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_get_tools_tools_in_create_agent_stream_logs_and_progress(mode: str) -> None:
+async def test_get_tools_tools_in_create_agent_stream_logs_and_progress(
+    open_servers: OpenServers, mode: str
+) -> None:
     lib = LibraryServer()
     demo = build_server()
-    servers = McpServers(
+    servers = open_servers(
         {
             "lib": {"transport": "in_process", "server": lib.server, "mode": mode, "log_level": "warning"},
             "demo": {"transport": "in_process", "server": demo, "mode": mode},
         }
     )
-    try:
-        tools = await servers.get_tools()
-        for tool, kind in [("lib_chatty", "mcp_log"), ("demo_slow", "mcp_progress")]:
-            agent = create_agent(CallOnce(tool=tool), tools)
-            events = [
-                chunk
-                async for chunk in agent.astream({"messages": [HumanMessage("go")]}, stream_mode="custom")
-            ]
-            mine = [e for e in events if e.get("type") == kind]
-            assert mine and all(
-                e["tool_call_id"] == "c1" and e["tool"] == tool.split("_", 1)[1] for e in mine
-            )
-            if kind == "mcp_log":
-                assert [e["level"] for e in mine] == ["warning", "error"]
-    finally:
-        await servers.aclose()
+    tools = await servers.get_tools()
+    for tool, kind in [("lib_chatty", "mcp_log"), ("demo_slow", "mcp_progress")]:
+        agent = create_agent(CallOnce(tool=tool), tools)
+        events = [
+            chunk async for chunk in agent.astream({"messages": [HumanMessage("go")]}, stream_mode="custom")
+        ]
+        mine = [e for e in events if e.get("type") == kind]
+        assert mine and all(e["tool_call_id"] == "c1" and e["tool"] == tool.split("_", 1)[1] for e in mine)
+        if kind == "mcp_log":
+            assert [e["level"] for e in mine] == ["warning", "error"]
