@@ -35,12 +35,11 @@ from langgraph_mcp import (
     create_approval_gate,
 )
 from langgraph_mcp.credentials import resolve_identity
-from tests.helpers import serve_asgi
+from tests.helpers import ERAS, serve_asgi
 from tests.node_support import call, one_turn_graph
 from tests.servers.identity_server import Binding, Record, binding_app, build_identity_server
 
 pytestmark = pytest.mark.anyio
-ERAS = ["auto", "legacy"]
 TOKEN_HEADERS = {"Authorization": "Bearer ${configurable:token}"}
 
 
