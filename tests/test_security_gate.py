@@ -26,12 +26,10 @@ from langgraph_mcp import (
 )
 from langgraph_mcp.examples.demo_server import build_server, http_app
 from langgraph_mcp.tools import make_langchain_tools
-from tests.helpers import OpenServers, http_demo_server, serve_asgi
+from tests.helpers import ERAS, OpenServers, http_demo_server, serve_asgi
 from tests.security_support import WIRINGS, CutToolsList, ExpiringServer, RecordingServer
 
 pytestmark = pytest.mark.anyio
-
-ERAS = ["auto", "legacy"]
 
 
 def call(name: str, call_id: str | None, **args: Any) -> ToolCall:
