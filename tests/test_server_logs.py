@@ -16,12 +16,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from langgraph_mcp import McpServers
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import OpenServers, serve_asgi
+from tests.helpers import ERAS, OpenServers, serve_asgi
 from tests.node_support import call, one_turn_graph, start
 from tests.servers.library_server import LibraryServer
 
 pytestmark = pytest.mark.anyio
-ERAS = ["auto", "legacy"]
 
 
 async def run_chatty(
