@@ -35,12 +35,11 @@ from tests.faults import (
     lists_tools,
     serve_on_port,
 )
-from tests.helpers import OpenServers, child_pids, free_port, serve_asgi, stdio_demo_spec
+from tests.helpers import ERAS, OpenServers, child_pids, free_port, serve_asgi, stdio_demo_spec
 
 pytestmark = pytest.mark.anyio
 T = TypeVar("T")
 
-ERAS = ["modern", "legacy"]
 FAST = {"connect_timeout": 5, "tool_timeout": 10, "reconnect_backoff": 0.05}
 
 
