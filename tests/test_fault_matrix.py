@@ -33,13 +33,12 @@ from langgraph.types import Command
 from langgraph_mcp import McpServers, McpToolNode
 from langgraph_mcp.examples.demo_server import DemoServer, build_server, http_app
 from tests.faults import CutResponses, calls_tool
-from tests.helpers import child_pids, crashing_demo_spec, event_pids, free_port, process_exists
+from tests.helpers import ERAS, child_pids, crashing_demo_spec, event_pids, free_port, process_exists
 from tests.node_support import TOMORROW, accept_all, text_of, tool_messages
 
 pytestmark = pytest.mark.anyio
 
 TRANSPORTS = ["stdio", "http"]
-ERAS = ["modern", "legacy"]
 OPTIONS = {"connect_timeout": 5, "tool_timeout": 5, "reconnect_backoff": 0.05, "retries": 2}
 HANG_TIMEOUT = 1.0
 
