@@ -27,7 +27,7 @@ from langgraph_mcp import (
     route_through_gate,
 )
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import OpenServers, OpenServersSync
+from tests.helpers import ERAS, OpenServers, OpenServersSync
 from tests.node_support import call, in_process, one_turn_graph, text_of, tool_messages
 
 pytestmark = pytest.mark.anyio
@@ -197,7 +197,7 @@ async def test_a_bad_card_answer_is_refused_and_the_same_interrupt_stays_answera
     assert srv.events.counts["register.commit"] == 0
 
 
-@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize("mode", ERAS)
 async def test_a_url_request_shows_url_and_host_and_approve_means_accepted(
     open_servers: OpenServers, mode: str
 ) -> None:
@@ -246,7 +246,7 @@ async def test_resume_command_answers_a_compat_question_with_plain_answers(open_
     assert text_of(tool_messages(out)["trip"]) == "Booked Rome on 2026-12-24"
 
 
-@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize("mode", ERAS)
 async def test_after_a_restart_the_stored_card_answers_replay_and_the_next_round_is_a_card(mode: str) -> None:
     saver = InMemorySaver()
     calls = [call("demo_book_three_rounds", "trip", destination="Rome")]
