@@ -18,7 +18,7 @@ from langgraph_mcp.cli.prompts import ask_url
 from langgraph_mcp.elicitation.answers import request_from_params
 from langgraph_mcp.elicitation.inspection import inspect_url, sensitive_fields, url_host
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import OpenServers
+from tests.helpers import ERAS, OpenServers
 from tests.node_support import call, one_turn_graph, start
 from tests.security_support import url_server
 
@@ -69,7 +69,7 @@ URLS = ["https://evil.example\\@bank.example/", "javascript:alert(document.cooki
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize("mode", ERAS)
 async def test_url_payloads_carry_the_browser_host_and_the_flag(open_servers: OpenServers, mode: str) -> None:
     servers = open_servers({"links": {"transport": "in_process", "server": url_server(URLS), "mode": mode}})
     seen: list[dict[str, Any]] = []
@@ -159,7 +159,7 @@ def test_secret_fields_by_description_and_title() -> None:
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize("mode", ERAS)
 async def test_a_form_asking_for_secrets_is_flagged(open_servers: OpenServers, mode: str) -> None:
     servers = open_servers({"demo": {"transport": "in_process", "server": build_server(), "mode": mode}})
     graph = one_turn_graph(servers, [call("demo_login", "c1", service="mail")], InMemorySaver())
