@@ -21,7 +21,7 @@ from langgraph.types import Command
 
 from langgraph_mcp import McpServers
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import child_pids, http_demo_server
+from tests.helpers import ERAS, child_pids, http_demo_server
 from tests.node_support import call, one_turn_graph, start, text_of, tool_messages
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -51,7 +51,7 @@ def describe(fds: set[int]) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("era", ["modern", "legacy"])
+@pytest.mark.parametrize("era", ERAS)
 async def test_150_paused_threads_over_http_resume_with_their_own_answers(era: str) -> None:
     server = build_server()
     fds_before, children_before = open_fds(), child_pids()
