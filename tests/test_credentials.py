@@ -35,7 +35,7 @@ from langgraph_mcp import (
     create_approval_gate,
 )
 from langgraph_mcp.credentials import resolve_identity
-from tests.helpers import ERAS, serve_asgi
+from tests.helpers import ERAS, OpenServers, serve_asgi
 from tests.node_support import call, one_turn_graph
 from tests.servers.identity_server import Binding, Record, binding_app, build_identity_server
 
@@ -97,138 +97,120 @@ def run_config(run: int, token: str | None) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_concurrent_runs_reach_the_server_with_their_own_token(mode: str) -> None:
-    async with identity_server() as (url, record, binding):
-        servers = McpServers({"ident": {"url": url, "mode": mode, "headers": TOKEN_HEADERS}})
-        try:
-            graph = whoami_graph(servers)
-            runs = range(24)
-            outs = await asyncio.gather(
-                *(
-                    graph.ainvoke({"messages": [HumanMessage("who?")]}, run_config(i, f"tok{i % 12}"))
-                    for i in runs
-                )
-            )
-            assert all(isinstance(out["messages"][-1], ToolMessage) for out in outs)
-            assert all(out["messages"][-1].status == "success" for out in outs)
-            seen = {c["run"]: c["authorization"] for c in record.of("whoami")}
-            assert seen == {str(i): f"Bearer tok{i % 12}" for i in runs}
-            # Each token listed tools with its own credentials, too.
-            assert servers.live_identities("ident") == 12
-            if mode == "legacy":
-                sessions = {c["session"] for c in record.of("whoami")}
-                assert len(sessions) == 12 and None not in sessions
-                assert binding.violations == []
-        finally:
-            await servers.aclose()
+async def test_concurrent_runs_reach_the_server_with_their_own_token(
+    open_servers: OpenServers, mode: str
+) -> None:
+    (url, record, binding) = await open_servers.enter(identity_server())
+    servers = open_servers({"ident": {"url": url, "mode": mode, "headers": TOKEN_HEADERS}})
+    graph = whoami_graph(servers)
+    runs = range(24)
+    outs = await asyncio.gather(
+        *(graph.ainvoke({"messages": [HumanMessage("who?")]}, run_config(i, f"tok{i % 12}")) for i in runs)
+    )
+    assert all(isinstance(out["messages"][-1], ToolMessage) for out in outs)
+    assert all(out["messages"][-1].status == "success" for out in outs)
+    seen = {c["run"]: c["authorization"] for c in record.of("whoami")}
+    assert seen == {str(i): f"Bearer tok{i % 12}" for i in runs}
+    # Each token listed tools with its own credentials, too.
+    assert servers.live_identities("ident") == 12
+    if mode == "legacy":
+        sessions = {c["session"] for c in record.of("whoami")}
+        assert len(sessions) == 12 and None not in sessions
+        assert binding.violations == []
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_a_run_without_the_configurable_key_gets_an_error_toolmessage(mode: str) -> None:
-    async with identity_server() as (url, record, _):
-        servers = McpServers({"ident": {"url": url, "mode": mode, "headers": TOKEN_HEADERS}})
-        try:
-            graph = whoami_graph(servers)
-            out = await graph.ainvoke({"messages": [HumanMessage("who?")]}, run_config(1, token=None))
-            message = out["messages"][-1]
-            assert isinstance(message, ToolMessage) and message.status == "error"
-            assert "configurable" in str(message.content) and "'token'" in str(message.content)
-            assert record.calls == []  # nothing reached the server
-        finally:
-            await servers.aclose()
+async def test_a_run_without_the_configurable_key_gets_an_error_toolmessage(
+    open_servers: OpenServers, mode: str
+) -> None:
+    (url, record, _) = await open_servers.enter(identity_server())
+    servers = open_servers({"ident": {"url": url, "mode": mode, "headers": TOKEN_HEADERS}})
+    graph = whoami_graph(servers)
+    out = await graph.ainvoke({"messages": [HumanMessage("who?")]}, run_config(1, token=None))
+    message = out["messages"][-1]
+    assert isinstance(message, ToolMessage) and message.status == "error"
+    assert "configurable" in str(message.content) and "'token'" in str(message.content)
+    assert record.calls == []  # nothing reached the server
 
 
-async def test_a_legacy_session_never_serves_a_second_user() -> None:
-    async with identity_server() as (url, record, binding):
-        servers = McpServers({"ident": {"url": url, "mode": "legacy", "headers": TOKEN_HEADERS}})
-        try:
-            graph = whoami_graph(servers)
-            for i, token in enumerate(["alice", "bob", "alice", "bob"]):
-                await graph.ainvoke({"messages": [HumanMessage("who?")]}, run_config(i, token))
-            by_session: dict[str, set[str]] = {}
-            for c in record.of("whoami"):
-                by_session.setdefault(c["session"], set()).add(c["authorization"])
-            assert sorted(by_session.values(), key=sorted) == [{"Bearer alice"}, {"Bearer bob"}]
-            assert binding.violations == []
-        finally:
-            await servers.aclose()
+async def test_a_legacy_session_never_serves_a_second_user(open_servers: OpenServers) -> None:
+    (url, record, binding) = await open_servers.enter(identity_server())
+    servers = open_servers({"ident": {"url": url, "mode": "legacy", "headers": TOKEN_HEADERS}})
+    graph = whoami_graph(servers)
+    for i, token in enumerate(["alice", "bob", "alice", "bob"]):
+        await graph.ainvoke({"messages": [HumanMessage("who?")]}, run_config(i, token))
+    by_session: dict[str, set[str]] = {}
+    for c in record.of("whoami"):
+        by_session.setdefault(c["session"], set()).add(c["authorization"])
+    assert sorted(by_session.values(), key=sorted) == [{"Bearer alice"}, {"Bearer bob"}]
+    assert binding.violations == []
 
 
-async def test_past_the_cap_the_least_recently_used_identity_is_closed() -> None:
-    async with identity_server() as (url, _, binding):
-        servers = McpServers(
-            {"ident": {"url": url, "mode": "legacy", "headers": TOKEN_HEADERS}}, max_identities=2
-        )
-        try:
-            graph = whoami_graph(servers)
-            for i, token in enumerate(["a", "b", "a", "c"]):
-                await graph.ainvoke({"messages": [HumanMessage("who?")]}, run_config(i, token))
-            # Opening "c" closed the least recently used identity ("b"); its session ended on the server.
-            with anyio.fail_after(5):
-                await binding.closes_reach(1)
-            assert binding.closed_tokens == ["Bearer b"]
-            assert servers.live_identities("ident") == 2
-            assert binding.violations == []
-        finally:
-            await servers.aclose()
+async def test_past_the_cap_the_least_recently_used_identity_is_closed(open_servers: OpenServers) -> None:
+    (url, _, binding) = await open_servers.enter(identity_server())
+    servers = open_servers(
+        {"ident": {"url": url, "mode": "legacy", "headers": TOKEN_HEADERS}}, max_identities=2
+    )
+    graph = whoami_graph(servers)
+    for i, token in enumerate(["a", "b", "a", "c"]):
+        await graph.ainvoke({"messages": [HumanMessage("who?")]}, run_config(i, token))
+    # Opening "c" closed the least recently used identity ("b"); its session ended on the server.
+    with anyio.fail_after(5):
+        await binding.closes_reach(1)
+    assert binding.closed_tokens == ["Bearer b"]
+    assert servers.live_identities("ident") == 2
+    assert binding.violations == []
 
 
-async def test_idle_identities_are_closed_and_come_back_on_their_next_run() -> None:
-    async with identity_server() as (url, record, binding):
-        servers = McpServers(
-            {"ident": {"url": url, "mode": "legacy", "headers": TOKEN_HEADERS}}, identity_idle_timeout=0.2
-        )
-        try:
-            graph = whoami_graph(servers)
-            for i, token in enumerate(["a", "b"]):
-                await graph.ainvoke({"messages": [HumanMessage("who?")]}, run_config(i, token))
-            # Nothing uses them any more: both are closed once idle, and their sessions end on the server.
-            with anyio.fail_after(5):
-                await binding.closes_reach(2)
-            assert sorted(binding.closed_tokens) == ["Bearer a", "Bearer b"]
-            assert servers.live_identities("ident") == 0
-            await graph.ainvoke({"messages": [HumanMessage("who?")]}, run_config(9, "a"))
-            first, second = [c["session"] for c in record.of("whoami") if c["authorization"] == "Bearer a"]
-            assert first != second  # a fresh session for the returning identity
-            assert binding.violations == []
-        finally:
-            await servers.aclose()
+async def test_idle_identities_are_closed_and_come_back_on_their_next_run(open_servers: OpenServers) -> None:
+    (url, record, binding) = await open_servers.enter(identity_server())
+    servers = open_servers(
+        {"ident": {"url": url, "mode": "legacy", "headers": TOKEN_HEADERS}}, identity_idle_timeout=0.2
+    )
+    graph = whoami_graph(servers)
+    for i, token in enumerate(["a", "b"]):
+        await graph.ainvoke({"messages": [HumanMessage("who?")]}, run_config(i, token))
+    # Nothing uses them any more: both are closed once idle, and their sessions end on the server.
+    with anyio.fail_after(5):
+        await binding.closes_reach(2)
+    assert sorted(binding.closed_tokens) == ["Bearer a", "Bearer b"]
+    assert servers.live_identities("ident") == 0
+    await graph.ainvoke({"messages": [HumanMessage("who?")]}, run_config(9, "a"))
+    first, second = [c["session"] for c in record.of("whoami") if c["authorization"] == "Bearer a"]
+    assert first != second  # a fresh session for the returning identity
+    assert binding.violations == []
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_a_credentials_callable_and_get_tools_inside_create_agent(mode: str) -> None:
+async def test_a_credentials_callable_and_get_tools_inside_create_agent(
+    open_servers: OpenServers, mode: str
+) -> None:
     def credentials(config: Any) -> dict[str, str]:
         user = (config or {}).get("configurable", {}).get("user", "nobody")
         return {"Authorization": f"Bearer {user}-token", "X-User": user}
 
-    async with identity_server() as (url, record, _):
-        servers = McpServers({"ident": {"url": url, "mode": mode, "credentials": credentials}})
-        try:
-            tools = await servers.get_tools(config={"configurable": {"user": "lister"}})
-            agent = create_agent(WhoamiModel(), tools)
-            for user in ["ann", "ben"]:
-                out = await agent.ainvoke(
-                    {"messages": [HumanMessage("who?")]}, {"configurable": {"user": user}}
-                )
-                assert out["messages"][-1].content == "done"
-            users = [(c["x_user"], c["authorization"]) for c in record.of("whoami")]
-            assert users == [("ann", "Bearer ann-token"), ("ben", "Bearer ben-token")]
-        finally:
-            await servers.aclose()
+    (url, record, _) = await open_servers.enter(identity_server())
+    servers = open_servers({"ident": {"url": url, "mode": mode, "credentials": credentials}})
+    tools = await servers.get_tools(config={"configurable": {"user": "lister"}})
+    agent = create_agent(WhoamiModel(), tools)
+    for user in ["ann", "ben"]:
+        out = await agent.ainvoke({"messages": [HumanMessage("who?")]}, {"configurable": {"user": user}})
+        assert out["messages"][-1].content == "done"
+    users = [(c["x_user"], c["authorization"]) for c in record.of("whoami")]
+    assert users == [("ann", "Bearer ann-token"), ("ben", "Bearer ben-token")]
 
 
-async def test_a_get_tools_tool_without_the_run_credentials_answers_with_an_error() -> None:
-    async with identity_server() as (url, record, _):
-        servers = McpServers({"ident": {"url": url, "headers": TOKEN_HEADERS}})
-        try:
-            tools = await servers.get_tools(config={"configurable": {"token": "lister"}})
-            agent = create_agent(WhoamiModel(), tools)
-            out = await agent.ainvoke({"messages": [HumanMessage("who?")]}, {"configurable": {}})
-            (message,) = [m for m in out["messages"] if isinstance(m, ToolMessage)]
-            assert message.status == "error" and "'token'" in str(message.content)
-            assert record.of("whoami") == []
-        finally:
-            await servers.aclose()
+async def test_a_get_tools_tool_without_the_run_credentials_answers_with_an_error(
+    open_servers: OpenServers,
+) -> None:
+    (url, record, _) = await open_servers.enter(identity_server())
+    servers = open_servers({"ident": {"url": url, "headers": TOKEN_HEADERS}})
+    tools = await servers.get_tools(config={"configurable": {"token": "lister"}})
+    agent = create_agent(WhoamiModel(), tools)
+    out = await agent.ainvoke({"messages": [HumanMessage("who?")]}, {"configurable": {}})
+    (message,) = [m for m in out["messages"] if isinstance(m, ToolMessage)]
+    assert message.status == "error" and "'token'" in str(message.content)
+    assert record.of("whoami") == []
 
 
 def test_env_in_headers_is_filled_at_load(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -255,27 +237,24 @@ class BearerAuth(httpx2.Auth):
         yield request
 
 
-async def test_a_credentials_callable_may_return_an_httpx_auth_per_user() -> None:
+async def test_a_credentials_callable_may_return_an_httpx_auth_per_user(open_servers: OpenServers) -> None:
     auths: dict[str, BearerAuth] = {}
 
     def credentials(config: Any) -> httpx2.Auth:
         user = config["configurable"]["user"]
         return auths.setdefault(user, BearerAuth(f"{user}-secret"))  # one object per user
 
-    async with identity_server() as (url, record, binding):
-        servers = McpServers({"ident": {"url": url, "mode": "legacy", "credentials": credentials}})
-        try:
-            graph = whoami_graph(servers)
-            for i, user in enumerate(["ann", "ben", "ann"]):
-                config = run_config(i, None)
-                config["configurable"]["user"] = user
-                await graph.ainvoke({"messages": [HumanMessage("who?")]}, config)
-            seen = [c["authorization"] for c in record.of("whoami")]
-            assert seen == ["Bearer ann-secret", "Bearer ben-secret", "Bearer ann-secret"]
-            assert servers.live_identities("ident") == 2
-            assert binding.violations == []
-        finally:
-            await servers.aclose()
+    (url, record, binding) = await open_servers.enter(identity_server())
+    servers = open_servers({"ident": {"url": url, "mode": "legacy", "credentials": credentials}})
+    graph = whoami_graph(servers)
+    for i, user in enumerate(["ann", "ben", "ann"]):
+        config = run_config(i, None)
+        config["configurable"]["user"] = user
+        await graph.ainvoke({"messages": [HumanMessage("who?")]}, config)
+    seen = [c["authorization"] for c in record.of("whoami")]
+    assert seen == ["Bearer ann-secret", "Bearer ben-secret", "Bearer ann-secret"]
+    assert servers.live_identities("ident") == 2
+    assert binding.violations == []
 
 
 async def test_the_cli_fills_env_and_configurable_headers_from_a_json_config(tmp_path: Path) -> None:
@@ -318,97 +297,82 @@ async def test_the_cli_fills_env_and_configurable_headers_from_a_json_config(tmp
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_the_gate_and_the_node_look_tools_up_in_the_callers_own_catalog(mode: str) -> None:
+async def test_the_gate_and_the_node_look_tools_up_in_the_callers_own_catalog(
+    open_servers: OpenServers, mode: str
+) -> None:
     """The admin's listing has ``admin_reset``; a user's run must not find it there (nor run it)."""
-    async with identity_server() as (url, record, _):
-        servers = McpServers({"ident": {"url": url, "mode": mode, "headers": TOKEN_HEADERS}})
-        try:
-            builder = StateGraph(MessagesState)
+    (url, record, _) = await open_servers.enter(identity_server())
+    servers = open_servers({"ident": {"url": url, "mode": mode, "headers": TOKEN_HEADERS}})
+    builder = StateGraph(MessagesState)
 
-            def agent(state: MessagesState) -> dict[str, Any]:
-                call = {"name": "ident_admin_reset", "args": {}, "id": "reset-1", "type": "tool_call"}
-                return {"messages": [AIMessage("", tool_calls=[call])]}
+    def agent(state: MessagesState) -> dict[str, Any]:
+        call = {"name": "ident_admin_reset", "args": {}, "id": "reset-1", "type": "tool_call"}
+        return {"messages": [AIMessage("", tool_calls=[call])]}
 
-            builder.add_node("agent", agent)
-            builder.add_node("approval_gate", create_approval_gate(servers))
-            builder.add_node("tools", McpToolNode(servers))
-            builder.add_edge(START, "agent")
-            builder.add_edge("agent", "approval_gate")
-            builder.add_conditional_edges("approval_gate", ToolCallRouter("tools", END), ["tools", END])
-            builder.add_edge("tools", END)
-            graph = builder.compile(checkpointer=InMemorySaver())
+    builder.add_node("agent", agent)
+    builder.add_node("approval_gate", create_approval_gate(servers))
+    builder.add_node("tools", McpToolNode(servers))
+    builder.add_edge(START, "agent")
+    builder.add_edge("agent", "approval_gate")
+    builder.add_conditional_edges("approval_gate", ToolCallRouter("tools", END), ["tools", END])
+    builder.add_edge("tools", END)
+    graph = builder.compile(checkpointer=InMemorySaver())
 
-            admin = await graph.ainvoke({"messages": [HumanMessage("reset")]}, run_config(1, "admin"))
-            assert admin["messages"][-1].status == "success"
-            user = await graph.ainvoke({"messages": [HumanMessage("reset")]}, run_config(2, "user"))
-            assert "__interrupt__" not in user
-            assert user["messages"][-1].status == "error"
-            assert [c["authorization"] for c in record.of("admin_reset")] == ["Bearer admin"]
-        finally:
-            await servers.aclose()
+    admin = await graph.ainvoke({"messages": [HumanMessage("reset")]}, run_config(1, "admin"))
+    assert admin["messages"][-1].status == "success"
+    user = await graph.ainvoke({"messages": [HumanMessage("reset")]}, run_config(2, "user"))
+    assert "__interrupt__" not in user
+    assert user["messages"][-1].status == "error"
+    assert [c["authorization"] for c in record.of("admin_reset")] == ["Bearer admin"]
 
 
 @pytest.mark.parametrize("resumer", ["alice", "bob"])
 @pytest.mark.parametrize("mode", ERAS)
 async def test_a_paused_call_continues_only_with_the_credentials_that_started_it(
-    mode: str, resumer: str
+    open_servers: OpenServers, mode: str, resumer: str
 ) -> None:
     """The same user's resume continues the paused call; another user's resume of that thread never touches
     the first user's open call or session: the call runs again, with the resumer's credentials."""
-    async with identity_server() as (url, record, binding):
-        servers = McpServers({"ident": {"url": url, "mode": mode, "headers": TOKEN_HEADERS}})
-        try:
-            calls = [call("ident_transfer", "t1", amount=7)]
-            graph = one_turn_graph(servers, calls, InMemorySaver())
-            config = run_config(1, "alice")
-            out = await graph.ainvoke({"messages": [HumanMessage("pay")]}, config)
-            (pending,) = out["__interrupt__"]
-            (key,) = pending.value["requests"]
-            config["configurable"]["token"] = resumer
-            answer = Command(resume={pending.id: {key: {"action": "accept", "content": {"ok": True}}}})
-            out = await graph.ainvoke(answer, config)
-            assert out["messages"][-1].status == "success"
-            assert [c["authorization"] for c in record.of("transfer")] == [f"Bearer {resumer}"]
-            assert binding.violations == []
-        finally:
-            await servers.aclose()
+    (url, record, binding) = await open_servers.enter(identity_server())
+    servers = open_servers({"ident": {"url": url, "mode": mode, "headers": TOKEN_HEADERS}})
+    calls = [call("ident_transfer", "t1", amount=7)]
+    graph = one_turn_graph(servers, calls, InMemorySaver())
+    config = run_config(1, "alice")
+    out = await graph.ainvoke({"messages": [HumanMessage("pay")]}, config)
+    (pending,) = out["__interrupt__"]
+    (key,) = pending.value["requests"]
+    config["configurable"]["token"] = resumer
+    answer = Command(resume={pending.id: {key: {"action": "accept", "content": {"ok": True}}}})
+    out = await graph.ainvoke(answer, config)
+    assert out["messages"][-1].status == "success"
+    assert [c["authorization"] for c in record.of("transfer")] == [f"Bearer {resumer}"]
+    assert binding.violations == []
 
 
-async def test_sse_servers_get_per_run_headers_too() -> None:
+async def test_sse_servers_get_per_run_headers_too(open_servers: OpenServers) -> None:
     srv, record = build_identity_server()
-    async with serve_asgi(srv.sse_app()) as base:
-        servers = McpServers({"ident": {"url": f"{base}/sse", "mode": "legacy", "headers": TOKEN_HEADERS}})
-        try:
-            graph = whoami_graph(servers)
-            runs = range(4)
-            await asyncio.gather(
-                *(
-                    graph.ainvoke({"messages": [HumanMessage("who?")]}, run_config(i, f"sse{i % 2}"))
-                    for i in runs
-                )
-            )
-            seen = {c["run"]: c["authorization"] for c in record.of("whoami")}
-            assert seen == {str(i): f"Bearer sse{i % 2}" for i in runs}
-            assert servers.live_identities("ident") == 2
-        finally:
-            await servers.aclose()
+    base = await open_servers.enter(serve_asgi(srv.sse_app()))
+    servers = open_servers({"ident": {"url": f"{base}/sse", "mode": "legacy", "headers": TOKEN_HEADERS}})
+    graph = whoami_graph(servers)
+    runs = range(4)
+    await asyncio.gather(
+        *(graph.ainvoke({"messages": [HumanMessage("who?")]}, run_config(i, f"sse{i % 2}")) for i in runs)
+    )
+    seen = {c["run"]: c["authorization"] for c in record.of("whoami")}
+    assert seen == {str(i): f"Bearer sse{i % 2}" for i in runs}
+    assert servers.live_identities("ident") == 2
 
 
-async def test_sync_invoke_uses_each_runs_credentials() -> None:
-    async with identity_server() as (url, record, _):
-        servers = McpServers({"ident": {"url": url, "headers": TOKEN_HEADERS}})
-        try:
-            graph = whoami_graph(servers)
-            for i, token in enumerate(["s1", "s2"]):
-                # graph.invoke from a thread without a loop: the node runs on McpServers' private loop.
-                await anyio.to_thread.run_sync(
-                    lambda i=i, token=token: graph.invoke(
-                        {"messages": [HumanMessage("who?")]}, run_config(i, token)
-                    )
-                )
-            assert [c["authorization"] for c in record.of("whoami")] == ["Bearer s1", "Bearer s2"]
-        finally:
-            await servers.aclose()
+async def test_sync_invoke_uses_each_runs_credentials(open_servers: OpenServers) -> None:
+    (url, record, _) = await open_servers.enter(identity_server())
+    servers = open_servers({"ident": {"url": url, "headers": TOKEN_HEADERS}})
+    graph = whoami_graph(servers)
+    for i, token in enumerate(["s1", "s2"]):
+        # graph.invoke from a thread without a loop: the node runs on McpServers' private loop.
+        await anyio.to_thread.run_sync(
+            lambda i=i, token=token: graph.invoke({"messages": [HumanMessage("who?")]}, run_config(i, token))
+        )
+    assert [c["authorization"] for c in record.of("whoami")] == ["Bearer s1", "Bearer s2"]
 
 
 def test_a_run_value_with_a_line_break_is_refused_not_sent() -> None:
