@@ -72,53 +72,48 @@ def one_call_graph(servers: McpServers, name: str, args: dict[str, Any]) -> Any:
 
 
 @pytest.mark.parametrize("era", ERAS)
-async def test_cut_response_of_a_read_only_call_is_retried_and_succeeds(era: str) -> None:
+async def test_cut_response_of_a_read_only_call_is_retried_and_succeeds(
+    open_servers: OpenServers, era: str
+) -> None:
     app = CutResponses(http_app(), calls_tool("get_forecast"), limit=1)
-    async with serve_asgi(app) as base:
-        servers = McpServers({"demo": {"url": f"{base}/mcp", "mode": era, **FAST}})
-        try:
-            result = await settle(servers.call_tool("demo_get_forecast", {"city": "Oslo", "days": 1}))
-            assert result.structured_content is not None and result.structured_content["city"] == "Oslo"
-            assert app.cut == 1
-            assert app.seen.count("tools/call") == 2  # the cut attempt and its retry
-        finally:
-            await servers.aclose()
+    base = await open_servers.enter(serve_asgi(app))
+    servers = open_servers({"demo": {"url": f"{base}/mcp", "mode": era, **FAST}})
+    result = await settle(servers.call_tool("demo_get_forecast", {"city": "Oslo", "days": 1}))
+    assert result.structured_content is not None and result.structured_content["city"] == "Oslo"
+    assert app.cut == 1
+    assert app.seen.count("tools/call") == 2  # the cut attempt and its retry
 
 
 @pytest.mark.parametrize("era", ERAS)
-async def test_cut_response_of_a_non_idempotent_call_says_it_may_have_run(era: str) -> None:
+async def test_cut_response_of_a_non_idempotent_call_says_it_may_have_run(
+    open_servers: OpenServers, era: str
+) -> None:
     server = build_server()
     app = CutResponses(http_app(server), calls_tool("echo"))
-    async with serve_asgi(app) as base:
-        servers = McpServers({"demo": {"url": f"{base}/mcp", "mode": era, **FAST}})
-        try:
-            with pytest.raises(CallInterruptedError) as caught:
-                await settle(servers.call_tool("demo_echo", {"text": "hello"}))
-            assert (caught.value.server, caught.value.tool) == ("demo", "echo")
-            assert "may or may not have run" in str(caught.value)
-            assert server.events.snapshot()["echo.enter"] == 1  # it did run once, and was not repeated
-            # The connection recovers for the next call.
-            assert (await settle(servers.call_tool("demo_add", {"a": 1, "b": 1}))).structured_content == {
-                "result": 2
-            }
-        finally:
-            await servers.aclose()
+    base = await open_servers.enter(serve_asgi(app))
+    servers = open_servers({"demo": {"url": f"{base}/mcp", "mode": era, **FAST}})
+    with pytest.raises(CallInterruptedError) as caught:
+        await settle(servers.call_tool("demo_echo", {"text": "hello"}))
+    assert (caught.value.server, caught.value.tool) == ("demo", "echo")
+    assert "may or may not have run" in str(caught.value)
+    assert server.events.snapshot()["echo.enter"] == 1  # it did run once, and was not repeated
+    # The connection recovers for the next call.
+    assert (await settle(servers.call_tool("demo_add", {"a": 1, "b": 1}))).structured_content == {"result": 2}
 
 
 @pytest.mark.parametrize("era", ERAS)
-async def test_cut_response_in_a_graph_is_an_error_tool_message_and_the_graph_continues(era: str) -> None:
+async def test_cut_response_in_a_graph_is_an_error_tool_message_and_the_graph_continues(
+    open_servers: OpenServers, era: str
+) -> None:
     app = CutResponses(http_app(), calls_tool("echo"))
-    async with serve_asgi(app) as base:
-        servers = McpServers({"demo": {"url": f"{base}/mcp", "mode": era, **FAST}})
-        try:
-            graph, state = one_call_graph(servers, "demo_echo", {"text": "hi"})
-            out = await settle(graph.ainvoke(state, {"configurable": {"thread_id": f"cut-{era}"}}))
-            message = out["messages"][1]
-            assert isinstance(message, ToolMessage) and message.status == "error"
-            assert "may or may not have run" in str(message.content)
-            assert out["messages"][-1].content == "the graph went on"
-        finally:
-            await servers.aclose()
+    base = await open_servers.enter(serve_asgi(app))
+    servers = open_servers({"demo": {"url": f"{base}/mcp", "mode": era, **FAST}})
+    graph, state = one_call_graph(servers, "demo_echo", {"text": "hi"})
+    out = await settle(graph.ainvoke(state, {"configurable": {"thread_id": f"cut-{era}"}}))
+    message = out["messages"][1]
+    assert isinstance(message, ToolMessage) and message.status == "error"
+    assert "may or may not have run" in str(message.content)
+    assert out["messages"][-1].content == "the graph went on"
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -176,16 +171,13 @@ async def test_legacy_http_server_restarted_between_calls_reinitializes_the_sess
 
 
 @pytest.mark.parametrize("era", ERAS)
-async def test_results_over_one_mebibyte_arrive_over_http(era: str) -> None:
+async def test_results_over_one_mebibyte_arrive_over_http(open_servers: OpenServers, era: str) -> None:
     text = "x" * (3 * 1024 * 1024)
-    async with serve_asgi(http_app()) as base:
-        servers = McpServers({"demo": {"url": f"{base}/mcp", "mode": era, **FAST}})
-        try:
-            result = await settle(servers.call_tool("demo_echo", {"text": text}))
-            assert len(result.content[0].text) == len(text)  # type: ignore[union-attr]
-            assert servers.connection("demo").starts == 1
-        finally:
-            await servers.aclose()
+    base = await open_servers.enter(serve_asgi(http_app()))
+    servers = open_servers({"demo": {"url": f"{base}/mcp", "mode": era, **FAST}})
+    result = await settle(servers.call_tool("demo_echo", {"text": text}))
+    assert len(result.content[0].text) == len(text)  # type: ignore[union-attr]
+    assert servers.connection("demo").starts == 1
 
 
 async def test_legacy_result_past_max_result_bytes_is_a_clear_error_without_reconnects() -> None:
@@ -269,23 +261,20 @@ async def test_an_unparseable_tools_call_answer_fails_at_once(open_servers: Open
     assert "tool_timeout" not in str(caught.value)
 
 
-async def test_an_unparseable_http_answer_fails_at_once_as_an_invalid_response() -> None:
+async def test_an_unparseable_http_answer_fails_at_once_as_an_invalid_response(
+    open_servers: OpenServers,
+) -> None:
     app = GarbleResponses(http_app(), calls_tool("echo"))
-    async with serve_asgi(app) as base:
-        servers = McpServers(
-            {"demo": {"url": f"{base}/mcp", "mode": "modern", "connect_timeout": 5, "tool_timeout": 120}}
-        )
-        try:
-            with anyio.fail_after(20):  # far below tool_timeout: the call must not wait it out
-                with pytest.raises(InvalidResponseError) as caught:
-                    await settle(servers.call_tool("demo_echo", {"text": "x"}))
-            assert "the server sent an invalid response" in str(caught.value)
-            assert app.garbled == 1
-            assert (await settle(servers.call_tool("demo_add", {"a": 1, "b": 1}))).structured_content == {
-                "result": 2
-            }
-        finally:
-            await servers.aclose()
+    base = await open_servers.enter(serve_asgi(app))
+    servers = open_servers(
+        {"demo": {"url": f"{base}/mcp", "mode": "modern", "connect_timeout": 5, "tool_timeout": 120}}
+    )
+    with anyio.fail_after(20):  # far below tool_timeout: the call must not wait it out
+        with pytest.raises(InvalidResponseError) as caught:
+            await settle(servers.call_tool("demo_echo", {"text": "x"}))
+    assert "the server sent an invalid response" in str(caught.value)
+    assert app.garbled == 1
+    assert (await settle(servers.call_tool("demo_add", {"a": 1, "b": 1}))).structured_content == {"result": 2}
 
 
 @pytest.mark.parametrize("mode", ["endless_pages", "same_cursor"])
