@@ -55,7 +55,7 @@ def text(message: ToolMessage) -> str:
 @pytest.mark.parametrize("fault", ["cut", "error", "garbage"])
 @pytest.mark.parametrize("mode", ERAS)
 async def test_cut_tools_list_at_gate_time_asks_and_never_runs_the_call(
-    mode: str, fault: str, wiring: str
+    open_servers: OpenServers, mode: str, fault: str, wiring: str
 ) -> None:
     """Every tools/list response is cut mid-body (or fails) while the gate looks: the call is asked about, naming
     the failure; approving that blind question still does not run it once the listing works again (the name
@@ -64,82 +64,75 @@ async def test_cut_tools_list_at_gate_time_asks_and_never_runs_the_call(
     proxy = CutToolsList(
         http_app(srv), mode=fault, cuts=1_000
     )  # the connection layer may retry: cut them all
-    async with serve_asgi(proxy) as base:
-        servers = McpServers(
-            {"demo": {"transport": "http", "url": f"{base}/mcp", "mode": mode, "connect_timeout": 10}},
-            on_connection_error="ignore",
-        )
-        try:
-            graph = WIRINGS[wiring](
-                servers, ApprovalPolicy(), [call("demo_delete_file", "rm", path="todo.txt")], InMemorySaver()
-            )
-            out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
-            assert proxy.cut >= 1
-            [pending] = out["__interrupt__"]
-            assert pending.value["type"] == "mcp_approval"
-            assert pending.value["server"] is None  # nobody could tell which server it is
-            assert "could not establish which MCP server" in pending.value["reason"]
-            assert "'demo'" in pending.value["reason"]
-            assert srv.events.counts["delete_file.request"] == 0
-            proxy.cuts = proxy.cut  # the server lists again
-            out = await graph.ainvoke(resume_command(out, decisions={"rm": {"type": "approve"}}), cfg())
-            [message] = tool_messages(out)
-            assert message.status == "error" and "was not run" in text(message)
-            assert "server 'demo', tool 'delete_file'" in text(message)
-            assert srv.events.counts["delete_file.request"] == 0
-            assert "todo.txt" in srv.workspace
-        finally:
-            await servers.aclose()
+    base = await open_servers.enter(serve_asgi(proxy))
+    servers = open_servers(
+        {"demo": {"transport": "http", "url": f"{base}/mcp", "mode": mode, "connect_timeout": 10}},
+        on_connection_error="ignore",
+    )
+    graph = WIRINGS[wiring](
+        servers, ApprovalPolicy(), [call("demo_delete_file", "rm", path="todo.txt")], InMemorySaver()
+    )
+    out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
+    assert proxy.cut >= 1
+    [pending] = out["__interrupt__"]
+    assert pending.value["type"] == "mcp_approval"
+    assert pending.value["server"] is None  # nobody could tell which server it is
+    assert "could not establish which MCP server" in pending.value["reason"]
+    assert "'demo'" in pending.value["reason"]
+    assert srv.events.counts["delete_file.request"] == 0
+    proxy.cuts = proxy.cut  # the server lists again
+    out = await graph.ainvoke(resume_command(out, decisions={"rm": {"type": "approve"}}), cfg())
+    [message] = tool_messages(out)
+    assert message.status == "error" and "was not run" in text(message)
+    assert "server 'demo', tool 'delete_file'" in text(message)
+    assert srv.events.counts["delete_file.request"] == 0
+    assert "todo.txt" in srv.workspace
 
 
-async def test_cut_tools_list_without_a_gate_is_an_error_not_a_guess() -> None:
+async def test_cut_tools_list_without_a_gate_is_an_error_not_a_guess(open_servers: OpenServers) -> None:
     """Resolution itself fails closed: a cut listing is ``ToolOwnerUnknownError``, never "not found"."""
     srv = build_server()
     proxy = CutToolsList(http_app(srv), cuts=1_000)
-    async with serve_asgi(proxy) as base:
-        servers = McpServers({"demo": {"transport": "http", "url": f"{base}/mcp", "connect_timeout": 10}})
-        try:
-            resolution = await servers.resolve_tool("demo_delete_file")
-            assert resolution.tools == () and set(resolution.unknown) == {"demo"}
-            with pytest.raises(ToolOwnerUnknownError, match="demo_delete_file"):
-                resolution.tool()
-            proxy.cuts = proxy.cut
-            assert (await servers.get_tool("demo_delete_file")).server == "demo"  # the next listing works
-        finally:
-            await servers.aclose()
+    base = await open_servers.enter(serve_asgi(proxy))
+    servers = open_servers({"demo": {"transport": "http", "url": f"{base}/mcp", "connect_timeout": 10}})
+    resolution = await servers.resolve_tool("demo_delete_file")
+    assert resolution.tools == () and set(resolution.unknown) == {"demo"}
+    with pytest.raises(ToolOwnerUnknownError, match="demo_delete_file"):
+        resolution.tool()
+    proxy.cuts = proxy.cut
+    assert (await servers.get_tool("demo_delete_file")).server == "demo"  # the next listing works
 
 
-async def test_a_prefix_free_server_that_failed_to_list_could_publish_any_name() -> None:
+async def test_a_prefix_free_server_that_failed_to_list_could_publish_any_name(
+    open_servers: OpenServers,
+) -> None:
     """``prefix=False`` servers can publish any name: while one can't be listed, no name is "non-MCP"."""
     srv = build_server()
     proxy = CutToolsList(http_app(srv), cuts=10, mode="error")
-    async with serve_asgi(proxy) as base:
-        servers = McpServers(
-            {
-                "demo": {"transport": "in_process", "server": build_server()},
-                "bare": {"transport": "http", "url": f"{base}/mcp", "prefix": False, "connect_timeout": 10},
-            },
-            on_connection_error="ignore",
-        )
-        try:
-            graph = WIRINGS["gate_router"](
-                servers, ApprovalPolicy(), [call("delete_file", "rm", path="x")], InMemorySaver()
-            )
-            out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
-            [pending] = out["__interrupt__"]
-            assert "'bare'" in pending.value["reason"]
-            # A tool listed by a healthy server is asked about too while 'bare' could also publish its name.
-            listed = await servers.resolve_tool("demo_list_files")
-            assert [t.server for t in listed.tools] == ["demo"] and set(listed.unknown) == {"bare"}
-            graph = WIRINGS["gate_router"](
-                servers, ApprovalPolicy(), [call("demo_list_files", "ls")], InMemorySaver()
-            )
-            out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg("t2"))
-            [pending] = out["__interrupt__"]
-            assert pending.value["server"] == "demo" and "'bare'" in pending.value["reason"]
-            assert srv.events.counts["delete_file.request"] == 0
-        finally:
-            await servers.aclose()
+    base = await open_servers.enter(serve_asgi(proxy))
+    servers = open_servers(
+        {
+            "demo": {"transport": "in_process", "server": build_server()},
+            "bare": {"transport": "http", "url": f"{base}/mcp", "prefix": False, "connect_timeout": 10},
+        },
+        on_connection_error="ignore",
+    )
+    graph = WIRINGS["gate_router"](
+        servers, ApprovalPolicy(), [call("delete_file", "rm", path="x")], InMemorySaver()
+    )
+    out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
+    [pending] = out["__interrupt__"]
+    assert "'bare'" in pending.value["reason"]
+    # A tool listed by a healthy server is asked about too while 'bare' could also publish its name.
+    listed = await servers.resolve_tool("demo_list_files")
+    assert [t.server for t in listed.tools] == ["demo"] and set(listed.unknown) == {"bare"}
+    graph = WIRINGS["gate_router"](
+        servers, ApprovalPolicy(), [call("demo_list_files", "ls")], InMemorySaver()
+    )
+    out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg("t2"))
+    [pending] = out["__interrupt__"]
+    assert pending.value["server"] == "demo" and "'bare'" in pending.value["reason"]
+    assert srv.events.counts["delete_file.request"] == 0
 
 
 async def test_a_stale_listing_that_cannot_be_refreshed_is_not_trusted(open_servers: OpenServers) -> None:
@@ -165,27 +158,24 @@ async def test_a_stale_listing_that_cannot_be_refreshed_is_not_trusted(open_serv
     assert expiring.ran == []
 
 
-async def test_unresolved_deny_policy_denies_without_asking() -> None:
+async def test_unresolved_deny_policy_denies_without_asking(open_servers: OpenServers) -> None:
     srv = build_server()
     proxy = CutToolsList(http_app(srv), cuts=1_000)
-    async with serve_asgi(proxy) as base:
-        servers = McpServers(
-            {"demo": {"transport": "http", "url": f"{base}/mcp"}}, on_connection_error="ignore"
-        )
-        try:
-            graph = WIRINGS["gate_router"](
-                servers,
-                ApprovalPolicy(unresolved="deny"),
-                [call("demo_delete_file", "rm", path="todo.txt")],
-                InMemorySaver(),
-            )
-            out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
-            assert "__interrupt__" not in out
-            [message] = tool_messages(out)
-            assert message.status == "error" and "could not establish" in text(message)
-            assert srv.events.counts["delete_file.request"] == 0
-        finally:
-            await servers.aclose()
+    base = await open_servers.enter(serve_asgi(proxy))
+    servers = open_servers(
+        {"demo": {"transport": "http", "url": f"{base}/mcp"}}, on_connection_error="ignore"
+    )
+    graph = WIRINGS["gate_router"](
+        servers,
+        ApprovalPolicy(unresolved="deny"),
+        [call("demo_delete_file", "rm", path="todo.txt")],
+        InMemorySaver(),
+    )
+    out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
+    assert "__interrupt__" not in out
+    [message] = tool_messages(out)
+    assert message.status == "error" and "could not establish" in text(message)
+    assert srv.events.counts["delete_file.request"] == 0
 
 
 # ------------------------------------------------------------------------------ 2. duplicate / missing ids
@@ -245,20 +235,17 @@ async def test_calls_sharing_an_id_never_run(
 
 @pytest.mark.parametrize("wiring", sorted(WIRINGS))
 @pytest.mark.parametrize("mode", ERAS)
-async def test_calls_sharing_an_id_never_run_over_http(wiring: str, mode: str) -> None:
+async def test_calls_sharing_an_id_never_run_over_http(
+    open_servers: OpenServers, wiring: str, mode: str
+) -> None:
     srv = build_server()
-    async with http_demo_server(srv) as url:
-        servers = McpServers({"demo": {"transport": "http", "url": url, "mode": mode}})
-        try:
-            graph = WIRINGS[wiring](servers, ApprovalPolicy(), DUPLICATES["same_id"], InMemorySaver())
-            out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
-            [message] = tool_messages(out)
-            assert message.status == "error" and "none of them was run" in text(message)
-            assert (
-                srv.events.counts["delete_file.request"] == 0 and srv.events.counts["read_file.request"] == 0
-            )
-        finally:
-            await servers.aclose()
+    url = await open_servers.enter(http_demo_server(srv))
+    servers = open_servers({"demo": {"transport": "http", "url": url, "mode": mode}})
+    graph = WIRINGS[wiring](servers, ApprovalPolicy(), DUPLICATES["same_id"], InMemorySaver())
+    out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
+    [message] = tool_messages(out)
+    assert message.status == "error" and "none of them was run" in text(message)
+    assert srv.events.counts["delete_file.request"] == 0 and srv.events.counts["read_file.request"] == 0
 
 
 async def test_a_unique_call_next_to_duplicates_still_runs(open_servers: OpenServers) -> None:
