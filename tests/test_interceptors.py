@@ -21,7 +21,7 @@ from langgraph.types import Command
 from langgraph_mcp import McpServers
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.interceptors import McpToolCallRequest, ToolCallHandler, ToolCallOutcome
-from tests.helpers import ERAS, serve_asgi
+from tests.helpers import ERAS, OpenServers, serve_asgi
 from tests.node_support import call, one_turn_graph, text_of, tool_messages
 from tests.servers.identity_server import Record, build_identity_server
 
@@ -40,7 +40,9 @@ def go() -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_composed_interceptors_change_args_and_headers_first_is_outermost(mode: str) -> None:
+async def test_composed_interceptors_change_args_and_headers_first_is_outermost(
+    open_servers: OpenServers, mode: str
+) -> None:
     order: list[str] = []
 
     async def plus_100(request: McpToolCallRequest, handler: ToolCallHandler) -> ToolCallOutcome:
@@ -61,23 +63,22 @@ async def test_composed_interceptors_change_args_and_headers_first_is_outermost(
         order.append("user_header out")
         return result
 
-    async with served() as (url, record):
-        servers = McpServers({"ident": {"url": url, "mode": mode}}, interceptors=[plus_100, user_header])
-        try:
-            graph = one_turn_graph(servers, [call("ident_add", "c1", a=5, b=1)], InMemorySaver())
-            out = await graph.ainvoke(go(), {"configurable": {"thread_id": "t", "user": "ada"}})
-            assert text_of(tool_messages(out)["c1"]) == "106"
-            (seen,) = record.of("add")
-            assert (seen["a"], seen["b"], seen["x_user"]) == (105, 1, "ada")
-            assert order == ["plus_100 in", "user_header in", "user_header out", "plus_100 out"]
-            # The plain call path runs them too.
-            result = await servers.call_tool("ident_add", {"a": 1})
-            assert result.content[0].text == "101"  # type: ignore[union-attr]
-        finally:
-            await servers.aclose()
+    (url, record) = await open_servers.enter(served())
+    servers = open_servers({"ident": {"url": url, "mode": mode}}, interceptors=[plus_100, user_header])
+    graph = one_turn_graph(servers, [call("ident_add", "c1", a=5, b=1)], InMemorySaver())
+    out = await graph.ainvoke(go(), {"configurable": {"thread_id": "t", "user": "ada"}})
+    assert text_of(tool_messages(out)["c1"]) == "106"
+    (seen,) = record.of("add")
+    assert (seen["a"], seen["b"], seen["x_user"]) == (105, 1, "ada")
+    assert order == ["plus_100 in", "user_header in", "user_header out", "plus_100 out"]
+    # The plain call path runs them too.
+    result = await servers.call_tool("ident_add", {"a": 1})
+    assert result.content[0].text == "101"  # type: ignore[union-attr]
 
 
-async def test_an_interceptor_can_short_circuit_with_a_toolmessage_or_a_result() -> None:
+async def test_an_interceptor_can_short_circuit_with_a_toolmessage_or_a_result(
+    open_servers: OpenServers,
+) -> None:
     async def deny_flaky(request: McpToolCallRequest, handler: ToolCallHandler) -> ToolCallOutcome:
         if request.name == "flaky":
             return ToolMessage("flaky is disabled here", tool_call_id=request.tool_call_id, status="error")
@@ -85,29 +86,26 @@ async def test_an_interceptor_can_short_circuit_with_a_toolmessage_or_a_result()
             return types.CallToolResult(content=[types.TextContent(text="cached: 42")])
         return await handler(request)
 
-    async with served() as (url, record):
-        servers = McpServers({"ident": {"url": url}}, interceptors=[deny_flaky])
-        try:
-            calls = [
-                call("ident_flaky", "f", marker="m"),
-                call("ident_add", "a", a=1),
-                call("ident_whoami", "w", run="r"),
-            ]
-            out = await one_turn_graph(servers, calls, InMemorySaver()).ainvoke(
-                go(), {"configurable": {"thread_id": "t"}}
-            )
-            messages = tool_messages(out)
-            assert messages["f"].status == "error" and text_of(messages["f"]) == "flaky is disabled here"
-            assert messages["f"].name == "ident_flaky"
-            assert text_of(messages["a"]) == "cached: 42"
-            assert messages["w"].status == "success"
-            assert [c["tool"] for c in record.calls] == ["whoami"]  # the server never saw the other two
-        finally:
-            await servers.aclose()
+    (url, record) = await open_servers.enter(served())
+    servers = open_servers({"ident": {"url": url}}, interceptors=[deny_flaky])
+    calls = [
+        call("ident_flaky", "f", marker="m"),
+        call("ident_add", "a", a=1),
+        call("ident_whoami", "w", run="r"),
+    ]
+    out = await one_turn_graph(servers, calls, InMemorySaver()).ainvoke(
+        go(), {"configurable": {"thread_id": "t"}}
+    )
+    messages = tool_messages(out)
+    assert messages["f"].status == "error" and text_of(messages["f"]) == "flaky is disabled here"
+    assert messages["f"].name == "ident_flaky"
+    assert text_of(messages["a"]) == "cached: 42"
+    assert messages["w"].status == "success"
+    assert [c["tool"] for c in record.calls] == ["whoami"]  # the server never saw the other two
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_an_interceptor_can_retry_a_failing_call(mode: str) -> None:
+async def test_an_interceptor_can_retry_a_failing_call(open_servers: OpenServers, mode: str) -> None:
     async def retry(request: McpToolCallRequest, handler: ToolCallHandler) -> ToolCallOutcome:
         for _ in range(3):
             try:
@@ -118,18 +116,13 @@ async def test_an_interceptor_can_retry_a_failing_call(mode: str) -> None:
                 return result
         return result
 
-    async with served() as (url, record):
-        servers = McpServers({"ident": {"url": url, "mode": mode}}, interceptors=[retry])
-        try:
-            graph = one_turn_graph(
-                servers, [call("ident_flaky", "c1", marker="m", failures=2)], InMemorySaver()
-            )
-            out = await graph.ainvoke(go(), {"configurable": {"thread_id": "t"}})
-            message = tool_messages(out)["c1"]
-            assert message.status == "success" and text_of(message) == "ok m"
-            assert len(record.of("flaky")) == 3
-        finally:
-            await servers.aclose()
+    (url, record) = await open_servers.enter(served())
+    servers = open_servers({"ident": {"url": url, "mode": mode}}, interceptors=[retry])
+    graph = one_turn_graph(servers, [call("ident_flaky", "c1", marker="m", failures=2)], InMemorySaver())
+    out = await graph.ainvoke(go(), {"configurable": {"thread_id": "t"}})
+    message = tool_messages(out)["c1"]
+    assert message.status == "success" and text_of(message) == "ok m"
+    assert len(record.of("flaky")) == 3
 
 
 @pytest.mark.parametrize("path", ["fast", "durable"])
@@ -193,7 +186,9 @@ class ForecastModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=AIMessage("done"))])
 
 
-async def test_a_hidden_argument_is_filled_from_the_run_config_inside_create_agent() -> None:
+async def test_a_hidden_argument_is_filled_from_the_run_config_inside_create_agent(
+    open_servers: OpenServers,
+) -> None:
     async def home_city(request: McpToolCallRequest, handler: ToolCallHandler) -> ToolCallOutcome:
         if request.published_name == "demo_get_forecast" and request.config is not None:
             request = request.override(
@@ -201,27 +196,22 @@ async def test_a_hidden_argument_is_filled_from_the_run_config_inside_create_age
             )
         return await handler(request)
 
-    servers = McpServers(
+    servers = open_servers(
         {"demo": {"transport": "in_process", "server": build_server()}}, interceptors=[home_city]
     )
-    try:
-        tools = {tool.name: tool for tool in await servers.get_tools()}
-        forecast = tools["demo_get_forecast"]
-        schema = copy.deepcopy(forecast.args_schema)
-        assert isinstance(schema, dict)
-        schema["properties"].pop("city")
-        schema["required"] = [name for name in schema.get("required", []) if name != "city"]
-        forecast.args_schema = schema
-        agent = create_agent(ForecastModel(), list(tools.values()))
-        out = await agent.ainvoke(
-            {"messages": [HumanMessage("weather?")]}, {"configurable": {"home_city": "Oslo"}}
-        )
-        (message,) = [m for m in out["messages"] if isinstance(m, ToolMessage)]
-        assert message.status == "success"
-        assert message.artifact[0]["data"]["city"] == "Oslo"
-        seen = convert_to_openai_tool(forecast)["function"]["parameters"][
-            "properties"
-        ]  # what a provider is sent
-        assert set(seen) == {"days"}
-    finally:
-        await servers.aclose()
+    tools = {tool.name: tool for tool in await servers.get_tools()}
+    forecast = tools["demo_get_forecast"]
+    schema = copy.deepcopy(forecast.args_schema)
+    assert isinstance(schema, dict)
+    schema["properties"].pop("city")
+    schema["required"] = [name for name in schema.get("required", []) if name != "city"]
+    forecast.args_schema = schema
+    agent = create_agent(ForecastModel(), list(tools.values()))
+    out = await agent.ainvoke(
+        {"messages": [HumanMessage("weather?")]}, {"configurable": {"home_city": "Oslo"}}
+    )
+    (message,) = [m for m in out["messages"] if isinstance(m, ToolMessage)]
+    assert message.status == "success"
+    assert message.artifact[0]["data"]["city"] == "Oslo"
+    seen = convert_to_openai_tool(forecast)["function"]["parameters"]["properties"]  # what a provider is sent
+    assert set(seen) == {"days"}
