@@ -246,36 +246,30 @@ async def test_tools_list_nested_100000_levels_fails_discovery_fast() -> None:
     assert child_pids() == set()
 
 
-async def test_deep_json_server_is_reported_and_others_still_listed() -> None:
-    servers = McpServers(
+async def test_deep_json_server_is_reported_and_others_still_listed(open_servers: OpenServers) -> None:
+    servers = open_servers(
         {
             "deep": raw_server_spec("deep", connect_timeout=3),
             "demo": {"transport": "in_process", "server": build_server()},
         },
         on_connection_error="ignore",
     )
-    try:
-        tools = await servers.list_tools()
+    tools = await servers.list_tools()
 
-        assert {t.server for t in tools} == {"demo"}
-        assert isinstance(servers.report.failed_servers["deep"], ServerDiscoveryError)
-        assert "recursion limit" in str(servers.report.failed_servers["deep"])
-        assert (await servers.call_tool("demo_add", {"a": 1, "b": 2})).structured_content == {"result": 3}
-    finally:
-        await servers.aclose()
+    assert {t.server for t in tools} == {"demo"}
+    assert isinstance(servers.report.failed_servers["deep"], ServerDiscoveryError)
+    assert "recursion limit" in str(servers.report.failed_servers["deep"])
+    assert (await servers.call_tool("demo_add", {"a": 1, "b": 2})).structured_content == {"result": 3}
 
 
-async def test_a_stray_stdout_line_does_not_break_the_connection() -> None:
+async def test_a_stray_stdout_line_does_not_break_the_connection(open_servers: OpenServers) -> None:
     # A server that prints a banner on stdout before speaking JSON-RPC: the SDK can't parse that line, but the
     # requests sent after it must still get their answers.
-    servers = McpServers({"raw": raw_server_spec("banner")})
-    try:
-        assert [t.published_name for t in await servers.list_tools()] == ["raw_ping"]
-        result = await servers.call_tool("raw_ping", {})
-        assert [block.text for block in result.content] == ["pong"]  # type: ignore[union-attr]
-        assert len(await servers.list_tools(cache_mode="refresh")) == 1
-    finally:
-        await servers.aclose()
+    servers = open_servers({"raw": raw_server_spec("banner")})
+    assert [t.published_name for t in await servers.list_tools()] == ["raw_ping"]
+    result = await servers.call_tool("raw_ping", {})
+    assert [block.text for block in result.content] == ["pong"]  # type: ignore[union-attr]
+    assert len(await servers.list_tools(cache_mode="refresh")) == 1
 
 
 # --------------------------------------------------------------------------------------------- timeouts
@@ -312,116 +306,106 @@ def broken_and_demo() -> dict[str, Any]:
     }
 
 
-async def test_broken_server_with_ignore_policy_is_reported_and_others_listed() -> None:
-    servers = McpServers(broken_and_demo(), on_connection_error="ignore")
-    try:
-        tools = await servers.list_tools()
+async def test_broken_server_with_ignore_policy_is_reported_and_others_listed(
+    open_servers: OpenServers,
+) -> None:
+    servers = open_servers(broken_and_demo(), on_connection_error="ignore")
+    tools = await servers.list_tools()
 
-        assert tools
-        assert {t.server for t in tools} == {"demo"}
-        error = servers.report.failed_servers["broken"]
-        assert isinstance(error, ServerDiscoveryError)
-        assert "command not found" in str(error)
-        assert "/nonexistent/cmd" in str(error)
-        assert servers.server_status("broken")["error"] == str(error)
-        assert (await servers.call_tool("demo_echo", {"text": "hi"})).structured_content == {"result": "hi"}
-    finally:
-        await servers.aclose()
+    assert tools
+    assert {t.server for t in tools} == {"demo"}
+    error = servers.report.failed_servers["broken"]
+    assert isinstance(error, ServerDiscoveryError)
+    assert "command not found" in str(error)
+    assert "/nonexistent/cmd" in str(error)
+    assert servers.server_status("broken")["error"] == str(error)
+    assert (await servers.call_tool("demo_echo", {"text": "hi"})).structured_content == {"result": "hi"}
 
 
-async def test_broken_server_with_callback_policy_calls_back_with_server_and_error() -> None:
+async def test_broken_server_with_callback_policy_calls_back_with_server_and_error(
+    open_servers: OpenServers,
+) -> None:
     seen: list[tuple[str, BaseException]] = []
-    servers = McpServers(
+    servers = open_servers(
         broken_and_demo(), on_connection_error=lambda name, error: seen.append((name, error))
     )
-    try:
-        tools = await servers.list_tools()
+    tools = await servers.list_tools()
 
-        assert {t.server for t in tools} == {"demo"}
-        assert [server for server, _ in seen] == ["broken"]
-        assert isinstance(seen[0][1], ServerDiscoveryError)
-        assert "command not found" in str(seen[0][1])
-    finally:
-        await servers.aclose()
+    assert {t.server for t in tools} == {"demo"}
+    assert [server for server, _ in seen] == ["broken"]
+    assert isinstance(seen[0][1], ServerDiscoveryError)
+    assert "command not found" in str(seen[0][1])
 
 
-async def test_broken_server_with_raise_policy_names_the_server() -> None:
-    servers = McpServers(broken_and_demo(), on_connection_error="raise")
-    try:
-        with pytest.raises(ServerDiscoveryError) as caught:
-            await servers.list_tools()
+async def test_broken_server_with_raise_policy_names_the_server(open_servers: OpenServers) -> None:
+    servers = open_servers(broken_and_demo(), on_connection_error="raise")
+    with pytest.raises(ServerDiscoveryError) as caught:
+        await servers.list_tools()
 
-        assert caught.value.server == "broken"
-        assert str(caught.value).startswith("MCP server 'broken': ")
-        assert "command not found (/nonexistent/cmd)" in str(caught.value)
-    finally:
-        await servers.aclose()
+    assert caught.value.server == "broken"
+    assert str(caught.value).startswith("MCP server 'broken': ")
+    assert "command not found (/nonexistent/cmd)" in str(caught.value)
 
 
-async def test_a_broken_server_does_not_hide_another_servers_tool_on_lookup() -> None:
-    servers = McpServers(broken_and_demo())  # default policy: raise, but only when listing everything
-    try:
-        tool = await servers.get_tool("demo_add")
+async def test_a_broken_server_does_not_hide_another_servers_tool_on_lookup(
+    open_servers: OpenServers,
+) -> None:
+    servers = open_servers(broken_and_demo())  # default policy: raise, but only when listing everything
+    tool = await servers.get_tool("demo_add")
 
-        assert tool.server == "demo"
-        assert "broken" in servers.report.failed_servers
-    finally:
-        await servers.aclose()
+    assert tool.server == "demo"
+    assert "broken" in servers.report.failed_servers
 
 
 # --------------------------------------------------------------------------------------------- listing cache
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_cache_modes_use_refresh_bypass(mode: str) -> None:
+async def test_cache_modes_use_refresh_bypass(open_servers: OpenServers, mode: str) -> None:
     changing = ChangingServer()
-    servers = McpServers({"changing": {"transport": "in_process", "server": changing.server, "mode": mode}})
-    try:
+    servers = open_servers({"changing": {"transport": "in_process", "server": changing.server, "mode": mode}})
 
-        async def names(cache_mode: Any = "use") -> set[str]:
-            return {t.name for t in await servers.list_tools(cache_mode=cache_mode)}
+    async def names(cache_mode: Any = "use") -> set[str]:
+        return {t.name for t in await servers.list_tools(cache_mode=cache_mode)}
 
-        assert await names() == {"add_tool"}
-        assert await names() == {"add_tool"}
-        assert changing.list_calls == 1  # use: served from the cache
+    assert await names() == {"add_tool"}
+    assert await names() == {"add_tool"}
+    assert changing.list_calls == 1  # use: served from the cache
 
-        changing.add("second")  # silently: no notification
-        assert await names() == {"add_tool"}
-        assert changing.list_calls == 1
+    changing.add("second")  # silently: no notification
+    assert await names() == {"add_tool"}
+    assert changing.list_calls == 1
 
-        assert await names("refresh") == {"add_tool", "second"}
-        assert changing.list_calls == 2  # refresh: always asks, and stores
+    assert await names("refresh") == {"add_tool", "second"}
+    assert changing.list_calls == 2  # refresh: always asks, and stores
 
-        changing.add("third")
-        assert await names("bypass") == {"add_tool", "second", "third"}
-        assert changing.list_calls == 3  # bypass: always asks...
-        assert await names() == {"add_tool", "second"}
-        assert changing.list_calls == 3  # ...and leaves the cache alone
-    finally:
-        await servers.aclose()
+    changing.add("third")
+    assert await names("bypass") == {"add_tool", "second", "third"}
+    assert changing.list_calls == 3  # bypass: always asks...
+    assert await names() == {"add_tool", "second"}
+    assert changing.list_calls == 3  # ...and leaves the cache alone
 
 
-async def test_legacy_tools_list_changed_notification_invalidates_the_cache() -> None:
+async def test_legacy_tools_list_changed_notification_invalidates_the_cache(
+    open_servers: OpenServers,
+) -> None:
     changing = ChangingServer()
-    servers = McpServers(
+    servers = open_servers(
         {"changing": {"transport": "in_process", "server": changing.server, "mode": "legacy"}}
     )
-    try:
-        assert [t.name for t in await servers.list_tools()] == ["add_tool"]
+    assert [t.name for t in await servers.list_tools()] == ["add_tool"]
 
-        # The server adds a tool and sends notifications/tools/list_changed.
-        await servers.call_tool("changing_add_tool", {"name": "fresh"})
+    # The server adds a tool and sends notifications/tools/list_changed.
+    await servers.call_tool("changing_add_tool", {"name": "fresh"})
 
-        with anyio.fail_after(5):
-            while "fresh" not in {t.name for t in await servers.list_tools()}:
-                await anyio.sleep(0.01)
-        assert changing.list_calls == 2
-        assert (await servers.get_tool("changing_fresh")).name == "fresh"
-    finally:
-        await servers.aclose()
+    with anyio.fail_after(5):
+        while "fresh" not in {t.name for t in await servers.list_tools()}:
+            await anyio.sleep(0.01)
+    assert changing.list_calls == 2
+    assert (await servers.get_tool("changing_fresh")).name == "fresh"
 
 
-async def test_modern_tools_list_changed_event_invalidates_the_cache() -> None:
+async def test_modern_tools_list_changed_event_invalidates_the_cache(open_servers: OpenServers) -> None:
     dynamic = MCPServer("dynamic")
 
     @dynamic.tool()
@@ -435,19 +419,14 @@ async def test_modern_tools_list_changed_event_invalidates_the_cache() -> None:
         await ctx.notify_tools_changed()  # reaches subscriptions/listen streams (2026-07-28)
         return f"added {name}"
 
-    servers = McpServers({"dyn": {"transport": "in_process", "server": dynamic, "mode": "auto"}})
-    try:
-        assert [t.name for t in await servers.list_tools()] == ["add_tool"]
-        assert servers.connection("dyn").protocol_version == "2026-07-28"
-        await servers.call_tool("dyn_add_tool", {"name": "fresh"})
-        with anyio.fail_after(5):
-            while "fresh" not in {
-                t.name for t in await servers.list_tools()
-            }:  # cache "use": no refresh asked
-                await anyio.sleep(0.01)
-        assert (await servers.get_tool("dyn_fresh")).name == "fresh"
-    finally:
-        await servers.aclose()
+    servers = open_servers({"dyn": {"transport": "in_process", "server": dynamic, "mode": "auto"}})
+    assert [t.name for t in await servers.list_tools()] == ["add_tool"]
+    assert servers.connection("dyn").protocol_version == "2026-07-28"
+    await servers.call_tool("dyn_add_tool", {"name": "fresh"})
+    with anyio.fail_after(5):
+        while "fresh" not in {t.name for t in await servers.list_tools()}:  # cache "use": no refresh asked
+            await anyio.sleep(0.01)
+    assert (await servers.get_tool("dyn_fresh")).name == "fresh"
 
 
 # --------------------------------------------------------------------------------------------- event loops
@@ -472,16 +451,13 @@ def test_same_servers_work_from_two_consecutive_asyncio_runs(tmp_path: Path) -> 
     assert child_pids() == set()
 
 
-async def test_sync_call_inside_a_running_loop_raises_event_loop_error() -> None:
-    servers = McpServers({"demo": {"transport": "in_process", "server": build_server()}})
-    try:
-        with pytest.raises(EventLoopError, match="running an event loop, which it would block") as caught:
-            servers.run_sync(servers.list_tools)
-        assert "use the async API" in str(caught.value)
-        with pytest.raises(EventLoopError, match=r"await servers\.aclose\(\)"):
-            servers.close()
-    finally:
-        await servers.aclose()
+async def test_sync_call_inside_a_running_loop_raises_event_loop_error(open_servers: OpenServers) -> None:
+    servers = open_servers({"demo": {"transport": "in_process", "server": build_server()}})
+    with pytest.raises(EventLoopError, match="running an event loop, which it would block") as caught:
+        servers.run_sync(servers.list_tools)
+    assert "use the async API" in str(caught.value)
+    with pytest.raises(EventLoopError, match=r"await servers\.aclose\(\)"):
+        servers.close()
 
 
 def test_sync_code_runs_calls_on_the_private_loop() -> None:
@@ -496,11 +472,8 @@ def test_sync_code_runs_calls_on_the_private_loop() -> None:
     assert not any(t.name == "langgraph-mcp-sync" for t in threading.enumerate())
 
 
-async def test_mode_modern_refuses_a_legacy_only_server_with_a_clear_error() -> None:
+async def test_mode_modern_refuses_a_legacy_only_server_with_a_clear_error(open_servers: OpenServers) -> None:
     legacy_only = raw_server_spec("legacy")  # answers server/discover with -32601: handshake only
-    servers = McpServers({"old": {**legacy_only, "mode": "modern", "connect_timeout": 10}})
-    try:
-        with pytest.raises(ServerDiscoveryError, match=r"mode='modern' requires 2026-07-28"):
-            await servers.list_tools()
-    finally:
-        await servers.aclose()
+    servers = open_servers({"old": {**legacy_only, "mode": "modern", "connect_timeout": 10}})
+    with pytest.raises(ServerDiscoveryError, match=r"mode='modern' requires 2026-07-28"):
+        await servers.list_tools()
