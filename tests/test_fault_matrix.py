@@ -33,12 +33,20 @@ from langgraph.types import Command
 from langgraph_mcp import McpServers, McpToolNode
 from langgraph_mcp.examples.demo_server import DemoServer, build_server, http_app
 from tests.faults import CutResponses, calls_tool
-from tests.helpers import ERAS, child_pids, crashing_demo_spec, event_pids, free_port, process_exists
+from tests.helpers import (
+    ERAS,
+    TRANSPORTS,
+    child_pids,
+    crashing_demo_spec,
+    event_pids,
+    free_port,
+    process_exists,
+)
 from tests.node_support import TOMORROW, accept_all, text_of, tool_messages
 
 pytestmark = pytest.mark.anyio
 
-TRANSPORTS = ["stdio", "http"]
+FAULT_TRANSPORTS = [t for t in TRANSPORTS if t != "in_process"]  # a fault needs a process or a socket
 OPTIONS = {"connect_timeout": 5, "tool_timeout": 5, "reconnect_backoff": 0.05, "retries": 2}
 HANG_TIMEOUT = 1.0
 
@@ -186,7 +194,7 @@ def report(cell: str, rig_: Rig, outcome: str) -> None:
 
 CFG = {"configurable": {"thread_id": "t"}}
 cells = pytest.mark.parametrize("era", ERAS)
-transports = pytest.mark.parametrize("transport", TRANSPORTS)
+transports = pytest.mark.parametrize("transport", FAULT_TRANSPORTS)
 
 
 @cells
