@@ -12,12 +12,12 @@ from langgraph_mcp import McpServers
 from langgraph_mcp.errors import PromptError, ResourceError
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.results import to_tool_message
-from tests.helpers import ERAS, OpenServers, serve_asgi
+from tests.helpers import ERAS, TRANSPORTS, OpenServers, serve_asgi
 from tests.servers.library_server import LOGO, REPORT_TEXT, LibraryServer
 
 pytestmark = pytest.mark.anyio
 
-TRANSPORTS = ["in_process", "http"]
+RESOURCE_TRANSPORTS = [t for t in TRANSPORTS if t != "stdio"]  # the library server runs in this process
 
 
 @asynccontextmanager
@@ -37,7 +37,7 @@ async def library(lib: LibraryServer, transport: str, mode: str) -> AsyncIterato
             await servers.aclose()
 
 
-@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("transport", RESOURCE_TRANSPORTS)
 @pytest.mark.parametrize("mode", ERAS)
 async def test_resources_text_binary_and_template(mode: str, transport: str) -> None:
     lib = LibraryServer(pages=5, page_size=2)
@@ -62,7 +62,7 @@ async def test_resources_text_binary_and_template(mode: str, transport: str) -> 
         assert note.as_string() == "note 7"
 
 
-@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("transport", RESOURCE_TRANSPORTS)
 @pytest.mark.parametrize("mode", ERAS)
 async def test_prompts_become_messages(mode: str, transport: str) -> None:
     lib = LibraryServer()
