@@ -26,8 +26,14 @@ from langgraph_mcp import (
 )
 from langgraph_mcp.examples.demo_server import build_server, http_app
 from langgraph_mcp.tools import make_langchain_tools
-from tests.helpers import ERAS, OpenServers, http_demo_server, serve_asgi
-from tests.security_support import WIRINGS, CutToolsList, ExpiringServer, RecordingServer
+from tests.helpers import ERAS, OpenServers, demo_entry, http_demo_server, serve_asgi
+from tests.security_support import (
+    SECURITY_TRANSPORTS,
+    WIRINGS,
+    CutToolsList,
+    ExpiringServer,
+    RecordingServer,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -263,22 +269,26 @@ async def test_a_unique_call_next_to_duplicates_still_runs(open_servers: OpenSer
 # ------------------------------------------------------------------------------ 3. colliding names
 
 
-def colliding(mode: str = "auto") -> tuple[RecordingServer, RecordingServer, dict[str, Any]]:
+async def colliding(
+    open_servers: OpenServers, transport: str, mode: str
+) -> tuple[RecordingServer, RecordingServer, dict[str, Any]]:
+    """``fs`` publishes ``admin_delete`` and ``fs_admin`` publishes ``delete``: both are ``fs_admin_delete``."""
     fs = RecordingServer("fs", destructive=["admin_delete"], read_only=["read"])
     fs_admin = RecordingServer("fs_admin", destructive=["delete"])
     config = {
-        "fs": {"transport": "in_process", "server": fs.server, "mode": mode},
-        "fs_admin": {"transport": "in_process", "server": fs_admin.server, "mode": mode},
+        "fs": await open_servers.enter(demo_entry(transport, mode, server=fs.server)),
+        "fs_admin": await open_servers.enter(demo_entry(transport, mode, server=fs_admin.server)),
     }
     return fs, fs_admin, config
 
 
 @pytest.mark.parametrize("wiring", sorted(WIRINGS))
 @pytest.mark.parametrize("mode", ERAS)
+@pytest.mark.parametrize("transport", SECURITY_TRANSPORTS)
 async def test_a_colliding_name_is_denied_by_the_gate(
-    open_servers: OpenServers, wiring: str, mode: str
+    open_servers: OpenServers, transport: str, wiring: str, mode: str
 ) -> None:
-    fs, fs_admin, config = colliding(mode)
+    fs, fs_admin, config = await colliding(open_servers, transport, mode)
     servers = open_servers(config)
     graph = WIRINGS[wiring](
         servers,
@@ -295,10 +305,11 @@ async def test_a_colliding_name_is_denied_by_the_gate(
 
 @pytest.mark.parametrize("fan_out", [True, False])
 @pytest.mark.parametrize("mode", ERAS)
+@pytest.mark.parametrize("transport", SECURITY_TRANSPORTS)
 async def test_a_colliding_name_is_refused_by_the_tool_node(
-    open_servers: OpenServers, fan_out: bool, mode: str
+    open_servers: OpenServers, transport: str, fan_out: bool, mode: str
 ) -> None:
-    fs, fs_admin, config = colliding(mode)
+    fs, fs_admin, config = await colliding(open_servers, transport, mode)
     servers = open_servers(config)
     out = await plain_graph(servers, [call("fs_admin_delete", "d")], fan_out=fan_out).ainvoke(
         {"messages": [HumanMessage("go")]}, cfg()
@@ -310,8 +321,12 @@ async def test_a_colliding_name_is_refused_by_the_tool_node(
         servers.cached_tool("fs_admin_delete")
 
 
-async def test_a_colliding_name_is_refused_by_the_langchain_tool(open_servers: OpenServers) -> None:
-    fs, fs_admin, config = colliding()
+@pytest.mark.parametrize("mode", ERAS)
+@pytest.mark.parametrize("transport", SECURITY_TRANSPORTS)
+async def test_a_colliding_name_is_refused_by_the_langchain_tool(
+    open_servers: OpenServers, transport: str, mode: str
+) -> None:
+    fs, fs_admin, config = await colliding(open_servers, transport, mode)
     servers = open_servers(config)
     with pytest.raises(ToolNameCollisionError):
         await servers.get_tools()
@@ -326,15 +341,16 @@ async def test_a_colliding_name_is_refused_by_the_langchain_tool(open_servers: O
 
 @pytest.mark.parametrize("wiring", sorted(WIRINGS))
 @pytest.mark.parametrize("mode", ERAS)
+@pytest.mark.parametrize("transport", SECURITY_TRANSPORTS)
 async def test_a_resumed_approval_runs_exactly_what_was_shown(
-    open_servers: OpenServers, wiring: str, mode: str
+    open_servers: OpenServers, transport: str, wiring: str, mode: str
 ) -> None:
     """Approval shown for fs/admin_delete; after a restart the name resolves to fs_admin/delete: nothing runs."""
     fs = RecordingServer("fs", destructive=["admin_delete"])
     fs_admin = RecordingServer("fs_admin", destructive=["delete"])
     saver = InMemorySaver()
     calls = [call("fs_admin_delete", "d", target="everything")]
-    before = McpServers({"fs": {"transport": "in_process", "server": fs.server, "mode": mode}})
+    before = McpServers({"fs": await open_servers.enter(demo_entry(transport, mode, server=fs.server))})
     try:
         out = await WIRINGS[wiring](before, None, calls, saver).ainvoke(
             {"messages": [HumanMessage("go")]}, cfg()
@@ -344,7 +360,7 @@ async def test_a_resumed_approval_runs_exactly_what_was_shown(
     finally:
         await before.aclose()
     after = open_servers(  # the restart
-        {"fs_admin": {"transport": "in_process", "server": fs_admin.server, "mode": mode}}
+        {"fs_admin": await open_servers.enter(demo_entry(transport, mode, server=fs_admin.server))}
     )
     graph = WIRINGS[wiring](after, None, calls, saver)
     state = await graph.aget_state(cfg())
