@@ -16,26 +16,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import itertools
 import threading
-import time
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Hashable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
 
 import mcp.types as types
-import pydantic
 from langchain_core.tools import BaseTool
-from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from langgraph_mcp import _compat, resources
+from langgraph_mcp import resources
 from langgraph_mcp.background_loop import BackgroundLoop
 from langgraph_mcp.catalog import (
     CatalogReport,
     McpTool,
     ServerCatalog,
-    SkippedTool,
     ToolResolution,
     check_collisions,
     close_matches,
@@ -56,15 +51,13 @@ from langgraph_mcp.errors import (
     CredentialError,
     EventLoopError,
     LangGraphMcpError,
-    ServerConnectionError,
     ServerDiscoveryError,
-    ServerError,
-    ServerUnavailableError,
 )
 from langgraph_mcp.identities import IdentityPool
 from langgraph_mcp.interceptors import ToolCallInterceptor, as_call_result, call_intercepted
 from langgraph_mcp.resources import ResourceCache, ResourceRef
 from langgraph_mcp.server_logs import LOG_SINK
+from langgraph_mcp.tool_listing import Listing, describe_failure, fetch_listing
 from langgraph_mcp.tools import LangChainTools
 
 if TYPE_CHECKING:
@@ -76,100 +69,6 @@ CacheMode: TypeAlias = Literal["use", "refresh", "bypass"]
 ConnectionErrorPolicy: TypeAlias = Literal["raise", "ignore"] | Callable[[str, BaseException], None]
 ConnectionKey: TypeAlias = tuple[str, Hashable]
 """(server, credential identity key): one connection, one catalog."""
-
-
-class _Page(NamedTuple):
-    result: types.ListToolsResult
-    unparseable: list[tuple[str, str]]
-    """(tool name, why) for listed tools that are not even valid ``mcp.types.Tool``s."""
-
-
-async def _lenient_page(client: Any, cursor: str | None, error: pydantic.ValidationError) -> _Page:
-    """Fetch one ``tools/list`` page without the SDK's whole-page validation; parse each tool on its own.
-
-    The SDK has no public unvalidated request (see :mod:`langgraph_mcp._compat`); where this mcp release lacks
-    the internals, the original validation error stands.
-    """
-    session = client.session
-    params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
-    request = types.ListToolsRequest(params=params).model_dump(by_alias=True, mode="json", exclude_none=True)
-    raw = await _compat.send_unvalidated(session, request["method"], request.get("params"))
-    if raw is None:
-        raise error
-    entries = raw.get("tools") if isinstance(raw, dict) else None
-    if not isinstance(entries, list):
-        raise error
-    tools: list[types.Tool] = []
-    unparseable: list[tuple[str, str]] = []
-    for index, entry in enumerate(entries):
-        try:
-            tools.append(types.Tool.model_validate(entry, by_name=False))
-        except pydantic.ValidationError as exc:
-            name = entry.get("name") if isinstance(entry, dict) else None
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or 'tool'}: {e['msg']}" for e in exc.errors()
-            )
-            label = str(name) if name is not None else f"#{index}"
-            unparseable.append((label, f"not a valid MCP tool ({problems})"))
-    next_cursor = raw.get("nextCursor")
-    ttl_ms = raw.get("ttlMs")
-    result = types.ListToolsResult(
-        tools=tools,
-        next_cursor=next_cursor if isinstance(next_cursor, str) else None,
-        ttl_ms=ttl_ms if isinstance(ttl_ms, int) and ttl_ms > 0 and not _is_legacy_client(client) else 0,
-    )
-    # Let the session learn the output schemas it checks call results against (else its first call to one of
-    # these tools re-lists, and fails the same validation).
-    _compat.absorb_tool_listing(session, result, complete=cursor is None and result.next_cursor is None)
-    return _Page(result, unparseable)
-
-
-def _check_pagination(
-    server: str, spec: ServerSpec, cursor: str, seen: set[str], pages: int, tools: int
-) -> None:
-    """A ``tools/list`` that would go on forever fails with what it did, instead of a fake name collision."""
-    if cursor in seen:
-        raise ServerDiscoveryError(
-            server,
-            f"tools/list pagination repeated the cursor {cursor:.80} after {pages} pages; the server's "
-            "nextCursor never ends the listing",
-        )
-    if pages >= spec.max_list_pages:
-        raise ServerDiscoveryError(
-            server,
-            f"tools/list returned more than {spec.max_list_pages} pages (max_list_pages); the server's "
-            "nextCursor never ends the listing, or raise max_list_pages",
-        )
-    if tools > spec.max_tools:
-        raise ServerDiscoveryError(
-            server,
-            f"tools/list returned more than {spec.max_tools} tools (max_tools) over {pages} pages; "
-            "raise max_tools if the catalog is really that large",
-        )
-
-
-def _describe_failure(error: BaseException) -> str:
-    if isinstance(error, asyncio.CancelledError):
-        return "listing its tools was cut short (CancelledError: the response may have been cut)"
-    return f"listing its tools failed ({type(error).__name__}: {error})"
-
-
-def _is_legacy_client(client: Any) -> bool:
-    return client.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS
-
-
-class _Listing:
-    def __init__(self, tools: list[McpTool], skipped: list[SkippedTool], ttl_ms: int) -> None:
-        self.tools = tools
-        self.by_name = {tool.published_name: tool for tool in tools}
-        self.skipped = skipped
-        # ttlMs > 0 is the server's freshness hint; without one the listing stays until a tools-changed
-        # notification or an explicit refresh (re-listing before every call would double the traffic).
-        self.expires = time.monotonic() + ttl_ms / 1000 if ttl_ms > 0 else float("inf")
-
-    @property
-    def fresh(self) -> bool:
-        return time.monotonic() < self.expires
 
 
 class McpServers:
@@ -212,7 +111,7 @@ class McpServers:
             raise ConfigError("on_connection_error must be 'raise', 'ignore' or a callable(server, error)")
         self.on_connection_error = on_connection_error
         self.report = CatalogReport()
-        self._listings: dict[ConnectionKey, _Listing] = {}
+        self._listings: dict[ConnectionKey, Listing] = {}
         self._catalogs: dict[str, ServerCatalog] = {}
         self._langchain_tools = LangChainTools(self)
         self._resource_cache = ResourceCache()
@@ -507,87 +406,15 @@ class McpServers:
         if callable(policy):
             policy(server, error)
 
-    async def _listing(self, server: str, cache_mode: CacheMode) -> _Listing:
+    async def _listing(self, server: str, cache_mode: CacheMode) -> Listing:
         key = self._key(server)
         cached = self._listings.get(key)
         if cache_mode == "use" and cached is not None and cached.fresh:
             return cached
-        listing = await self._fetch(server)
+        listing = await fetch_listing(self.connection(server), self._catalog(server))
         if cache_mode != "bypass":
             self._listings[key] = listing
         return listing
-
-    async def _fetch(self, server: str) -> _Listing:
-        conn = self.connection(server)
-        spec = conn.spec
-        try:
-            await conn.client()
-        except ServerConnectionError as exc:
-            raise ServerDiscoveryError(server, exc.detail) from exc
-        attempts = 0
-        while True:
-            try:
-                raw, skipped, ttl_ms = await self._list_pages(conn)
-                break
-            except ServerDiscoveryError as exc:
-                # tools/list is read-only: a connection lost under it is retried like a read-only call.
-                lost = isinstance(exc.__cause__, ServerConnectionError)
-                if not lost or isinstance(exc.__cause__, ServerUnavailableError) or attempts >= spec.retries:
-                    raise
-                attempts += 1
-        tools, unusable = self._catalog(server).build(raw)
-        skipped.extend(unusable)
-        return _Listing(tools, skipped, ttl_ms)
-
-    async def _list_pages(self, conn: ServerConnection) -> tuple[list[types.Tool], list[SkippedTool], int]:
-        """Every page of one server's ``tools/list``, within the discovery timeout and the pagination caps."""
-        server, spec = conn.name, conn.spec
-        raw: list[types.Tool] = []
-        skipped: list[SkippedTool] = []
-        cursor: str | None = None
-        seen: set[str] = set()
-        ttl_ms = 0
-        deadline = time.monotonic() + spec.connect_timeout
-        for pages in itertools.count(1):
-            remaining = max(0.1, deadline - time.monotonic())
-
-            async def page(client: Any, cursor: str | None = cursor) -> _Page:
-                try:
-                    result: types.ListToolsResult = await client.list_tools(
-                        cursor=cursor, cache_mode="bypass"
-                    )
-                except pydantic.ValidationError as exc:
-                    # The SDK validates the whole page against the wire schema, so one malformed tool would
-                    # hide every tool of the server: re-read the page unvalidated, judge each tool on its own.
-                    return await _lenient_page(client, cursor, exc)
-                return _Page(result, [])
-
-            try:
-                result, unparseable = await conn.request(page, timeout=remaining, what="tools/list")
-            except TimeoutError:
-                raise ServerDiscoveryError(
-                    server,
-                    f"tools/list did not answer within the discovery timeout ({spec.connect_timeout:g}s)",
-                ) from None
-            except ServerError as exc:
-                raise ServerDiscoveryError(server, exc.detail) from exc
-            except Exception as exc:
-                if spec.mode != "modern":
-                    raise ServerDiscoveryError(server, f"tools/list failed ({exc!r:.300})") from exc
-                raise ServerDiscoveryError(
-                    server,
-                    f"tools/list failed ({exc!r:.300}); the server may not speak 2026-07-28: "
-                    "use mode='auto' (or 'legacy') for it",
-                ) from exc
-            raw.extend(result.tools)
-            skipped.extend(SkippedTool(server, name, why) for name, why in unparseable)
-            ttl_ms = ttl_ms or result.ttl_ms
-            cursor = result.next_cursor
-            if cursor is None:
-                break
-            _check_pagination(server, spec, cursor, seen, pages, len(raw))
-            seen.add(cursor)
-        return raw, skipped, ttl_ms
 
     def _catalog(self, server: str) -> ServerCatalog:
         catalog = self._catalogs.get(server)
@@ -616,7 +443,7 @@ class McpServers:
     def cached_tools(self) -> list[McpTool]:
         return [tool for listing in self._current_listings() for tool in listing.tools]
 
-    def _current_listings(self) -> list[_Listing]:
+    def _current_listings(self) -> list[Listing]:
         """The cached listings made with the current run's credentials, one per server that has one."""
         listings = []
         for server in self.names:
@@ -671,7 +498,7 @@ class McpServers:
             async with lock:
                 if stale := to_list():
                     failures = await self._list_quietly(stale)
-                    unknown = {s: _describe_failure(e) for s, e in failures.items() if s in candidates}
+                    unknown = {s: describe_failure(e) for s, e in failures.items() if s in candidates}
         for server in candidates:
             if server not in unknown and not self._fresh(server):
                 unknown[server] = "its tools are not listed"

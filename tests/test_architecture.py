@@ -20,7 +20,8 @@ cycle anywhere, not even inside one layer.
    the CLI can use them without opening a connection.
 3. **connection** — ``connection`` (one live server) and its parts (``transport``, ``client_owner``,
    ``legacy_routing``, ``backoff``, ``failures``, ``stderr_capture``, ``server_logs``), ``identities`` (which
-   per-identity connections to keep), ``resources`` (resources and prompts of a connection).
+   per-identity connections to keep), ``resources`` (resources and prompts of a connection), ``tool_listing``
+   (one server's ``tools/list``, every page).
 4. **calls** — ``elicitation.*`` other than the answer rules (the round driver, the interrupt asker, the
    paused-call state), ``interceptors`` (wrapped around every call), ``call_stream`` (a call's progress and logs
    on the graph's stream) and ``tools`` (LangChain tools). They run one call over a connection; they are handed what they need
@@ -108,6 +109,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "server_logs",
             "identities",
             "resources",
+            "tool_listing",
         ],
     ),
     ("calls", ["elicitation.*", "interceptors", "call_stream", "tools"]),
