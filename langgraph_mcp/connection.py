@@ -10,7 +10,6 @@ waiting for a human's answer can stay open ("parked") after the graph node that 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -137,14 +136,18 @@ class CallHandle:
         if self.scope is not None:
             self.scope.cancel()
         question = self.pending_question
-        if question is not None and not question.reply.done():
-            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
-                await asyncio.wait_for(asyncio.shield(question.reply), ABANDON_GRACE_SECONDS)
-            if not question.reply.done():
+        try:
+            if question is not None and not question.reply.done():
+                # asyncio.wait, not wait_for: the grace running out or the server withdrawing its question (the
+                # future cancelled) ends the wait quietly, while a cancellation of this caller propagates.
+                await asyncio.wait([question.reply], timeout=ABANDON_GRACE_SECONDS)
+        finally:
+            # Even for a cancelled caller: the server's question must not stay open, nor the call in the router.
+            if question is not None and not question.reply.done():
                 question.reply.set_result(
                     types.ErrorData(code=types.INTERNAL_ERROR, message="The client abandoned this tool call.")
                 )
-        self.connection.end_legacy_call(self, "unsettled")
+            self.connection.end_legacy_call(self, "unsettled")
 
 
 class ServerConnection:
