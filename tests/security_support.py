@@ -145,11 +145,13 @@ def gate_router_graph(
     policy: ApprovalPolicy | None,
     calls: list[ToolCall],
     checkpointer: BaseCheckpointSaver[Any],
+    *,
+    compat: bool = False,
 ) -> Graph:
     """The gate's documented wiring: agent → approval_gate → ToolCallRouter → tools → agent."""
     builder = StateGraph(MessagesState)
     builder.add_node("agent", scripted(calls))
-    builder.add_node("approval_gate", create_approval_gate(servers, policy))
+    builder.add_node("approval_gate", create_approval_gate(servers, policy, compat=compat))
     builder.add_node("tools", McpToolNode(servers))
     builder.add_edge(START, "agent")
     builder.add_conditional_edges("agent", tools_condition, {"tools": "approval_gate", END: END})

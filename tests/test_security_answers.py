@@ -7,8 +7,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
@@ -21,11 +19,13 @@ from pydantic import ValidationError
 from langgraph_mcp import ApprovalPolicy, DecisionError, McpServers, ResumeError, _compat, resume_command
 from langgraph_mcp.approval.decisions import validate_decision
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import ERAS, OpenServers, http_demo_server
+from tests.helpers import ERAS, OpenServers, demo_entry
 from tests.node_support import call, fill, one_turn_graph, start, tool_messages
 from tests.security_support import (
+    SECURITY_TRANSPORTS,
     WIRINGS,
     form_server,
+    gate_router_graph,
     nested,
     schema_server,
 )
@@ -37,22 +37,10 @@ def cfg(thread: str = "t") -> Any:
     return {"configurable": {"thread_id": thread}}
 
 
-@asynccontextmanager
-async def demo_servers(transport: str, mode: str) -> AsyncIterator[tuple[Any, McpServers]]:
+async def demo_servers(open_servers: OpenServers, transport: str, mode: str) -> tuple[Any, McpServers]:
+    """A demo server (its own record: ``srv.events``) and ``McpServers`` talking to it over ``transport``."""
     srv = build_server()
-    if transport == "http":
-        async with http_demo_server(srv) as url:
-            servers = McpServers({"demo": {"transport": "http", "url": url, "mode": mode}})
-            try:
-                yield srv, servers
-            finally:
-                await servers.aclose()
-    else:
-        servers = McpServers({"demo": {"transport": "in_process", "server": srv, "mode": mode}})
-        try:
-            yield srv, servers
-        finally:
-            await servers.aclose()
+    return srv, open_servers({"demo": await open_servers.enter(demo_entry(transport, mode, server=srv))})
 
 
 async def pending_ids(graph: Any, thread: str = "t") -> list[str]:
@@ -75,37 +63,37 @@ def wrong_answers(key: str, good: dict[str, Any]) -> list[Any]:
     ]
 
 
-@pytest.mark.parametrize("transport", ["in_process", "http"])
 @pytest.mark.parametrize("mode", ERAS)
+@pytest.mark.parametrize("transport", SECURITY_TRANSPORTS)
 async def test_wrong_shaped_answers_are_refused_and_the_same_question_stays_pending(
-    transport: str, mode: str
+    open_servers: OpenServers, transport: str, mode: str
 ) -> None:
-    async with demo_servers(transport, mode) as (srv, servers):
-        graph = one_turn_graph(servers, [call("demo_book_trip", "c1", destination="Rome")], InMemorySaver())
-        out = await graph.ainvoke(start(), cfg())
-        [question] = out["__interrupt__"]
-        [key] = question.value["requests"]
-        good = fill(question.value["requests"][key])
-        for bad in wrong_answers(key, good):
-            with pytest.raises(ValidationError) as caught:
-                await graph.ainvoke(Command(resume={question.id: bad}), cfg())
-            assert is_invalid_resume(caught.value)
-            assert await pending_ids(graph) == [question.id], bad
-        out = await graph.ainvoke(Command(resume={question.id: {key: good}}), cfg())
-        assert "__interrupt__" not in out
-        assert srv.events.counts["book_trip.commit"] == 1
-        assert tool_messages(out)["c1"].status != "error"
+    srv, servers = await demo_servers(open_servers, transport, mode)
+    graph = one_turn_graph(servers, [call("demo_book_trip", "c1", destination="Rome")], InMemorySaver())
+    out = await graph.ainvoke(start(), cfg())
+    [question] = out["__interrupt__"]
+    [key] = question.value["requests"]
+    good = fill(question.value["requests"][key])
+    for bad in wrong_answers(key, good):
+        with pytest.raises(ValidationError) as caught:
+            await graph.ainvoke(Command(resume={question.id: bad}), cfg())
+        assert is_invalid_resume(caught.value)
+        assert await pending_ids(graph) == [question.id], bad
+    out = await graph.ainvoke(Command(resume={question.id: {key: good}}), cfg())
+    assert "__interrupt__" not in out
+    assert srv.events.counts["book_trip.commit"] == 1
+    assert tool_messages(out)["c1"].status != "error"
 
 
-async def test_a_wrong_plain_resume_is_refused_too() -> None:
-    async with demo_servers("in_process", "auto") as (srv, servers):
-        graph = one_turn_graph(servers, [call("demo_book_trip", "c1", destination="Rome")], InMemorySaver())
-        out = await graph.ainvoke(start(), cfg())
-        [question] = out["__interrupt__"]
-        with pytest.raises(ValidationError):
-            await graph.ainvoke(Command(resume={"type": "approve"}), cfg())
-        assert await pending_ids(graph) == [question.id]
-        assert srv.events.counts["book_trip.commit"] == 0
+async def test_a_wrong_plain_resume_is_refused_too(open_servers: OpenServers) -> None:
+    srv, servers = await demo_servers(open_servers, "in_process", "modern")
+    graph = one_turn_graph(servers, [call("demo_book_trip", "c1", destination="Rome")], InMemorySaver())
+    out = await graph.ainvoke(start(), cfg())
+    [question] = out["__interrupt__"]
+    with pytest.raises(ValidationError):
+        await graph.ainvoke(Command(resume={"type": "approve"}), cfg())
+    assert await pending_ids(graph) == [question.id]
+    assert srv.events.counts["book_trip.commit"] == 0
 
 
 WRONG_DECISIONS = [
@@ -125,26 +113,14 @@ WRONG_COMPAT_DECISIONS = [
 
 
 @pytest.mark.parametrize("compat", [False, True])
+@pytest.mark.parametrize("mode", ERAS)
+@pytest.mark.parametrize("transport", SECURITY_TRANSPORTS)
 async def test_wrong_shaped_decisions_are_refused_and_the_same_approval_stays_pending(
-    open_servers: OpenServers, compat: bool
+    open_servers: OpenServers, transport: str, mode: str, compat: bool
 ) -> None:
-    from langgraph.graph import END, START, MessagesState, StateGraph
-    from langgraph.prebuilt import tools_condition
-
-    from langgraph_mcp import McpToolNode, ToolCallRouter, create_approval_gate
-    from tests.security_support import scripted
-
-    srv = build_server()
-    servers = open_servers({"demo": {"transport": "in_process", "server": srv}})
-    builder = StateGraph(MessagesState)
-    builder.add_node("agent", scripted([call("demo_delete_file", "rm", path="todo.txt")]))
-    builder.add_node("approval_gate", create_approval_gate(servers, compat=compat))
-    builder.add_node("tools", McpToolNode(servers))
-    builder.add_edge(START, "agent")
-    builder.add_conditional_edges("agent", tools_condition, {"tools": "approval_gate", END: END})
-    builder.add_conditional_edges("approval_gate", ToolCallRouter("tools", "agent"), ["tools", "agent"])
-    builder.add_edge("tools", "agent")
-    graph = builder.compile(checkpointer=InMemorySaver())
+    srv, servers = await demo_servers(open_servers, transport, mode)
+    calls = [call("demo_delete_file", "rm", path="todo.txt")]
+    graph = gate_router_graph(servers, None, calls, InMemorySaver(), compat=compat)
     out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
     [pending] = out["__interrupt__"]
     for bad in WRONG_COMPAT_DECISIONS if compat else WRONG_DECISIONS:
@@ -169,81 +145,93 @@ def test_the_langgraph_interrupt_id_internal_is_there() -> None:
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_a_10000_deep_answer_is_refused_before_saving(mode: str) -> None:
-    async with demo_servers("in_process", mode) as (srv, servers):
-        graph = one_turn_graph(servers, [call("demo_book_trip", "c1", destination="Rome")], InMemorySaver())
-        out = await graph.ainvoke(start(), cfg())
-        [question] = out["__interrupt__"]
-        [key] = question.value["requests"]
-        deep = {key: {"action": "accept", "content": {"date": nested(10_000)}}}
-        with pytest.raises(ValidationError, match="deeper than"):
-            await graph.ainvoke(Command(resume={question.id: deep}), cfg())
-        assert await pending_ids(graph) == [question.id]
-        with pytest.raises(ResumeError, match="deeper than"):
-            resume_command(out, answers={"c1": deep})
-        out = await graph.ainvoke(
-            resume_command(out, answers={"c1": {key: fill(question.value["requests"][key])}}), cfg()
-        )
-        assert srv.events.counts["book_trip.commit"] == 1
+@pytest.mark.parametrize("transport", SECURITY_TRANSPORTS)
+async def test_a_10000_deep_answer_is_refused_before_saving(
+    open_servers: OpenServers, transport: str, mode: str
+) -> None:
+    srv, servers = await demo_servers(open_servers, transport, mode)
+    graph = one_turn_graph(servers, [call("demo_book_trip", "c1", destination="Rome")], InMemorySaver())
+    out = await graph.ainvoke(start(), cfg())
+    [question] = out["__interrupt__"]
+    [key] = question.value["requests"]
+    deep = {key: {"action": "accept", "content": {"date": nested(10_000)}}}
+    with pytest.raises(ValidationError, match="deeper than"):
+        await graph.ainvoke(Command(resume={question.id: deep}), cfg())
+    assert await pending_ids(graph) == [question.id]
+    with pytest.raises(ResumeError, match="deeper than"):
+        resume_command(out, answers={"c1": deep})
+    out = await graph.ainvoke(
+        resume_command(out, answers={"c1": {key: fill(question.value["requests"][key])}}), cfg()
+    )
+    assert srv.events.counts["book_trip.commit"] == 1
 
 
-@asynccontextmanager
 async def gated_schema_graph(
-    wiring: str, tool: str, args: dict[str, Any]
-) -> AsyncIterator[tuple[Any, Any, list[str]]]:
+    open_servers: OpenServers, transport: str, mode: str, wiring: str, tool: str, args: dict[str, Any]
+) -> tuple[Any, Any, list[str]]:
+    """A gated graph whose one call (``c1``) to ``schema_server``'s ``tool`` waits for approval: the graph, its
+    output and the server's record of the calls it ran."""
     server, ran = schema_server()
-    servers = McpServers({"schemas": {"transport": "in_process", "server": server}})
-    try:
-        graph = WIRINGS[wiring](
-            servers, ApprovalPolicy(), [call(f"schemas_{tool}", "c1", **args)], InMemorySaver()
-        )
-        out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
-        yield graph, out, ran
-    finally:
-        await servers.aclose()
+    servers = open_servers({"schemas": await open_servers.enter(demo_entry(transport, mode, server=server))})
+    graph = WIRINGS[wiring](
+        servers, ApprovalPolicy(), [call(f"schemas_{tool}", "c1", **args)], InMemorySaver()
+    )
+    out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
+    return graph, out, ran
 
 
 @pytest.mark.parametrize("wiring", sorted(WIRINGS))
-async def test_a_self_referencing_input_schema_gives_a_decision_error(wiring: str) -> None:
-    async with gated_schema_graph(wiring, "self_ref", {"x": "a"}) as (graph, out, ran):
-        edit = {"type": "edit", "edited_action": {"name": "schemas_self_ref", "args": {"x": "b"}}}
-        with pytest.raises(ResumeError, match=r"'c1'.*refers to itself"):
-            resume_command(out, decisions={"c1": edit})
-        [pending] = out["__interrupt__"]
-        with pytest.raises(ValidationError, match="refers to itself"):
-            await graph.ainvoke(Command(resume={pending.id: edit}), cfg())
-        assert await pending_ids(graph) == [pending.id] and ran == []
-        await graph.ainvoke(resume_command(out, decisions={"c1": {"type": "approve"}}), cfg())
-        assert ran == ["self_ref"]
+@pytest.mark.parametrize("mode", ERAS)
+@pytest.mark.parametrize("transport", SECURITY_TRANSPORTS)
+async def test_a_self_referencing_input_schema_gives_a_decision_error(
+    open_servers: OpenServers, transport: str, mode: str, wiring: str
+) -> None:
+    graph, out, ran = await gated_schema_graph(open_servers, transport, mode, wiring, "self_ref", {"x": "a"})
+    edit = {"type": "edit", "edited_action": {"name": "schemas_self_ref", "args": {"x": "b"}}}
+    with pytest.raises(ResumeError, match=r"'c1'.*refers to itself"):
+        resume_command(out, decisions={"c1": edit})
+    [pending] = out["__interrupt__"]
+    with pytest.raises(ValidationError, match="refers to itself"):
+        await graph.ainvoke(Command(resume={pending.id: edit}), cfg())
+    assert await pending_ids(graph) == [pending.id] and ran == []
+    await graph.ainvoke(resume_command(out, decisions={"c1": {"type": "approve"}}), cfg())
+    assert ran == ["self_ref"]
 
 
 @pytest.mark.parametrize("wiring", sorted(WIRINGS))
-async def test_deeply_nested_edit_arguments_give_a_decision_error(wiring: str) -> None:
-    async with gated_schema_graph(wiring, "tree", {"tree": {}}) as (graph, out, ran):
-        edit = {
-            "type": "edit",
-            "edited_action": {"name": "schemas_tree", "args": {"tree": nested(10_000, {})}},
-        }
-        with pytest.raises(ResumeError, match=r"'c1'.*deeper than"):
-            resume_command(out, decisions={"c1": edit})
-        [pending] = out["__interrupt__"]
-        with pytest.raises(ValidationError, match="deeper than"):
-            await graph.ainvoke(Command(resume={pending.id: edit}), cfg())
-        assert await pending_ids(graph) == [pending.id] and ran == []
-        ok = {"type": "edit", "edited_action": {"name": "schemas_tree", "args": {"tree": nested(10, {})}}}
-        await graph.ainvoke(resume_command(out, decisions={"c1": ok}), cfg())
-        assert ran == ["tree"]
+@pytest.mark.parametrize("mode", ERAS)
+@pytest.mark.parametrize("transport", SECURITY_TRANSPORTS)
+async def test_deeply_nested_edit_arguments_give_a_decision_error(
+    open_servers: OpenServers, transport: str, mode: str, wiring: str
+) -> None:
+    graph, out, ran = await gated_schema_graph(open_servers, transport, mode, wiring, "tree", {"tree": {}})
+    edit = {
+        "type": "edit",
+        "edited_action": {"name": "schemas_tree", "args": {"tree": nested(10_000, {})}},
+    }
+    with pytest.raises(ResumeError, match=r"'c1'.*deeper than"):
+        resume_command(out, decisions={"c1": edit})
+    [pending] = out["__interrupt__"]
+    with pytest.raises(ValidationError, match="deeper than"):
+        await graph.ainvoke(Command(resume={pending.id: edit}), cfg())
+    assert await pending_ids(graph) == [pending.id] and ran == []
+    ok = {"type": "edit", "edited_action": {"name": "schemas_tree", "args": {"tree": nested(10, {})}}}
+    await graph.ainvoke(resume_command(out, decisions={"c1": ok}), cfg())
+    assert ran == ["tree"]
 
 
 # ------------------------------------------------------------------------------ 6. server regexes
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_a_server_pattern_in_a_form_is_not_run(open_servers: OpenServers, mode: str) -> None:
+@pytest.mark.parametrize("transport", SECURITY_TRANSPORTS)
+async def test_a_server_pattern_in_a_form_is_not_run(
+    open_servers: OpenServers, transport: str, mode: str
+) -> None:
     """``^(a+)+$`` against ``"a" * 28 + "!"`` would stall the loop for seconds: the pattern is not run at all
     (MCP's elicitation schema has no ``pattern``), so a value it would refuse is accepted and reaches the server."""
     srv, got = form_server()
-    servers = open_servers({"forms": {"transport": "in_process", "server": srv, "mode": mode}})
+    servers = open_servers({"forms": await open_servers.enter(demo_entry(transport, mode, server=srv))})
     graph = one_turn_graph(servers, [call("forms_enter_code", "c1")], InMemorySaver())
     out = await graph.ainvoke(start(), cfg())
     [question] = out["__interrupt__"]
@@ -257,16 +245,22 @@ async def test_a_server_pattern_in_a_form_is_not_run(open_servers: OpenServers, 
 
 
 @pytest.mark.parametrize("wiring", sorted(WIRINGS))
-async def test_a_server_pattern_in_an_input_schema_is_not_run(wiring: str) -> None:
-    async with gated_schema_graph(wiring, "patterned", {"code": "a"}) as (graph, out, ran):
-        value = "a" * 28 + "!"
-        edit = {"type": "edit", "edited_action": {"name": "schemas_patterned", "args": {"code": value}}}
-        out = await graph.ainvoke(resume_command(out, decisions={"c1": edit}), cfg())
-        assert ran == ["patterned"]
-        bad = {"type": "edit", "edited_action": {"name": "schemas_patterned", "args": {"code": 1}}}
-        payload: Any = {**_approval_payload(), "input_schema": _patterned_schema()}
-        with pytest.raises(DecisionError, match="is not of type 'string'"):  # the rest of the schema holds
-            validate_decision(payload, bad)
+@pytest.mark.parametrize("mode", ERAS)
+@pytest.mark.parametrize("transport", SECURITY_TRANSPORTS)
+async def test_a_server_pattern_in_an_input_schema_is_not_run(
+    open_servers: OpenServers, transport: str, mode: str, wiring: str
+) -> None:
+    graph, out, ran = await gated_schema_graph(
+        open_servers, transport, mode, wiring, "patterned", {"code": "a"}
+    )
+    value = "a" * 28 + "!"
+    edit = {"type": "edit", "edited_action": {"name": "schemas_patterned", "args": {"code": value}}}
+    out = await graph.ainvoke(resume_command(out, decisions={"c1": edit}), cfg())
+    assert ran == ["patterned"]
+    bad = {"type": "edit", "edited_action": {"name": "schemas_patterned", "args": {"code": 1}}}
+    payload: Any = {**_approval_payload(), "input_schema": _patterned_schema()}
+    with pytest.raises(DecisionError, match="is not of type 'string'"):  # the rest of the schema holds
+        validate_decision(payload, bad)
 
 
 def _patterned_schema() -> dict[str, Any]:
