@@ -17,10 +17,9 @@ from rich.console import Console
 from langgraph_mcp.cli.prompts import ask_url
 from langgraph_mcp.elicitation.answers import request_from_params
 from langgraph_mcp.elicitation.inspection import inspect_url, sensitive_fields, url_host
-from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import ERAS, OpenServers
+from tests.helpers import ERAS, OpenServers, demo_entry
 from tests.node_support import call, one_turn_graph, start
-from tests.security_support import url_server
+from tests.security_support import SECURITY_TRANSPORTS, url_server
 
 # ------------------------------------------------------------------------------ 7. URLs
 
@@ -70,8 +69,13 @@ URLS = ["https://evil.example\\@bank.example/", "javascript:alert(document.cooki
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("mode", ERAS)
-async def test_url_payloads_carry_the_browser_host_and_the_flag(open_servers: OpenServers, mode: str) -> None:
-    servers = open_servers({"links": {"transport": "in_process", "server": url_server(URLS), "mode": mode}})
+@pytest.mark.parametrize("transport", SECURITY_TRANSPORTS)
+async def test_url_payloads_carry_the_browser_host_and_the_flag(
+    open_servers: OpenServers, transport: str, mode: str
+) -> None:
+    servers = open_servers(
+        {"links": await open_servers.enter(demo_entry(transport, mode, server=url_server(URLS)))}
+    )
     seen: list[dict[str, Any]] = []
     for i, _ in enumerate(URLS):
         graph = one_turn_graph(servers, [call("links_open_link", f"c{i}", i=i)], InMemorySaver())
@@ -160,8 +164,11 @@ def test_secret_fields_by_description_and_title() -> None:
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("mode", ERAS)
-async def test_a_form_asking_for_secrets_is_flagged(open_servers: OpenServers, mode: str) -> None:
-    servers = open_servers({"demo": {"transport": "in_process", "server": build_server(), "mode": mode}})
+@pytest.mark.parametrize("transport", SECURITY_TRANSPORTS)
+async def test_a_form_asking_for_secrets_is_flagged(
+    open_servers: OpenServers, transport: str, mode: str
+) -> None:
+    servers = open_servers({"demo": await open_servers.enter(demo_entry(transport, mode))})
     graph = one_turn_graph(servers, [call("demo_login", "c1", service="mail")], InMemorySaver())
     out = await graph.ainvoke(start(), {"configurable": {"thread_id": "t"}})
     [question] = out["__interrupt__"]
