@@ -373,9 +373,13 @@ async def test_a_resumed_approval_runs_exactly_what_was_shown(
 
 
 @pytest.mark.parametrize("wiring", sorted(WIRINGS))
-async def test_an_approved_call_runs_on_the_server_shown(open_servers: OpenServers, wiring: str) -> None:
+@pytest.mark.parametrize("mode", ERAS)
+@pytest.mark.parametrize("transport", SECURITY_TRANSPORTS)
+async def test_an_approved_call_runs_on_the_server_shown(
+    open_servers: OpenServers, transport: str, mode: str, wiring: str
+) -> None:
     fs = RecordingServer("fs", destructive=["admin_delete"])
-    servers = open_servers({"fs": {"transport": "in_process", "server": fs.server}})
+    servers = open_servers({"fs": await open_servers.enter(demo_entry(transport, mode, server=fs.server))})
     graph = WIRINGS[wiring](servers, None, [call("fs_admin_delete", "d", target="a")], InMemorySaver())
     out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
     out = await graph.ainvoke(resume_command(out, decisions={"d": {"type": "approve"}}), cfg())
