@@ -16,9 +16,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import threading
 import weakref
-from collections.abc import Awaitable, Callable, Coroutine, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
 
@@ -26,7 +25,6 @@ import mcp.types as types
 from langchain_core.tools import BaseTool
 
 from langgraph_mcp import resources
-from langgraph_mcp.background_loop import BackgroundLoop
 from langgraph_mcp.catalog import (
     CatalogReport,
     McpTool,
@@ -39,24 +37,20 @@ from langgraph_mcp.catalog import (
 from langgraph_mcp.config import McpServersConfig, OutputRouting, ServerSpec
 from langgraph_mcp.connection import ServerConnection, era_of
 from langgraph_mcp.credentials import (
-    CALL_HEADERS,
     RUN_CONFIG,
     Identity,
-    current_config,
-    resolve_identity,
 )
 from langgraph_mcp.elicitation.paused import PausedRounds
 from langgraph_mcp.errors import (
     ConfigError,
     CredentialError,
-    EventLoopError,
     LangGraphMcpError,
     ServerDiscoveryError,
 )
-from langgraph_mcp.identities import IdentityPool
 from langgraph_mcp.interceptors import ToolCallInterceptor, as_call_result, call_intercepted
+from langgraph_mcp.live_connections import ConnectionKey, LiveConnections
 from langgraph_mcp.resources import ResourceCache, ResourceRef
-from langgraph_mcp.server_logs import LOG_SINK
+from langgraph_mcp.sync_bridge import SyncBridge, refuse_inside_loop
 from langgraph_mcp.tool_listing import Listing, describe_failure, fetch_listing
 from langgraph_mcp.tools import LangChainTools
 
@@ -67,8 +61,6 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 CacheMode: TypeAlias = Literal["use", "refresh", "bypass"]
 ConnectionErrorPolicy: TypeAlias = Literal["raise", "ignore"] | Callable[[str, BaseException], None]
-ConnectionKey: TypeAlias = tuple[str, Hashable]
-"""(server, credential identity key): one connection, one catalog."""
 
 
 class McpServers:
@@ -99,14 +91,6 @@ class McpServers:
         self.interceptors: Sequence[ToolCallInterceptor] = tuple(interceptors)
         self.identity_idle_timeout = identity_idle_timeout
         self.max_identities = max_identities
-        self._static_identities: dict[str, Identity] = {}
-        self._pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, IdentityPool] = (
-            weakref.WeakKeyDictionary()
-        )
-        self._sweeps: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.TimerHandle] = (
-            weakref.WeakKeyDictionary()
-        )
-        self._closing: set[asyncio.Task[None]] = set()
         if not (on_connection_error in ("raise", "ignore") or callable(on_connection_error)):
             raise ConfigError("on_connection_error must be 'raise', 'ignore' or a callable(server, error)")
         self.on_connection_error = on_connection_error
@@ -115,18 +99,17 @@ class McpServers:
         self._catalogs: dict[str, ServerCatalog] = {}
         self._langchain_tools = LangChainTools(self)
         self._resource_cache = ResourceCache()
-        self._loops: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, dict[ConnectionKey, ServerConnection]
-        ] = weakref.WeakKeyDictionary()
-        self._paused: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, dict[ConnectionKey, PausedRounds]
-        ] = weakref.WeakKeyDictionary()
         self._list_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
             weakref.WeakKeyDictionary()
         )
-        self._portal: BackgroundLoop | None = None
-        self._portal_lock = threading.Lock()
-        self._closed = False
+        self._connections = LiveConnections(
+            self.spec,
+            idle_timeout=identity_idle_timeout,
+            max_identities=max_identities,
+            on_tools_changed=self._invalidate,
+            on_retire=self._forget,
+        )
+        self._sync = SyncBridge()
 
     # ------------------------------------------------------------------------------------------- lifecycle
 
@@ -152,170 +135,45 @@ class McpServers:
     def routing_for(self, server: str) -> OutputRouting:
         return self.config.routing_for(server)
 
-    # ------------------------------------------------------------------------------------------- identities
+    # ------------------------------------------------------------------------------------------- connections
 
     def identity(self, server: str) -> Identity:
         """The credentials a call to ``server`` is sent with in the current run (see :mod:`.credentials`).
 
         Raises :class:`~langgraph_mcp.credentials.CredentialError` when the run lacks a ``configurable`` value
         the server's headers need."""
-        override = CALL_HEADERS.get()
-        if override is None:
-            static = self._static_identities.get(server)
-            if static is not None:
-                return static
-        config = RUN_CONFIG.get()
-        identity = resolve_identity(
-            server, self.spec(server), config if config is not None else current_config(), override
-        )
-        if not identity.per_run and override is None:
-            self._static_identities[server] = identity
-        return identity
+        return self._connections.identity(server)
 
     def call_headers(self, server: str) -> dict[str, str]:
         """The HTTP headers a call to ``server`` is sent with in the current run (empty for stdio/in-process)."""
         return dict(self.identity(server).headers or {})
 
-    def _key(self, server: str) -> ConnectionKey:
-        return server, self.identity(server).key
-
-    @contextlib.contextmanager
-    def using(self, server: str) -> Iterator[None]:
+    def using(self, server: str) -> contextlib.AbstractContextManager[None]:
         """Hold the current run's connection to ``server`` while the block runs: no idle close under it, and the
         server's log messages go to this context's :data:`~langgraph_mcp.server_logs.LOG_SINK`."""
-        identity = self.identity(server)
-        with self.connection(server).logs.listening(LOG_SINK.get()):
-            if not identity.per_run:
-                yield
-                return
-            key = (server, identity.key)
-            pool = self._pool()
-            pool.acquire(key)
-            try:
-                yield
-            finally:
-                pool.release(key)
-                self._schedule_sweep()
-
-    def _pool(self) -> IdentityPool:
-        loop = asyncio.get_running_loop()
-        pool = self._pools.get(loop)
-        if pool is None:
-            pool = self._pools[loop] = IdentityPool(self.identity_idle_timeout, self.max_identities)
-        return pool
-
-    def _busy(self, key: Hashable) -> bool:
-        rounds = self._paused.get(asyncio.get_running_loop(), {}).get(key)  # type: ignore[call-overload]
-        return rounds is not None and len(rounds) > 0
-
-    def _schedule_sweep(self) -> None:
-        loop = asyncio.get_running_loop()
-        if loop in self._sweeps or self._closed:
-            return
-        due = self._pool().next_due(self._busy)
-        if due is not None:
-            self._sweeps[loop] = loop.call_later(due + 0.01, self._sweep, loop)
-
-    def _sweep(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._sweeps.pop(loop, None)
-        pool = self._pools.get(loop)
-        if pool is None or self._closed:
-            return
-        for key in pool.idle(self._busy):
-            self._retire(loop, key)
-        self._schedule_sweep()
-
-    def _retire(self, loop: asyncio.AbstractEventLoop, key: Hashable) -> None:
-        """Close one identity's connection in ``loop`` and forget what was kept for it."""
-        server_key: ConnectionKey = key  # type: ignore[assignment]
-        pool = self._pools.get(loop)
-        if pool is not None:
-            pool.forget(key)
-        self._paused.get(loop, {}).pop(server_key, None)
-        self._listings.pop(server_key, None)
-        self._resource_cache.drop((server_key[1], server_key[0]))
-        conn = self._loops.get(loop, {}).pop(server_key, None)
-        if conn is not None:
-            task = loop.create_task(conn.close(), name=f"mcp-retire:{server_key[0]}")
-            self._closing.add(task)
-            task.add_done_callback(self._closing.discard)
+        return self._connections.using(server)
 
     def live_identities(self, server: str | None = None) -> int:
         """How many per-run identities have a live connection in this event loop (optionally for one server)."""
-        pool = self._pools.get(asyncio.get_running_loop())
-        connections = self._loops.get(asyncio.get_running_loop(), {})
-        if pool is None:
-            return 0
-        return sum(1 for key in connections if key in pool and (server is None or key[0] == server))
-
-    # ------------------------------------------------------------------------------------------- connections
+        return self._connections.live_identities(server)
 
     def connection(self, server: str) -> ServerConnection:
         """This event loop's connection to ``server`` for the current run's credentials (started on first use)."""
-        if self._closed:
-            raise EventLoopError("McpServers was closed; create a new one")
-        identity = self.identity(server)
-        key: ConnectionKey = (server, identity.key)
-        loop = asyncio.get_running_loop()
-        connections = self._loops.get(loop)
-        if connections is None:
-            connections = {}
-            self._loops[loop] = connections
-        conn = connections.get(key)
-        if conn is None:
-            spec = self.spec(server)
-            conn = ServerConnection(
-                server, identity.apply(spec) if identity.per_run else spec, on_tools_changed=self._invalidate
-            )
-            connections[key] = conn
-        if identity.per_run:
-            pool = self._pool()
-            pool.touch(key)
-            for victim in pool.over_cap(self._busy, keep=key):
-                self._retire(loop, victim)
-            self._schedule_sweep()
-        return conn
+        return self._connections.connection(server)
 
     def paused_rounds(self, server: str) -> PausedRounds:
         """The paused rounds kept for this event loop's connection to ``server`` (see :mod:`.elicitation.paused`)."""
-        conn = self.connection(server)
-        key = self._key(server)
-        rounds = self._paused.setdefault(asyncio.get_running_loop(), {})
-        paused = rounds.get(key)
-        if paused is None or paused.connection is not conn:
-            paused = rounds[key] = PausedRounds(conn)
-        return paused
+        return self._connections.paused_rounds(server)
 
     async def aclose(self) -> None:
         """Close every connection: this loop's, the private sync loop's, and other running loops'."""
-        self._closed = True
-        current = asyncio.get_running_loop()
-        for loop, connections in list(self._loops.items()):
-            coros = [conn.close() for conn in connections.values()]
-            if loop is current:
-                await asyncio.gather(*coros, return_exceptions=True)
-            elif loop.is_running():
-                futures = [asyncio.run_coroutine_threadsafe(c, loop) for c in coros]
-                await asyncio.gather(*(asyncio.wrap_future(f) for f in futures), return_exceptions=True)
-            else:
-                for c in coros:
-                    c.close()
-        self._loops.clear()
-        self._paused.clear()  # their open legacy calls ended with their connections
-        for handle in self._sweeps.values():
-            handle.cancel()
-        self._sweeps.clear()
-        self._pools.clear()
-        if self._closing:
-            await asyncio.gather(*list(self._closing), return_exceptions=True)
-        self._stop_portal()
+        await self._connections.aclose()
+        self._sync.close()
 
     def close(self) -> None:
         """Synchronous :meth:`aclose` for code that has no event loop running."""
-        self._refuse_inside_loop("close()", "await servers.aclose()")
+        refuse_inside_loop("close()", "await servers.aclose()")
         asyncio.run(self.aclose())
-
-    # ------------------------------------------------------------------------------------------- sync bridge
 
     def run_sync(
         self, make: Callable[[], Coroutine[Any, Any, T]], *, context: contextvars.Context | None = None
@@ -325,38 +183,18 @@ class McpServers:
         ``context`` (default: a copy of the caller's) is the context the coroutine runs in, so LangGraph's
         ``interrupt()``, config and stream writer work inside it.
         """
-        self._refuse_inside_loop("a synchronous call", "use the async API (await ...)")
-        ctx = context if context is not None else contextvars.copy_context()
-        return self._portal_loop().run(make, context=ctx)
-
-    @staticmethod
-    def _refuse_inside_loop(what: str, instead: str) -> None:
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return
-        raise EventLoopError(
-            f"{what} on McpServers was made from a thread that is running an event loop, which it would block; "
-            f"{instead}, or run the graph with ainvoke/astream"
-        )
-
-    def _portal_loop(self) -> BackgroundLoop:
-        with self._portal_lock:
-            if self._portal is None:
-                self._portal = BackgroundLoop("langgraph-mcp-sync")
-            return self._portal
-
-    def _stop_portal(self) -> None:
-        with self._portal_lock:
-            portal, self._portal = self._portal, None
-        if portal is not None:
-            portal.close()
+        return self._sync.run(make, context=context)
 
     # ------------------------------------------------------------------------------------------- catalog
 
     def _invalidate(self, server: str) -> None:
         for key in [k for k in self._listings if k[0] == server]:
             del self._listings[key]
+
+    def _forget(self, key: ConnectionKey) -> None:
+        """What was kept for a retired identity's connection goes with it."""
+        self._listings.pop(key, None)
+        self._resource_cache.drop((key[1], key[0]))
 
     async def list_tools(
         self,
@@ -407,7 +245,7 @@ class McpServers:
             policy(server, error)
 
     async def _listing(self, server: str, cache_mode: CacheMode) -> Listing:
-        key = self._key(server)
+        key = self._connections.key(server)
         cached = self._listings.get(key)
         if cache_mode == "use" and cached is not None and cached.fresh:
             return cached
@@ -447,17 +285,10 @@ class McpServers:
         """The cached listings made with the current run's credentials, one per server that has one."""
         listings = []
         for server in self.names:
-            listing = self._listings.get(self._key_or_none(server))  # type: ignore[arg-type]
+            listing = self._listings.get(self._connections.key_or_none(server))  # type: ignore[arg-type]
             if listing is not None:
                 listings.append(listing)
         return listings
-
-    def _key_or_none(self, server: str) -> ConnectionKey | None:
-        """The current run's key for ``server``; ``None`` when its credentials can't be resolved in this run."""
-        try:
-            return self._key(server)
-        except CredentialError:
-            return None
 
     def candidate_servers(self, published_name: str) -> list[str]:
         """The configured servers that could publish ``published_name``.
@@ -489,7 +320,8 @@ class McpServers:
             return [
                 s
                 for s in self.names
-                if (s in candidates and not self._fresh(s)) or self._key_or_none(s) not in self._listings
+                if (s in candidates and not self._fresh(s))
+                or self._connections.key_or_none(s) not in self._listings
             ]
 
         if to_list():
@@ -506,7 +338,7 @@ class McpServers:
             tool
             for server in candidates
             if server not in unknown
-            and (tool := self._listings[self._key(server)].by_name.get(published_name))
+            and (tool := self._listings[self._connections.key(server)].by_name.get(published_name))
         )
         return ToolResolution(
             published_name,
@@ -521,14 +353,16 @@ class McpServers:
         if not all(self._fresh(s) for s in candidates):
             return None
         tools = tuple(
-            t for s in candidates if (t := self._listings[self._key(s)].by_name.get(published_name))
+            t
+            for s in candidates
+            if (t := self._listings[self._connections.key(s)].by_name.get(published_name))
         )
         return ToolResolution(
             published_name, tools, {}, [] if tools else close_matches(published_name, self.cached_tools())
         )
 
     def _fresh(self, server: str) -> bool:
-        listing = self._listings.get(self._key_or_none(server))  # type: ignore[arg-type]
+        listing = self._listings.get(self._connections.key_or_none(server))  # type: ignore[arg-type]
         return listing is not None and listing.fresh
 
     async def get_tool(self, published_name: str) -> McpTool:
@@ -591,7 +425,7 @@ class McpServers:
             if conn and conn.backoff.in_outage
             else None,
             "tools": len(listing.tools)
-            if (listing := self._listings.get(self._key_or_none(server))) is not None  # type: ignore[arg-type]
+            if (listing := self._listings.get(self._connections.key_or_none(server))) is not None  # type: ignore[arg-type]
             else None,
         }
 

@@ -26,7 +26,10 @@ cycle anywhere, not even inside one layer.
    paused-call state), ``interceptors`` (wrapped around every call), ``call_stream`` (a call's progress and logs
    on the graph's stream) and ``tools`` (LangChain tools). They run one call over a connection; they are handed what they need
    (a ``Connections``/``ToolHost`` protocol), so they never import ``servers``.
-5. **servers** — ``servers`` (``McpServers``: many connections, one lifecycle, routing names to servers).
+5. **servers** — ``servers`` (``McpServers``: many connections, one lifecycle, routing names to servers) and
+   its parts: ``live_connections`` (which connection a call uses: per loop, per credential identity, idle
+   sweeping; it holds the paused rounds, so it sits above ``elicitation``), ``sync_bridge`` (the private loop
+   for sync callers).
 6. **graph** — ``node`` (``McpToolNode`` and the routers) and ``approval.*`` other than the two above (the gate
    subgraph): the LangGraph parts users wire.
 7. **examples** — ``examples.*`` (demo server, demo/Studio graph, scripted model).
@@ -113,7 +116,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         ],
     ),
     ("calls", ["elicitation.*", "interceptors", "call_stream", "tools"]),
-    ("servers", ["servers"]),
+    ("servers", ["servers", "live_connections", "sync_bridge"]),
     ("graph", ["node", "approval.*"]),
     ("examples", ["examples.*"]),
     ("cli", ["cli.*"]),
