@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Awaitable
+from collections.abc import AsyncIterator, Awaitable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -18,6 +19,7 @@ import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
+from mcp.server.mcpserver import MCPServer
 
 from langgraph_mcp import McpServers, McpToolNode, ServerConnectionError, ServerDiscoveryError
 from langgraph_mcp.errors import (
@@ -302,12 +304,38 @@ async def test_a_stdio_server_that_exits_at_start_shows_its_command_and_stderr()
 async def test_waiting_for_an_owner_does_not_swallow_the_callers_cancellation(
     open_servers: OpenServers,
 ) -> None:
-    servers = open_servers({"demo": stdio_demo_spec(**FAST)})
+    # The owner cannot finish stopping while the in-process server's teardown is held (shielded) until the test
+    # releases it: close() is certainly still waiting for the owner when the test cancels the caller.
+    torn_down, release = asyncio.Event(), asyncio.Event()
+
+    @asynccontextmanager
+    async def held_teardown(_: MCPServer) -> AsyncIterator[None]:
+        yield
+        torn_down.set()
+        with anyio.CancelScope(shield=True):
+            await release.wait()
+
+    server = MCPServer("held", lifespan=held_teardown)
+
+    @server.tool()
+    def echo(text: str) -> str:
+        return text
+
+    servers = open_servers({"held": {"transport": "in_process", "server": server, **FAST}})
     await settle(servers.list_tools())
-    conn = servers.connection("demo")
-    conn.mark_dead(ServerConnectionError("demo", "test"))
-    waiter = asyncio.ensure_future(conn.close())
-    await asyncio.sleep(0)
-    waiter.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await waiter
+    conn = servers.connection("held")
+    try:
+        conn.mark_dead(ServerConnectionError("held", "test"))
+        waiter = asyncio.ensure_future(conn.close())
+        async with asyncio.timeout(10):
+            # The owner is stopping, held in the server's teardown; close() waits for it.
+            await torn_down.wait()
+        assert conn.closed and not waiter.done()
+        waiter.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiter
+        assert waiter.cancelled()
+    finally:
+        release.set()
+        await conn.owner.wait_stopped()
+    assert conn.owner.current is None
