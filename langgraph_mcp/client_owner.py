@@ -275,6 +275,11 @@ class ClientOwner:
                 await self._stop.wait()
                 tg.cancel_scope.cancel()
         except BaseException as exc:  # the owner must never crash the loop; the error is reported to callers
+            stopping = _process_stopping(exc)
+            if stopping is not None:
+                # KeyboardInterrupt, SystemExit: not a connection failure to report but the process stopping. Raised
+                # bare: asyncio stops the loop for these exact types, not for a group holding one.
+                raise stopping from None
             leaf = flatten_exception(exc)
             if self._error is None or not isinstance(leaf, asyncio.CancelledError):
                 self._error = leaf
@@ -342,6 +347,17 @@ class ClientOwner:
         if self._stop is not None:
             self._stop.set()
         await self._wait_owner()
+
+
+def _process_stopping(exc: BaseException) -> BaseException | None:
+    """The ``KeyboardInterrupt``, ``SystemExit`` (any ``BaseException`` that is neither an ``Exception`` nor a
+    cancellation) in ``exc`` or its (nested) group, or ``None``."""
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            if (found := _process_stopping(inner)) is not None:
+                return found
+        return None
+    return None if isinstance(exc, Exception | asyncio.CancelledError) else exc
 
 
 def _announces_tool_changes(client: Client) -> bool:

@@ -13,14 +13,15 @@ from collections.abc import Callable
 import anyio
 import mcp.types as types
 import pytest
+from mcp import Client
 from mcp.server.mcpserver import AcceptedElicitation, Context
 
 import langgraph_mcp.connection as connection_module
+from langgraph_mcp.client_owner import ClientOwner
+from langgraph_mcp.config import InProcessServer
 from langgraph_mcp.connection import DoneEvent, ElicitEvent
 from langgraph_mcp.examples.demo_server import DemoServer, TripDate, build_server
 from tests.helpers import OpenServers
-
-pytestmark = pytest.mark.anyio
 
 STUBBORN = "ask_ignoring_cancel"
 
@@ -52,6 +53,7 @@ async def until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
             await asyncio.sleep(0.01)
 
 
+@pytest.mark.anyio
 async def test_a_caller_cancelled_during_the_abandon_grace_is_cancelled_and_the_question_still_answered(
     open_servers: OpenServers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -86,3 +88,36 @@ async def test_a_caller_cancelled_during_the_abandon_grace_is_cancelled_and_the_
     done = await handle2.next_event(10)
     assert isinstance(done, DoneEvent) and isinstance(done.result, types.CallToolResult)
     assert srv.events.counts[f"{STUBBORN}.answered:accept"] == 1
+
+
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, SystemExit])
+def test_a_keyboard_interrupt_in_the_owner_task_stops_the_loop_instead_of_being_kept_as_an_error(
+    stop: type[BaseException],
+) -> None:
+    # Its own event loop (not the test's): the interrupt must reach asyncio.run, which a test loop can't survive.
+    seen: list[BaseException] = []
+
+    async def stop_the_process(
+        client: Client,
+    ) -> None:  # e.g. Ctrl-C, or sys.exit(), in the owner task itself
+        raise stop
+
+    async def main() -> None:
+        owner = ClientOwner(
+            "demo",
+            InProcessServer(server=build_server(), mode="legacy"),
+            options=dict,
+            on_invalid=lambda exc: None,
+            on_new_session=lambda: None,
+            on_connected=stop_the_process,
+        )
+        try:
+            await owner.client()
+        except Exception as exc:  # old code: the interrupt kept as a connection error ("could not connect")
+            seen.append(exc)
+        finally:
+            await owner.close()
+
+    with pytest.raises(stop):
+        asyncio.run(main())
+    assert seen == []
