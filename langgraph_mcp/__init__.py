@@ -23,7 +23,8 @@ Errors (:mod:`langgraph_mcp.errors`)
     ``AnswerError``, ``DecisionError``, ``ResumeError``, ``CredentialError``, ``ResourceError``, ``PromptError``,
     ``ServerError``, ``ServerUnavailableError``, ``CallInterruptedError``, ``CallNotSentError``,
     ``InvalidResponseError``, ``ResultTooLargeError``, ``ElicitationUnavailableError``, ``TooManyRoundsError``,
-    ``UnsupportedRequestError``, ``NoCheckpointerError``, ``IncompatibleDependencyError``
+    ``UnsupportedRequestError``, ``NoCheckpointerError``, ``IncompatibleDependencyError``, ``ResumeTypeError``,
+    ``SchemaTooComplexError``, ``AnswersFileError``, ``CliError``, ``EventLoopError``
 """
 
 from __future__ import annotations
@@ -45,12 +46,15 @@ if TYPE_CHECKING:
     )
     from langgraph_mcp.errors import (
         AnswerError,
+        AnswersFileError,
         CallInterruptedError,
         CallNotSentError,
+        CliError,
         ConfigError,
         CredentialError,
         DecisionError,
         ElicitationUnavailableError,
+        EventLoopError,
         IncompatibleDependencyError,
         InvalidResponseError,
         LangGraphMcpError,
@@ -59,6 +63,8 @@ if TYPE_CHECKING:
         ResourceError,
         ResultTooLargeError,
         ResumeError,
+        ResumeTypeError,
+        SchemaTooComplexError,
         ServerConnectionError,
         ServerDiscoveryError,
         ServerError,
@@ -139,6 +145,11 @@ _EXPORTS: dict[str, str] = {
     "UnsupportedRequestError": "langgraph_mcp.errors",
     "NoCheckpointerError": "langgraph_mcp.errors",
     "IncompatibleDependencyError": "langgraph_mcp.errors",
+    "ResumeTypeError": "langgraph_mcp.errors",
+    "SchemaTooComplexError": "langgraph_mcp.errors",
+    "AnswersFileError": "langgraph_mcp.errors",
+    "CliError": "langgraph_mcp.errors",
+    "EventLoopError": "langgraph_mcp.errors",
     "route_tool_calls": "langgraph_mcp.node",
 }
 
@@ -156,10 +167,12 @@ __all__ = [
     "APPROVAL_INTERRUPT_TYPE",
     "ELICITATION_INTERRUPT_TYPE",
     "AnswerError",
+    "AnswersFileError",
     "ApprovalInterrupt",
     "ApprovalPolicy",
     "CallInterruptedError",
     "CallNotSentError",
+    "CliError",
     "ConfigError",
     "CredentialError",
     "Decision",
@@ -168,6 +181,7 @@ __all__ = [
     "ElicitationAnswers",
     "ElicitationInterrupt",
     "ElicitationUnavailableError",
+    "EventLoopError",
     "HttpServer",
     "InProcessServer",
     "IncompatibleDependencyError",
@@ -185,6 +199,8 @@ __all__ = [
     "ResourceError",
     "ResultTooLargeError",
     "ResumeError",
+    "ResumeTypeError",
+    "SchemaTooComplexError",
     "ServerConnectionError",
     "ServerDiscoveryError",
     "ServerError",

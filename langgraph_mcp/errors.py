@@ -4,6 +4,7 @@ The tree (every exception the package raises is one of these)::
 
     LangGraphMcpError
     ├── ConfigError (ValueError)               a server, policy or CLI configuration is invalid
+    │   └── AnswersFileError                   the CLI's ``--answers`` file is unreadable or does not fit
     ├── ServerError                            something about one MCP server (fields: server, tool, detail)
     │   ├── ServerConnectionError (ConnectionError)   the server could not be reached, started or kept alive
     │   │   ├── ServerDiscoveryError           listing its tools failed (or its pagination never ended)
@@ -24,9 +25,12 @@ The tree (every exception the package raises is one of these)::
     ├── ToolNameCollisionError (ValueError)    two tools would be published under the same name
     ├── NoCheckpointerError                    a tool asked for input, but the graph cannot pause (field: tool)
     ├── EventLoopError (RuntimeError)          ``McpServers`` was used across event loops the wrong way
-    ├── AnswerError (ValueError)               an elicitation answer does not fit its question
+    ├── AnswerError (ValueError)               an elicitation answer does not fit its question (fields: key, field, detail)
     ├── DecisionError (ValueError)             an approval decision is not allowed
+    ├── SchemaTooComplexError (ValueError)     a server's schema, or a value checked against it, is too deep to check
     ├── ResumeError (ValueError)               ``resume_command`` got answers that do not match what is pending
+    │   └── ResumeTypeError (TypeError)        given something that is not interrupts, or read as the other kind
+    ├── CliError                               the ``langgraph-mcp`` CLI stops with one message (field: code)
     └── IncompatibleDependencyError (ImportError)   an installed dependency moved an internal we rely on
 
 Code never parses an error's text: read ``server``, ``tool`` and ``detail`` instead.
@@ -132,10 +136,16 @@ class EventLoopError(LangGraphMcpError, RuntimeError):
 class AnswerError(LangGraphMcpError, ValueError):
     """An elicitation answer does not fit the question it answers; nothing was saved."""
 
-    def __init__(self, message: str, *, key: str | None = None, field: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, key: str | None = None, field: str | None = None, detail: str | None = None
+    ) -> None:
         super().__init__(message)
         self.key = key
+        """The request key of the answer, when one answer is at fault."""
         self.field = field
+        """The first form field at fault, when there is one."""
+        self.detail = detail if detail is not None else message
+        """What is wrong, without the ``answer for '<key>': `` prefix."""
 
 
 class DecisionError(LangGraphMcpError, ValueError):
@@ -144,6 +154,29 @@ class DecisionError(LangGraphMcpError, ValueError):
 
 class ResumeError(LangGraphMcpError, ValueError):
     """``resume_command`` was given answers that do not match what is pending."""
+
+
+class ResumeTypeError(ResumeError, TypeError):
+    """``pending_interrupts`` was given something that is not interrupts, or a ``PendingMcpInterrupt`` was read as
+    the other kind (``.approval`` of an elicitation). A ``TypeError`` too, as it was before it had a name."""
+
+
+class SchemaTooComplexError(LangGraphMcpError, ValueError):
+    """A server's schema, or a value checked against it, cannot be checked at bounded cost (a ``$ref`` cycle, or
+    nesting deeper than the limit); callers report it as their own error (e.g. ``DecisionError``)."""
+
+
+class AnswersFileError(ConfigError):
+    """The CLI's ``--answers`` file cannot be read, or an answer in it does not fit its question."""
+
+
+class CliError(LangGraphMcpError):
+    """A failure the ``langgraph-mcp`` CLI reports as one clear message and an exit code."""
+
+    def __init__(self, message: str, code: int = 2) -> None:
+        super().__init__(message)
+        self.code = code
+        """The process exit code (default 2, ``EXIT_USAGE`` in :mod:`langgraph_mcp.cli.runner`)."""
 
 
 class ResourceError(ServerError):

@@ -38,7 +38,7 @@ from langgraph.types import Command, Interrupt, StateSnapshot
 
 from langgraph_mcp.approval.decisions import only_decision, validate_decision
 from langgraph_mcp.elicitation.answers import validate_answers
-from langgraph_mcp.errors import AnswerError, DecisionError, ResumeError
+from langgraph_mcp.errors import AnswerError, DecisionError, ResumeError, ResumeTypeError
 from langgraph_mcp.payloads import (
     ApprovalInterrupt,
     ElicitationInterrupt,
@@ -72,16 +72,16 @@ class PendingMcpInterrupt:
 
     @property
     def approval(self) -> ApprovalInterrupt:
-        """The payload as an approval (raises ``TypeError`` for an elicitation)."""
+        """The payload as an approval (raises ``ResumeTypeError``, a ``TypeError``, for an elicitation)."""
         if self.kind != "approval":
-            raise TypeError(f"interrupt {self.interrupt_id} is an elicitation, not an approval")
+            raise ResumeTypeError(f"interrupt {self.interrupt_id} is an elicitation, not an approval")
         return cast(ApprovalInterrupt, self.payload)
 
     @property
     def elicitation(self) -> ElicitationInterrupt:
-        """The payload as an elicitation (raises ``TypeError`` for an approval)."""
+        """The payload as an elicitation (raises ``ResumeTypeError``, a ``TypeError``, for an approval)."""
         if self.kind != "elicitation":
-            raise TypeError(f"interrupt {self.interrupt_id} is an approval, not an elicitation")
+            raise ResumeTypeError(f"interrupt {self.interrupt_id} is an approval, not an elicitation")
         return cast(ElicitationInterrupt, self.payload)
 
     @property
@@ -130,7 +130,7 @@ def _raw_interrupts(pending: object) -> Iterable[tuple[str, object]]:
         for item in pending:
             yield from _raw_interrupts(item)
         return
-    raise TypeError(
+    raise ResumeTypeError(
         "pending must be interrupts (invoke output, GraphOutput, StateSnapshot, or a list of Interrupt); "
         f"got {type(pending).__name__}"
     )

@@ -13,7 +13,8 @@ Three things could make checking a value against one cost without bound, and eac
 * **Deep values.** Values nested deeper than a limit are refused before anything recursive touches them
   (:func:`depth_exceeds` is iterative).
 * **Self-referential schemas** (``"$ref": "#"`` that never consumes the value) make ``jsonschema`` recurse
-  without end; :func:`check` turns that into :class:`SchemaTooComplex`, which callers report as their own error.
+  without end; :func:`check` turns that into :class:`~langgraph_mcp.errors.SchemaTooComplexError`, which
+  callers report as their own error.
 """
 
 from __future__ import annotations
@@ -24,10 +25,11 @@ from typing import Any, NamedTuple
 
 import jsonschema
 
+from langgraph_mcp.errors import SchemaTooComplexError
+
 __all__ = [
     "MAX_VALUE_DEPTH",
     "ArgumentProblem",
-    "SchemaTooComplex",
     "argument_problems",
     "bounded_validator",
     "check",
@@ -36,10 +38,6 @@ __all__ = [
 
 MAX_VALUE_DEPTH = 64
 """How deeply a value checked against a server's schema may nest (the catalog's inputSchema limit)."""
-
-
-class SchemaTooComplex(Exception):
-    """The schema could not be applied at bounded cost (it refers to itself without end)."""
 
 
 def depth_exceeds(value: object, limit: int) -> bool:
@@ -99,11 +97,11 @@ def bounded_validator(schema: Any, *, format_checker: Any = None) -> Any:
 
 
 def check(validator: Any, value: object) -> list[Any]:
-    """Every validation error of ``value`` (call :func:`depth_exceeds` first). Raises :class:`SchemaTooComplex`."""
+    """Every validation error of ``value`` (call :func:`depth_exceeds` first). Raises :class:`~langgraph_mcp.errors.SchemaTooComplexError`."""
     try:
         return list(validator.iter_errors(value))
     except RecursionError:
-        raise SchemaTooComplex("the schema refers to itself without end (a '$ref' cycle)") from None
+        raise SchemaTooComplexError("the schema refers to itself without end (a '$ref' cycle)") from None
 
 
 class ArgumentProblem(NamedTuple):
@@ -118,11 +116,11 @@ def argument_problems(schema: Mapping[str, Any], args: Mapping[str, Any]) -> lis
 
     The one check for arguments a human edited (approval decisions) or typed (the CLI). Raises
     ``jsonschema.SchemaError`` for an invalid schema, ``referencing.exceptions.Unresolvable`` for a ``$ref`` that
-    would have to be fetched (never from the network), :class:`SchemaTooComplex`, and ``ValueError`` for
-    arguments nested deeper than :data:`MAX_VALUE_DEPTH`.
+    would have to be fetched (never from the network), and :class:`~langgraph_mcp.errors.SchemaTooComplexError`
+    for a ``$ref`` cycle or arguments nested deeper than :data:`MAX_VALUE_DEPTH`.
     """
     if depth_exceeds(args, MAX_VALUE_DEPTH):
-        raise ValueError(f"the arguments nest deeper than {MAX_VALUE_DEPTH} levels")
+        raise SchemaTooComplexError(f"the arguments nest deeper than {MAX_VALUE_DEPTH} levels")
     errors = check(bounded_validator(dict(schema)), dict(args))
     problems = [ArgumentProblem(tuple(e.absolute_path), str(e.message)) for e in errors]
     return sorted(problems, key=lambda p: [str(part) for part in p.path])

@@ -25,7 +25,7 @@ import jsonschema  # type: ignore[import-untyped,unused-ignore]  # stubs may be 
 from referencing.exceptions import Unresolvable
 
 from langgraph_mcp.coercion import coerce_edit
-from langgraph_mcp.errors import DecisionError
+from langgraph_mcp.errors import DecisionError, SchemaTooComplexError
 from langgraph_mcp.payloads import (
     ALL_DECISIONS,
     ApprovalInterrupt,
@@ -35,7 +35,7 @@ from langgraph_mcp.payloads import (
     RejectDecision,
 )
 from langgraph_mcp.response_schema import CheckedResponse, checked_response
-from langgraph_mcp.untrusted_schema import MAX_VALUE_DEPTH, SchemaTooComplex, argument_problems, depth_exceeds
+from langgraph_mcp.untrusted_schema import MAX_VALUE_DEPTH, argument_problems, depth_exceeds
 
 __all__ = [
     "DecisionResponse",
@@ -88,7 +88,7 @@ def _check_args(payload: ApprovalInterrupt, args: dict[str, Any]) -> None:
             f"{who}: edited arguments cannot be checked: the tool's inputSchema has an unresolvable "
             f"$ref ({exc})"
         ) from exc
-    except SchemaTooComplex as exc:
+    except SchemaTooComplexError as exc:
         raise DecisionError(
             f"{who}: edited arguments cannot be checked: {exc} in the tool's inputSchema; approve or reject "
             "the call instead"

@@ -156,8 +156,7 @@ def _field_problem(name: str, prop: Mapping[str, Any], value: Any) -> str | None
     try:
         validate_answers({"field": request}, {"field": {"action": "accept", "content": {name: value}}})
     except AnswerError as exc:
-        text = str(exc)
-        return text.split(": ", 1)[1] if text.startswith("answer for ") and ": " in text else text
+        return exc.detail
     return None
 
 

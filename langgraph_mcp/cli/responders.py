@@ -37,7 +37,7 @@ from langgraph_mcp.cli.pending import PendingMcpInterrupt, Reply, published_name
 from langgraph_mcp.cli.prompts import ask_approval, ask_elicitation
 from langgraph_mcp.elicitation.answers import validate_answers
 from langgraph_mcp.elicitation.forms import field_options
-from langgraph_mcp.errors import AnswerError, ConfigError, DecisionError
+from langgraph_mcp.errors import AnswerError, AnswersFileError, DecisionError
 from langgraph_mcp.payloads import (
     ApprovalInterrupt,
     ElicitationAnswer,
@@ -190,10 +190,6 @@ class InteractiveResponder:
 
 
 # ------------------------------------------------------------------------------------------------ file
-
-
-class AnswersFileError(ConfigError):
-    """The answers file is unreadable, or one of its entries does not fit what it answers."""
 
 
 class AnswersFile:

@@ -36,7 +36,7 @@ from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.cli.pending import PendingMcpInterrupt, Reply, command_for
 from langgraph_mcp.cli.render import RunView, server_target
 from langgraph_mcp.cli.responders import Responder, first_reply
-from langgraph_mcp.errors import ResumeError, ToolNotFoundError, ToolOwnerUnknownError
+from langgraph_mcp.errors import CliError, ResumeError, ToolNotFoundError, ToolOwnerUnknownError
 from langgraph_mcp.examples.demo_graph import DEMO_SERVER_CONFIG
 from langgraph_mcp.messages import last_ai_message
 from langgraph_mcp.node import McpToolNode, ToolCallRouter
@@ -67,14 +67,6 @@ EXIT_PENDING = 3
 """The thread is paused waiting for a human; ``langgraph-mcp resume --thread ID`` continues it."""
 EXIT_INTERRUPTED = 130
 """Ctrl-C while the graph was running (not at a prompt)."""
-
-
-class CliError(Exception):
-    """A failure the CLI reports as one clear message and an exit code."""
-
-    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 # ------------------------------------------------------------------------------------------------ resources

@@ -209,17 +209,16 @@ def _content_problems(
         canonical = json.dumps(schema, sort_keys=True, separators=(",", ":"))
         errors = check(_validator(canonical), content)
     except jsonschema.SchemaError as exc:
-        raise AnswerError(
-            f"answer for {key!r}: the server's requested_schema is not a valid JSON schema ({exc.message}); "
+        raise _form_error(
+            key,
+            f"the server's requested_schema is not a valid JSON schema ({exc.message}); "
             "this form can't be accepted, answer 'decline' or 'cancel'",
-            key=key,
         ) from None
     except Exception as exc:  # unresolvable $ref, non-JSON schema values, ...
-        raise AnswerError(
-            f"answer for {key!r}: the server's requested_schema can't be applied "
-            f"({type(exc).__name__}: {exc}); "
+        raise _form_error(
+            key,
+            f"the server's requested_schema can't be applied ({type(exc).__name__}: {exc}); "
             "this form can't be accepted, answer 'decline' or 'cancel'",
-            key=key,
         ) from None
 
     by_field: dict[str | None, Any] = {}
@@ -262,9 +261,12 @@ def _content_problems(
                 )
     if problems:
         problems.sort(key=lambda p: p[0])
-        raise AnswerError(
-            f"answer for {key!r}: " + "; ".join(p[2] for p in problems), key=key, field=problems[0][1]
-        )
+        raise _form_error(key, "; ".join(p[2] for p in problems), field=problems[0][1])
+
+
+def _form_error(key: str, detail: str, *, field: str | None = None) -> AnswerError:
+    """``answer for '<key>': <detail>``, with ``key``, ``field`` and ``detail`` kept for code to read."""
+    return AnswerError(f"answer for {key!r}: {detail}", key=key, field=field, detail=detail)
 
 
 def _is_content_value(value: object) -> bool:
@@ -277,20 +279,18 @@ def _is_content_value(value: object) -> bool:
 def _form_content(key: str, form: FormRequest, content: object) -> dict[str, Any]:
     schema = form.get("requested_schema")
     if not isinstance(schema, Mapping) or not isinstance(schema.get("properties", {}), Mapping):
-        raise AnswerError(
-            f"answer for {key!r}: the server's requested_schema is not an object schema with 'properties'; "
+        raise _form_error(
+            key,
+            "the server's requested_schema is not an object schema with 'properties'; "
             "this form can't be accepted, answer 'decline' or 'cancel'",
-            key=key,
         )
     if not isinstance(content, Mapping):
-        raise AnswerError(
-            f"answer for {key!r}: 'content' must be an object with the form's fields, "
-            f"got {type(content).__name__}",
-            key=key,
+        raise _form_error(
+            key, f"'content' must be an object with the form's fields, got {type(content).__name__}"
         )
     for name in content:
         if not isinstance(name, str):
-            raise AnswerError(f"answer for {key!r}: field names must be strings, got {name!r}", key=key)
+            raise _form_error(key, f"field names must be strings, got {name!r}")
     normalized: dict[str, Any] = copy.deepcopy(dict(content))
     properties: Mapping[str, Any] = schema.get("properties") or {}
     required = set(r for r in schema.get("required") or [] if isinstance(r, str))
