@@ -43,7 +43,7 @@ class LiveConnections:
         on_tools_changed: Callable[[str], None],
         on_retire: Callable[[ConnectionKey], None],
     ) -> None:
-        self._spec = spec
+        self.spec = spec
         self._idle_timeout = idle_timeout
         self._max_identities = max_identities
         self._on_tools_changed = on_tools_changed
@@ -78,7 +78,7 @@ class LiveConnections:
                 return static
         config = RUN_CONFIG.get()
         identity = resolve_identity(
-            server, self._spec(server), config if config is not None else current_config(), override
+            server, self.spec(server), config if config is not None else current_config(), override
         )
         if not identity.per_run and override is None:
             self._static_identities[server] = identity
@@ -135,7 +135,7 @@ class LiveConnections:
             self._loops[loop] = connections
         conn = connections.get(key)
         if conn is None:
-            spec = self._spec(server)
+            spec = self.spec(server)
             conn = ServerConnection(
                 server,
                 identity.apply(spec) if identity.per_run else spec,

@@ -16,23 +16,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import mcp.types as types
 from langchain_core.tools import BaseTool
 
 from langgraph_mcp import resources
 from langgraph_mcp.catalog import (
-    CatalogReport,
     McpTool,
-    ServerCatalog,
     ToolResolution,
-    check_collisions,
-    close_matches,
-    sanitize_name,
 )
 from langgraph_mcp.config import McpServersConfig, OutputRouting, ServerSpec
 from langgraph_mcp.connection import ServerConnection, era_of
@@ -44,14 +38,15 @@ from langgraph_mcp.elicitation.paused import PausedRounds
 from langgraph_mcp.errors import (
     ConfigError,
     CredentialError,
-    LangGraphMcpError,
-    ServerDiscoveryError,
 )
 from langgraph_mcp.interceptors import ToolCallInterceptor, as_call_result, call_intercepted
+from langgraph_mcp.listing_cache import CacheMode as CacheMode
+from langgraph_mcp.listing_cache import ConnectionErrorPolicy as ConnectionErrorPolicy
+from langgraph_mcp.listing_cache import ListingCache
 from langgraph_mcp.live_connections import ConnectionKey, LiveConnections
+from langgraph_mcp.name_resolution import NameResolver
 from langgraph_mcp.resources import ResourceCache, ResourceRef
 from langgraph_mcp.sync_bridge import SyncBridge, refuse_inside_loop
-from langgraph_mcp.tool_listing import Listing, describe_failure, fetch_listing
 from langgraph_mcp.tools import LangChainTools
 
 if TYPE_CHECKING:
@@ -59,8 +54,6 @@ if TYPE_CHECKING:
     from langchain_core.messages import BaseMessage
 
 T = TypeVar("T")
-CacheMode: TypeAlias = Literal["use", "refresh", "bypass"]
-ConnectionErrorPolicy: TypeAlias = Literal["raise", "ignore"] | Callable[[str, BaseException], None]
 
 
 class McpServers:
@@ -93,15 +86,6 @@ class McpServers:
         self.max_identities = max_identities
         if not (on_connection_error in ("raise", "ignore") or callable(on_connection_error)):
             raise ConfigError("on_connection_error must be 'raise', 'ignore' or a callable(server, error)")
-        self.on_connection_error = on_connection_error
-        self.report = CatalogReport()
-        self._listings: dict[ConnectionKey, Listing] = {}
-        self._catalogs: dict[str, ServerCatalog] = {}
-        self._langchain_tools = LangChainTools(self)
-        self._resource_cache = ResourceCache()
-        self._list_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
-            weakref.WeakKeyDictionary()
-        )
         self._connections = LiveConnections(
             self.spec,
             idle_timeout=identity_idle_timeout,
@@ -110,6 +94,11 @@ class McpServers:
             on_retire=self._forget,
         )
         self._sync = SyncBridge()
+        self._listings = ListingCache(self.config, self._connections, on_connection_error)
+        self._names = NameResolver(self.config, self._listings)
+        self.report = self._listings.report
+        self._langchain_tools = LangChainTools(self)
+        self._resource_cache = ResourceCache()
 
     # ------------------------------------------------------------------------------------------- lifecycle
 
@@ -187,13 +176,21 @@ class McpServers:
 
     # ------------------------------------------------------------------------------------------- catalog
 
+    @property
+    def on_connection_error(self) -> ConnectionErrorPolicy:
+        """What a failed listing does in :meth:`list_tools`: ``raise``, ``ignore`` or call ``(server, error)``."""
+        return self._listings.on_connection_error
+
+    @on_connection_error.setter
+    def on_connection_error(self, policy: ConnectionErrorPolicy) -> None:
+        self._listings.on_connection_error = policy
+
     def _invalidate(self, server: str) -> None:
-        for key in [k for k in self._listings if k[0] == server]:
-            del self._listings[key]
+        self._listings.invalidate(server)
 
     def _forget(self, key: ConnectionKey) -> None:
         """What was kept for a retired identity's connection goes with it."""
-        self._listings.pop(key, None)
+        self._listings.forget(key)
         self._resource_cache.drop((key[1], key[0]))
 
     async def list_tools(
@@ -218,77 +215,17 @@ class McpServers:
         names = list(servers) if servers is not None else self.names
         for name in names:
             self.spec(name)
-        results = await asyncio.gather(
-            *(self._listing(name, cache_mode) for name in names), return_exceptions=True
-        )
-        tools: list[McpTool] = []
-        for name, result in zip(names, results, strict=True):
-            if isinstance(result, BaseException):
-                if not isinstance(result, Exception):
-                    raise result
-                self._handle_failure(name, result)
-                continue
-            self.report.failed_servers.pop(name, None)
-            tools.extend(result.tools)
-        self.report.skipped = [s for listing in self._current_listings() for s in listing.skipped]
-        check_collisions(tools)
-        return tools
-
-    def _handle_failure(self, server: str, error: Exception) -> None:
-        self.report.failed_servers[server] = error
-        policy = self.on_connection_error
-        if policy == "raise":
-            if isinstance(error, LangGraphMcpError):
-                raise error
-            raise ServerDiscoveryError(server, f"listing tools failed: {error!r}") from error
-        if callable(policy):
-            policy(server, error)
-
-    async def _listing(self, server: str, cache_mode: CacheMode) -> Listing:
-        key = self._connections.key(server)
-        cached = self._listings.get(key)
-        if cache_mode == "use" and cached is not None and cached.fresh:
-            return cached
-        listing = await fetch_listing(self.connection(server), self._catalog(server))
-        if cache_mode != "bypass":
-            self._listings[key] = listing
-        return listing
-
-    def _catalog(self, server: str) -> ServerCatalog:
-        catalog = self._catalogs.get(server)
-        if catalog is None:
-            spec = self.spec(server)
-            catalog = ServerCatalog(
-                server,
-                prefix=spec.prefix,
-                separator=self.config.separator,
-                invalid_names=self.config.invalid_names,
-                trusted=spec.trust_annotations,
-            )
-            self._catalogs[server] = catalog
-        return catalog
+        return await self._listings.list_tools(names, cache_mode)
 
     def cached_tool(self, published_name: str) -> McpTool | None:
         """The listed tool with this published name, from the cache only (no I/O).
 
         Raises :class:`~langgraph_mcp.errors.ToolNameCollisionError` when two cached listings publish it.
         """
-        found = [t for listing in self._current_listings() if (t := listing.by_name.get(published_name))]
-        if len(found) > 1:
-            check_collisions(found)
-        return found[0] if found else None
+        return self._listings.cached_tool(published_name)
 
     def cached_tools(self) -> list[McpTool]:
-        return [tool for listing in self._current_listings() for tool in listing.tools]
-
-    def _current_listings(self) -> list[Listing]:
-        """The cached listings made with the current run's credentials, one per server that has one."""
-        listings = []
-        for server in self.names:
-            listing = self._listings.get(self._connections.key_or_none(server))  # type: ignore[arg-type]
-            if listing is not None:
-                listings.append(listing)
-        return listings
+        return self._listings.cached_tools()
 
     def candidate_servers(self, published_name: str) -> list[str]:
         """The configured servers that could publish ``published_name``.
@@ -297,14 +234,7 @@ class McpServers:
         prefix (as listed, or as the opt-in sanitiser would rewrite it). Only a name no candidate's current
         listing contains, with every candidate listed, provably belongs to no MCP server.
         """
-        separator = self.config.separator
-        out: list[str] = []
-        for server, spec in self.config.servers.items():
-            prefix = f"{server}{separator}"
-            sanitized = sanitize_name(prefix)[: min(len(prefix), 40)]
-            if not spec.prefix or published_name.startswith((prefix, sanitized)):
-                out.append(server)
-        return out
+        return self._names.candidate_servers(published_name)
 
     async def resolve_tool(self, published_name: str) -> ToolResolution:
         """Who publishes ``published_name``: the matching tools of every candidate server, and the candidates
@@ -313,57 +243,11 @@ class McpServers:
         Lists (or re-lists) candidates as needed; never raises for a server that fails to list (it is named
         in ``unknown``). A lookup cut short by anything but the caller's own cancellation counts as a failure.
         """
-        candidates = self.candidate_servers(published_name)
-        unknown: dict[str, str] = {}
-
-        def to_list() -> list[str]:  # stale candidates, and servers never listed (for "did you mean")
-            return [
-                s
-                for s in self.names
-                if (s in candidates and not self._fresh(s))
-                or self._connections.key_or_none(s) not in self._listings
-            ]
-
-        if to_list():
-            loop = asyncio.get_running_loop()
-            lock = self._list_locks.setdefault(loop, asyncio.Lock())
-            async with lock:
-                if stale := to_list():
-                    failures = await self._list_quietly(stale)
-                    unknown = {s: describe_failure(e) for s, e in failures.items() if s in candidates}
-        for server in candidates:
-            if server not in unknown and not self._fresh(server):
-                unknown[server] = "its tools are not listed"
-        tools = tuple(
-            tool
-            for server in candidates
-            if server not in unknown
-            and (tool := self._listings[self._connections.key(server)].by_name.get(published_name))
-        )
-        return ToolResolution(
-            published_name,
-            tools,
-            unknown,
-            [] if tools else close_matches(published_name, self.cached_tools()),
-        )
+        return await self._names.resolve(published_name)
 
     def cached_resolution(self, published_name: str) -> ToolResolution | None:
         """:meth:`resolve_tool` from the cache alone, or ``None`` when a candidate server would have to be listed."""
-        candidates = self.candidate_servers(published_name)
-        if not all(self._fresh(s) for s in candidates):
-            return None
-        tools = tuple(
-            t
-            for s in candidates
-            if (t := self._listings[self._connections.key(s)].by_name.get(published_name))
-        )
-        return ToolResolution(
-            published_name, tools, {}, [] if tools else close_matches(published_name, self.cached_tools())
-        )
-
-    def _fresh(self, server: str) -> bool:
-        listing = self._listings.get(self._connections.key_or_none(server))  # type: ignore[arg-type]
-        return listing is not None and listing.fresh
+        return self._names.cached_resolution(published_name)
 
     async def get_tool(self, published_name: str) -> McpTool:
         """The tool published as ``published_name``, listing servers if needed (fails closed).
@@ -373,30 +257,6 @@ class McpServers:
         that could was not listed, and ``ToolNotFoundError`` only when no configured server publishes it.
         """
         return (await self.resolve_tool(published_name)).tool()
-
-    async def _list_quietly(self, servers: list[str]) -> dict[str, BaseException]:
-        """List servers for a lookup: a broken server must not hide another server's tools. Returns failures.
-
-        A listing cancelled while this task was not itself being cancelled (a cut response surfacing as
-        ``CancelledError``) is a failure like any other; the caller's own cancellation propagates.
-        """
-        results = await asyncio.gather(*(self._listing(s, "use") for s in servers), return_exceptions=True)
-        failures: dict[str, BaseException] = {}
-        for server, result in zip(servers, results, strict=True):
-            if isinstance(result, asyncio.CancelledError):
-                task = asyncio.current_task()
-                if task is not None and task.cancelling():
-                    raise result
-            elif isinstance(result, BaseException) and not isinstance(result, Exception):
-                raise result
-            if isinstance(result, CredentialError):  # a fault of this run, not of the server: not reported
-                failures[server] = result
-            elif isinstance(result, BaseException):
-                self.report.failed_servers[server] = result
-                failures[server] = result
-            else:
-                self.report.failed_servers.pop(server, None)
-        return failures
 
     def server_status(self, server: str) -> dict[str, Any]:
         """What is known about ``server`` in this loop: connection state, era, server info, last error.
@@ -424,9 +284,7 @@ class McpServers:
             "next_attempt_in": round(conn.backoff.wait_remaining(), 3)
             if conn and conn.backoff.in_outage
             else None,
-            "tools": len(listing.tools)
-            if (listing := self._listings.get(self._connections.key_or_none(server))) is not None  # type: ignore[arg-type]
-            else None,
+            "tools": len(listing.tools) if (listing := self._listings.cached(server)) is not None else None,
         }
 
     # ------------------------------------------------------------------------------------------- calls

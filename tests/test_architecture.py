@@ -29,7 +29,8 @@ cycle anywhere, not even inside one layer.
 5. **servers** — ``servers`` (``McpServers``: many connections, one lifecycle, routing names to servers) and
    its parts: ``live_connections`` (which connection a call uses: per loop, per credential identity, idle
    sweeping; it holds the paused rounds, so it sits above ``elicitation``), ``sync_bridge`` (the private loop
-   for sync callers).
+   for sync callers), ``listing_cache`` (tool listings per connection key, the listing policy) and
+   ``name_resolution`` (which server publishes a name, failing closed).
 6. **graph** — ``node`` (``McpToolNode`` and the routers) and ``approval.*`` other than the two above (the gate
    subgraph): the LangGraph parts users wire.
 7. **examples** — ``examples.*`` (demo server, demo/Studio graph, scripted model).
@@ -116,7 +117,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         ],
     ),
     ("calls", ["elicitation.*", "interceptors", "call_stream", "tools"]),
-    ("servers", ["servers", "live_connections", "sync_bridge"]),
+    ("servers", ["servers", "live_connections", "sync_bridge", "listing_cache", "name_resolution"]),
     ("graph", ["node", "approval.*"]),
     ("examples", ["examples.*"]),
     ("cli", ["cli.*"]),
