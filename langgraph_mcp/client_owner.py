@@ -226,6 +226,9 @@ class ClientOwner:
             await asyncio.wait_for(asyncio.shield(self._ready.wait()), self.spec.connect_timeout)
         except TimeoutError:
             self._stop.set()
+            # The owner is still in the handshake, where its stop event can't reach it: cancel it, so the failed
+            # start leaves no task, server process or pipe behind (and doesn't wait OWNER_STOP_SECONDS for them).
+            self._owner.cancel()
             await self._wait_owner()
             error = self._error
             detail = f"did not connect within {self.spec.connect_timeout:g}s"
