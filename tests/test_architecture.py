@@ -19,7 +19,8 @@ cycle anywhere, not even inside one layer.
    pending and building the ``Command``). They read descriptions and payloads, never a live server, so a UI or
    the CLI can use them without opening a connection.
 3. **connection** — ``connection`` (one live server) and its parts (``transport``, ``client_owner``,
-   ``legacy_routing``, ``backoff``, ``failures``, ``stderr_capture``, ``server_logs``), ``identities`` (which
+   ``http_keepalive``, ``legacy_routing``, ``backoff``, ``failures``, ``request_failures``, ``stderr_capture``,
+   ``server_logs``), ``identities`` (which
    per-identity connections to keep), ``resources`` (resources and prompts of a connection), ``tool_listing``
    (one server's ``tools/list``, every page).
 4. **calls** — ``elicitation.*`` other than the answer rules (the round driver, the interrupt asker, the
@@ -107,6 +108,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "failures",
             "request_failures",
             "transport",
+            "http_keepalive",
             "backoff",
             "stderr_capture",
             "legacy_routing",
