@@ -24,7 +24,8 @@ Errors (:mod:`langgraph_mcp.errors`)
     ``ServerError``, ``ServerUnavailableError``, ``CallInterruptedError``, ``CallNotSentError``,
     ``InvalidResponseError``, ``ResultTooLargeError``, ``ElicitationUnavailableError``, ``TooManyRoundsError``,
     ``UnsupportedRequestError``, ``NoCheckpointerError``, ``IncompatibleDependencyError``, ``ResumeTypeError``,
-    ``SchemaTooComplexError``, ``AnswersFileError``, ``CliError``, ``EventLoopError``
+    ``SchemaTooComplexError``, ``AnswersFileError``, ``CliError``, ``EventLoopError``,
+    ``PolicyError``
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ if TYPE_CHECKING:
         InvalidResponseError,
         LangGraphMcpError,
         NoCheckpointerError,
+        PolicyError,
         PromptError,
         ResourceError,
         ResultTooLargeError,
@@ -150,6 +152,7 @@ _EXPORTS: dict[str, str] = {
     "AnswersFileError": "langgraph_mcp.errors",
     "CliError": "langgraph_mcp.errors",
     "EventLoopError": "langgraph_mcp.errors",
+    "PolicyError": "langgraph_mcp.errors",
     "route_tool_calls": "langgraph_mcp.node",
 }
 
@@ -195,6 +198,7 @@ __all__ = [
     "NoCheckpointerError",
     "OutputRouting",
     "PendingMcpInterrupt",
+    "PolicyError",
     "PromptError",
     "ResourceError",
     "ResultTooLargeError",

@@ -4,7 +4,8 @@ The tree (every exception the package raises is one of these)::
 
     LangGraphMcpError
     ├── ConfigError (ValueError)               a server, policy or CLI configuration is invalid
-    │   └── AnswersFileError                   the CLI's ``--answers`` file is unreadable or does not fit
+    │   ├── AnswersFileError                   the CLI's ``--answers`` file is unreadable or does not fit
+    │   └── PolicyError (TypeError)            an approval predicate returned something that is not a verdict
     ├── ServerError                            something about one MCP server (fields: server, tool, detail)
     │   ├── ServerConnectionError (ConnectionError)   the server could not be reached, started or kept alive
     │   │   ├── ServerDiscoveryError           listing its tools failed (or its pagination never ended)
@@ -34,6 +35,10 @@ The tree (every exception the package raises is one of these)::
     └── IncompatibleDependencyError (ImportError)   an installed dependency moved an internal we rely on
 
 Code never parses an error's text: read ``server``, ``tool`` and ``detail`` instead.
+
+One exception lives elsewhere: ``langgraph_mcp.tools.McpToolError`` (a ``LangGraphMcpError`` and LangChain's
+``ToolException``, raised by the LangChain tools for an ``isError`` result) is defined next to those tools, so
+this module imports nothing from LangChain.
 """
 
 from __future__ import annotations
@@ -164,6 +169,11 @@ class ResumeTypeError(ResumeError, TypeError):
 class SchemaTooComplexError(LangGraphMcpError, ValueError):
     """A server's schema, or a value checked against it, cannot be checked at bounded cost (a ``$ref`` cycle, or
     nesting deeper than the limit); callers report it as their own error (e.g. ``DecisionError``)."""
+
+
+class PolicyError(ConfigError, TypeError):
+    """An approval predicate returned something that is not a verdict; the message names the rule and what it
+    returned. A ``TypeError`` too, as it was before it had a name."""
 
 
 class AnswersFileError(ConfigError):

@@ -28,7 +28,7 @@ from langgraph_mcp.call_stream import CallStream
 from langgraph_mcp.catalog import McpTool, ToolResolution
 from langgraph_mcp.config import OutputRouting
 from langgraph_mcp.elicitation.asker import InterruptAsker
-from langgraph_mcp.errors import CredentialError
+from langgraph_mcp.errors import CredentialError, LangGraphMcpError
 from langgraph_mcp.interceptors import InterceptedHost, as_call_result, call_intercepted
 from langgraph_mcp.results import convert_result
 
@@ -50,7 +50,7 @@ class ToolHost(InterceptedHost, Protocol):
     ) -> T: ...
 
 
-class McpToolError(ToolException):
+class McpToolError(LangGraphMcpError, ToolException):
     """An MCP tool returned ``isError``; ``result`` is the server's ``CallToolResult``."""
 
     def __init__(self, message: str, result: CallToolResult) -> None:

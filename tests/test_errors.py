@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import importlib
 import inspect
 import re
 from collections.abc import Iterator
@@ -45,10 +46,6 @@ BUILTIN_RAISES: dict[tuple[str, str], str] = {
     ("elicitation/forms.py", "request_from_params"): (
         "exhaustiveness guard over the SDK's ElicitRequest*Params union: only a programming error reaches it"
     ),
-    ("approval/policy.py", "_predicate_verdict"): (
-        "the user's own approval predicate returned a value of the wrong type: a programming error in user "
-        "code, reported the way Python reports one"
-    ),
     ("examples/demo_server.py", "Registration._check_email"): (
         "the demo server's pydantic model validator (server side: becomes a validation error result)"
     ),
@@ -69,7 +66,7 @@ EXCEPTION_NAMES |= {"ToolException"}
 
 def _modules() -> Iterator[tuple[str, ast.Module]]:
     for path in sorted(PACKAGE_DIR.rglob("*.py")):
-        yield path.relative_to(PACKAGE_DIR).as_posix(), ast.parse(path.read_text(encoding="utf-8"))
+        yield path.relative_to(PACKAGE_DIR).as_posix(), ast.parse(path.read_text(encoding="utf-8"), str(path))
 
 
 def _walk(node: ast.AST, scope: tuple[str, ...] = ()) -> Iterator[tuple[ast.AST, tuple[str, ...]]]:
@@ -140,6 +137,16 @@ def test_private_control_flow_exceptions_never_leave_their_function() -> None:
         assert raises and all(id(r) in inside for r in raises), (
             f"{module}: {name} is raised outside {catchers[0].name}, which catches it: it could escape"
         )
+
+
+def test_public_exceptions_outside_errors_are_package_errors_named_in_its_docstring() -> None:
+    for module, name in PRIVATE_EXCEPTIONS:
+        if name.startswith("_"):
+            continue
+        dotted = "langgraph_mcp." + module.removesuffix(".py").replace("/", ".")
+        cls = getattr(importlib.import_module(dotted), name)
+        assert issubclass(cls, errors.LangGraphMcpError), f"{dotted}.{name} is not a LangGraphMcpError"
+        assert f"``{dotted}.{name}``" in (errors.__doc__ or ""), f"errors.py's docstring does not name {name}"
 
 
 def _tree() -> dict[str, tuple[str | None, set[str]]]:

@@ -11,7 +11,7 @@ from langchain_core.messages import ToolCall
 
 from langgraph_mcp.approval.policy import ApprovalPolicy, PredicateResult, Verdict
 from langgraph_mcp.catalog import McpTool
-from langgraph_mcp.errors import ConfigError
+from langgraph_mcp.errors import ConfigError, PolicyError
 from langgraph_mcp.payloads import ALL_DECISIONS
 
 
@@ -279,8 +279,9 @@ def test_more_specific_predicate_is_consulted_first() -> None:
 
 def test_predicate_returning_nonsense_is_an_error() -> None:
     policy = ApprovalPolicy().when("*", lambda call, tool: "maybe")  # type: ignore[arg-type,return-value]
-    with pytest.raises(TypeError, match="maybe"):
+    with pytest.raises(PolicyError, match="maybe") as caught:
         verdict(policy, make_tool())
+    assert isinstance(caught.value, TypeError)  # what it raised before it had a name
 
 
 def test_predicates_are_not_serialized_and_copies_do_not_share_them() -> None:

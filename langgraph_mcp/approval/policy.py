@@ -57,7 +57,7 @@ from pydantic import (
 )
 
 from langgraph_mcp.catalog import McpTool
-from langgraph_mcp.errors import ConfigError
+from langgraph_mcp.errors import ConfigError, PolicyError
 from langgraph_mcp.payloads import ALL_DECISIONS, DecisionType
 from langgraph_mcp.validation_errors import problems
 
@@ -465,7 +465,7 @@ def _predicate_verdict(
         return Verdict.allow(label)
     if result == "deny":
         return Verdict.deny(label)
-    raise TypeError(
+    raise PolicyError(
         f"approval predicate {label} returned {result!r}; expected 'allow', 'ask', 'deny', a Verdict, "
         "True (ask), or False/None (no opinion)"
     )
