@@ -67,7 +67,7 @@ async def one_connection(era: str, reps: int, times: dict[str, list[float]]) -> 
 
 
 async def measure(quick: bool) -> Section:
-    starts, reps = (1, 8) if quick else (2, 15)
+    starts, reps = (1, 8) if quick else (2, 10)
     section = Section(
         "p4",
         f"P4 catalog: {TOOLS:,} tools over stdio",

@@ -117,7 +117,7 @@ async def round_trip(era: str, workdir: Path, *, restart: bool) -> dict[str, flo
 
 
 async def measure(quick: bool) -> Section:
-    reps = 2 if quick else 5
+    reps = 2 if quick else 4
     section = Section(
         "p6",
         "P6 resume: one elicitation round trip with AsyncSqliteSaver (stdio)",

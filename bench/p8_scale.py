@@ -98,7 +98,8 @@ async def resume_all(graph: Any, tag: str, pending: list[tuple[int, str, list[st
 
 
 async def child(era: str, arrival: str, url: str, n: int) -> dict[str, Any]:
-    servers = McpServers({"demo": http_spec(url, era)})
+    # Each paused legacy call stays open on the server (one HTTP response each): allow all of them at once.
+    servers = McpServers({"demo": http_spec(url, era, max_parked_calls=n + 20)})
     graph = graph_for(servers, InMemorySaver())
     try:
         await servers.list_tools()
@@ -196,7 +197,8 @@ async def measure(quick: bool) -> Section:
                     ]
                 )
     section.notes.append(
-        f"Target ≤ {TARGET_KB} KB per paused thread. Each (era, arrival) is a fresh process; each phase is bounded "
+        f"Target ≤ {TARGET_KB} KB per paused thread. `max_parked_calls` is set to the thread count (default 200: "
+        "each paused legacy call holds one HTTP response open). Each (era, arrival) is a fresh process; each phase is bounded "
         f"by {PHASE_TIMEOUT:g} s; 20 threads are paused and resumed first as a warm-up. `RSS kept after resume` is "
         "mostly the finished threads' checkpoints (InMemorySaver keeps every checkpoint)."
     )
