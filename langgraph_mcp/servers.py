@@ -1,14 +1,17 @@
 """``McpServers``: many MCP connections with one lifecycle, the tool catalog, and routing a published name to a server.
 
-Event loops: an ``mcp.Client`` can only be used from the loop it was entered in, so ``McpServers`` keeps **one
-connection per server per event loop**, started lazily on first use in that loop. Synchronous callers (e.g. a graph
-run with ``graph.invoke``) go through a private background loop owned by this object. The catalog (tool listings)
-is shared by all loops.
+``McpServers`` is the public facade; each job lives in a part it owns and wires together:
 
-Credentials: a server whose headers depend on the run (:mod:`langgraph_mcp.credentials`) gets one connection, one
-tool listing and one set of paused calls **per credential identity** (per loop), picked from the running graph's
-config on every call and lookup; idle identities are closed and the live ones capped
-(:mod:`langgraph_mcp.identities`). A server with fixed credentials keeps its single connection.
+- :mod:`~langgraph_mcp.live_connections` — which connection a call uses: **one per server per event loop** (an
+  ``mcp.Client`` can only be used from the loop it was entered in), and for a server whose headers depend on the
+  run (:mod:`langgraph_mcp.credentials`) one per credential identity, with its paused rounds; idle identities are
+  closed and the live ones capped (:mod:`langgraph_mcp.identities`).
+- :mod:`~langgraph_mcp.listing_cache` — tool listings per (server, identity), shared by all loops; fetching one
+  listing is :mod:`~langgraph_mcp.tool_listing`. :mod:`~langgraph_mcp.name_resolution` — which server publishes a
+  name (fails closed).
+- :mod:`~langgraph_mcp.sync_bridge` — the private background loop synchronous callers (``graph.invoke``) go through.
+- :mod:`~langgraph_mcp.resources` (resources and prompts), :mod:`~langgraph_mcp.interceptors` (the call path),
+  :mod:`~langgraph_mcp.tools` (LangChain tools).
 """
 
 from __future__ import annotations
@@ -24,21 +27,12 @@ import mcp.types as types
 from langchain_core.tools import BaseTool
 
 from langgraph_mcp import resources
-from langgraph_mcp.catalog import (
-    McpTool,
-    ToolResolution,
-)
+from langgraph_mcp.catalog import McpTool, ToolResolution
 from langgraph_mcp.config import McpServersConfig, OutputRouting, ServerSpec
-from langgraph_mcp.connection import ServerConnection, era_of
-from langgraph_mcp.credentials import (
-    RUN_CONFIG,
-    Identity,
-)
+from langgraph_mcp.connection import ServerConnection
+from langgraph_mcp.credentials import RUN_CONFIG, Identity
 from langgraph_mcp.elicitation.paused import PausedRounds
-from langgraph_mcp.errors import (
-    ConfigError,
-    CredentialError,
-)
+from langgraph_mcp.errors import ConfigError, CredentialError
 from langgraph_mcp.interceptors import ToolCallInterceptor, as_call_result, call_intercepted
 from langgraph_mcp.listing_cache import CacheMode as CacheMode
 from langgraph_mcp.listing_cache import ConnectionErrorPolicy as ConnectionErrorPolicy
@@ -46,6 +40,7 @@ from langgraph_mcp.listing_cache import ListingCache
 from langgraph_mcp.live_connections import ConnectionKey, LiveConnections
 from langgraph_mcp.name_resolution import NameResolver
 from langgraph_mcp.resources import ResourceCache, ResourceRef
+from langgraph_mcp.server_status import status_of
 from langgraph_mcp.sync_bridge import SyncBridge, refuse_inside_loop
 from langgraph_mcp.tools import LangChainTools
 
@@ -61,6 +56,12 @@ class McpServers:
 
     Use as ``async with McpServers(config) as servers:`` or just call it: connections start lazily in the
     running event loop, and ``await servers.aclose()`` (or ``servers.close()`` from sync code) ends them all.
+
+    Why this class is longer than ~250 lines: it is the public facade, one job — wiring its parts (see the module
+    docstring) and keeping one lifecycle over them. Nearly every method is a documented one-line delegation that
+    is public API (the graph nodes, the gate, the CLI and users call it); the few with a body of their own
+    (``list_tools``' run config, ``server_status``, the resource and prompt methods) join two parts for one call.
+    Splitting it further would only move docstrings.
     """
 
     def __init__(
@@ -269,23 +270,7 @@ class McpServers:
             conn: ServerConnection | None = self.connection(server)
         except (RuntimeError, CredentialError):
             conn = None
-        error = self.report.failed_servers.get(server)
-        if error is None and conn is not None and conn.backoff.in_outage:
-            error = conn.last_error
-        return {
-            "server": server,
-            "state": conn.state if conn else "closed",
-            "protocol_version": conn.protocol_version if conn else None,
-            "era": era_of(conn.protocol_version) if conn else None,
-            "server_info": conn.server_info.name if conn and conn.server_info else None,
-            "error": str(error) if error else None,
-            "starts": conn.starts if conn else 0,
-            "failures": conn.backoff.failures if conn else 0,
-            "next_attempt_in": round(conn.backoff.wait_remaining(), 3)
-            if conn and conn.backoff.in_outage
-            else None,
-            "tools": len(listing.tools) if (listing := self._listings.cached(server)) is not None else None,
-        }
+        return status_of(server, conn, self.report.failed_servers.get(server), self._listings.cached(server))
 
     # ------------------------------------------------------------------------------------------- calls
 

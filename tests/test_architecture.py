@@ -22,7 +22,7 @@ cycle anywhere, not even inside one layer.
    ``http_keepalive``, ``legacy_routing``, ``backoff``, ``failures``, ``request_failures``, ``stderr_capture``,
    ``server_logs``), ``identities`` (which
    per-identity connections to keep), ``resources`` (resources and prompts of a connection), ``tool_listing``
-   (one server's ``tools/list``, every page).
+   (one server's ``tools/list``, every page), ``server_status`` (what is known about one server).
 4. **calls** — ``elicitation.*`` other than the answer rules (the round driver, the interrupt asker, the
    paused-call state), ``interceptors`` (wrapped around every call), ``call_stream`` (a call's progress and logs
    on the graph's stream) and ``tools`` (LangChain tools). They run one call over a connection; they are handed what they need
@@ -116,6 +116,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "identities",
             "resources",
             "tool_listing",
+            "server_status",
         ],
     ),
     ("calls", ["elicitation.*", "interceptors", "call_stream", "tools"]),
