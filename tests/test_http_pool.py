@@ -80,9 +80,8 @@ async def test_max_connections_bounds_the_connections_open_at_once(
         results.append(await servers.call_tool("demo_echo", {"text": f"call {i}"}))
 
     probe.arm(limit)
-    with anyio.fail_after(
-        30
-    ):  # a bound, not a timing: with fewer than `limit` connections the gate never opens
+    # A bound, not a timing: with fewer than `limit` connections the gate never opens.
+    with anyio.fail_after(30):
         async with anyio.create_task_group() as tg:
             for i in range(limit + EXTRA):
                 tg.start_soon(call, i)
