@@ -33,10 +33,10 @@ from langgraph_mcp.errors import (
 )
 from langgraph_mcp.failures import (
     describe_error,
-    unwrap_for_caller,
 )
 from langgraph_mcp.legacy_routing import CallEnd, ElicitReply, LegacyCallRouter, RoutedCall
 from langgraph_mcp.request_failures import FailureReader
+from langgraph_mcp.request_jobs import RequestJobs
 from langgraph_mcp.server_logs import ServerLogs
 
 logger = logging.getLogger("langgraph_mcp.connection")
@@ -155,8 +155,8 @@ class ServerConnection:
     legacy calls' routing, and the server's callbacks; the client itself is :attr:`owner`'s.
 
     Longer than ~250 lines because about a fifth of it is the read-only view of its owner (state, era, starts)
-    that callers read through it, and the three request paths (``request``, ``start_call``, ``call``) share the
-    in-flight registry that a bad server message fails at once."""
+    that callers read through it, and the three request paths (``request``, ``start_call``, ``call``) stay
+    side by side; the in-flight registry they share and ``request``'s owner job are :attr:`jobs`'."""
 
     def __init__(
         self,
@@ -170,8 +170,6 @@ class ServerConnection:
         self._on_tools_changed = on_tools_changed
         self.logs = ServerLogs(name)
         """The server's log messages (see :mod:`langgraph_mcp.server_logs`)."""
-        # Requests in flight, each with the way to fail it at once (a bad message from the server).
-        self._in_flight: dict[object, Callable[[BaseException], None]] = {}
         self.router = LegacyCallRouter(name, spec.exclusive_tools)
         """Which legacy call a pushed question belongs to, and which calls must run alone."""
         self.owner = ClientOwner(
@@ -186,6 +184,8 @@ class ServerConnection:
         """The owner task holding the ``Client``: starts, restarts with backoff, stops."""
         self.failures = FailureReader(name, spec, self.owner)
         """What a caller sees for a failure under a request."""
+        self.jobs = RequestJobs(name, self.owner, self.failures)
+        """The requests in flight (a bad server message fails them at once), and :meth:`request`'s owner job."""
 
     # ------------------------------------------------------------------------------------------- the client
 
@@ -274,9 +274,7 @@ class ServerConnection:
     def _on_invalid_message(self, error: Exception) -> None:
         """The server sent something that looks like JSON-RPC but cannot be parsed: whatever request it answered
         would wait forever, so every request in flight (except calls waiting for a human) fails at once."""
-        failure = self.failures.invalid_message(error)
-        for fail in list(self._in_flight.values()):
-            fail(failure)
+        self.jobs.fail_all(self.failures.invalid_message(error))
 
     def _call_error(self, tool: str, exc: BaseException, client: Client) -> BaseException:
         return self.failures.read(exc, client, what=f"the call to {tool!r}", tool=tool)
@@ -290,57 +288,7 @@ class ServerConnection:
 
         A transport failure is always a :class:`ServerConnectionError` for the caller, never a cancellation.
         """
-        client = await self.client()
-        tg = self.owner.task_group
-        if tg is None or client is not self.owner.current:  # the connection died in between
-            raise CallNotSentError(
-                self.name, f"connection lost before {what} ({describe_error(self.last_error)})"
-            )
-        loop = asyncio.get_running_loop()
-        outcome: asyncio.Future[T] = loop.create_future()
-        scope = anyio.CancelScope()
-
-        async def job() -> None:
-            with scope:
-                try:
-                    value = await make(client)
-                except asyncio.CancelledError:
-                    if not outcome.done():
-                        outcome.cancel()
-                    raise
-                except BaseException as exc:
-                    if not outcome.done():
-                        outcome.set_exception(unwrap_for_caller(exc))
-                else:
-                    if not outcome.done():
-                        outcome.set_result(value)
-
-        def fail(error: BaseException) -> None:
-            if not outcome.done():
-                outcome.set_exception(error)
-            scope.cancel()
-
-        key = object()
-        self._in_flight[key] = fail
-        tg.start_soon(job)
-        try:
-            done, _ = await asyncio.wait([outcome], timeout=timeout)
-        finally:
-            self._in_flight.pop(key, None)
-        if not done:
-            scope.cancel()
-            # Nobody waits for the cancelled job's outcome any more; don't let asyncio log it as never retrieved.
-            outcome.add_done_callback(lambda f: f.cancelled() or f.exception())
-            raise TimeoutError(f"MCP server {self.name!r} did not answer within {timeout:g}s")
-        if outcome.cancelled():  # the job was cancelled by the connection's task group, not by this caller
-            raise await self.transport_failed(what, client)
-        try:
-            return outcome.result()
-        except Exception as exc:
-            error = self.failures.read(exc, client, what=what, tool=None)
-            if error is exc:
-                raise
-            raise error from exc
+        return await self.jobs.run(make, timeout=timeout, what=what)
 
     async def start_call(
         self,
@@ -381,8 +329,6 @@ class ServerConnection:
         # server's work, and the park timeout bounds the human's, so the SDK-level timeout only has to cover both.
         spec = self.spec
         read_timeout = spec.tool_timeout + spec.park_timeout + 5 if self.is_legacy else spec.tool_timeout + 5
-
-        key = object()
 
         def fail(error: BaseException) -> None:
             if not handle.waits_for_human:
@@ -427,9 +373,9 @@ class ServerConnection:
                         FailedEvent(ServerConnectionError(self.name, f"call {tool!r} cancelled", tool=tool))
                     )
             finally:
-                self._in_flight.pop(key, None)
+                self.jobs.untrack(key)
 
-        self._in_flight[key] = fail
+        key = self.jobs.track(fail)
         tg.start_soon(job)
         return handle
 

@@ -107,6 +107,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "client_owner",
             "failures",
             "request_failures",
+            "request_jobs",
             "transport",
             "http_keepalive",
             "backoff",
