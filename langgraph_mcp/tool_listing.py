@@ -121,7 +121,7 @@ class Listing:
 
 
 async def fetch_listing(conn: ServerConnection, catalog: ServerCatalog) -> Listing:
-    """List one server's tools over ``conn`` and build its :class:`~langgraph_mcp.catalog.McpTool`\ s.
+    """List one server's tools over ``conn`` and build its tools (:class:`~langgraph_mcp.catalog.McpTool`).
 
     A connection lost under ``tools/list`` (read-only) is retried up to the server's ``retries``.
     """
