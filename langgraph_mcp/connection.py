@@ -38,6 +38,7 @@ from langgraph_mcp.legacy_routing import CallEnd, ElicitReply, LegacyCallRouter,
 from langgraph_mcp.request_failures import FailureReader
 from langgraph_mcp.request_jobs import RequestJobs
 from langgraph_mcp.server_logs import ServerLogs
+from langgraph_mcp.transport import legacy_call_slots
 
 logger = logging.getLogger("langgraph_mcp.connection")
 
@@ -89,6 +90,15 @@ class CallHandle:
     """A final event (done or failed) was queued: later ones are dropped."""
     transport_failed: bool = False
     """The connection's task group cancelled the call: its failure is explained once the owner has the reason."""
+    slot: asyncio.Semaphore | None = None
+    """Legacy over HTTP: the connection's call slot this call holds (see ``transport.legacy_call_slots``)."""
+    abandoning: bool = False
+    """:meth:`abandon` runs: it, not the job, gives the slot back once the server let go of the question."""
+
+    def release_slot(self) -> None:
+        slot, self.slot = self.slot, None
+        if slot is not None:
+            slot.release()
 
     def end(self, event: DoneEvent | FailedEvent) -> None:
         if not self.ended:
@@ -133,6 +143,7 @@ class CallHandle:
         if self.finished:
             return
         self.finished = True
+        self.abandoning = True
         if self.scope is not None:
             self.scope.cancel()
         question = self.pending_question
@@ -148,6 +159,8 @@ class CallHandle:
                     types.ErrorData(code=types.INTERNAL_ERROR, message="The client abandoned this tool call.")
                 )
             self.connection.end_legacy_call(self, "unsettled")
+            # The server withdrew its question once it saw the cancellation, so the call's POST is ending.
+            self.release_slot()
 
 
 class ServerConnection:
@@ -172,6 +185,12 @@ class ServerConnection:
         """The server's log messages (see :mod:`langgraph_mcp.server_logs`)."""
         self.router = LegacyCallRouter(name, spec.exclusive_tools)
         """Which legacy call a pushed question belongs to, and which calls must run alone."""
+        slots = legacy_call_slots(spec)
+        self._call_slots = asyncio.Semaphore(slots) if slots is not None else None
+        self.parked_call_limit = (
+            spec.max_parked_calls if slots is None else min(spec.max_parked_calls, slots - 1)
+        )
+        """How many legacy calls may stay parked: below the call slots, so a new call can always be sent."""
         self.owner = ClientOwner(
             name,
             spec,
@@ -315,11 +334,14 @@ class ServerConnection:
                     "must run alone); it was not sent",
                     tool=tool,
                 ) from None
+            if self._call_slots is not None:
+                await self._take_call_slot(handle, wait)
         tg = self.owner.task_group
         if (
             tg is None or client is not self.owner.current
         ):  # the connection died while the call waited for its turn
             self.end_legacy_call(handle, "unsent")
+            handle.release_slot()
             raise CallNotSentError(
                 self.name,
                 f"connection lost before calling {tool!r} ({describe_error(self.owner.last_error)}); it was not sent",
@@ -374,10 +396,28 @@ class ServerConnection:
                     )
             finally:
                 self.jobs.untrack(key)
+                if not handle.abandoning:
+                    handle.release_slot()
 
         key = self.jobs.track(fail)
         tg.start_soon(job)
         return handle
+
+    async def _take_call_slot(self, handle: CallHandle, wait: float) -> None:
+        """Wait (within ``wait``) for one of the legacy call slots, each a pooled HTTP connection; unsent if none."""
+        assert self._call_slots is not None
+        try:
+            await asyncio.wait_for(self._call_slots.acquire(), wait)
+        except TimeoutError:
+            self.end_legacy_call(handle, "unsent")
+            raise CallNotSentError(
+                self.name,
+                f"the call to {handle.tool!r} waited more than {wait:g}s for a free HTTP connection: every one "
+                "the pool allows is held by another legacy call, running or parked (raise max_connections, or "
+                "lower max_parked_calls); it was not sent",
+                tool=handle.tool,
+            ) from None
+        handle.slot = self._call_slots
 
     async def call(
         self,

@@ -33,6 +33,10 @@ logger = logging.getLogger("langgraph_mcp.connection")
 # Connections beyond the parked legacy calls (each holds one open POST): the legacy GET stream and ordinary calls.
 HTTP_POOL_HEADROOM = 32
 
+# Pooled connections legacy calls never take: the GET stream, and the one notification or answer the SDK POSTs at a
+# time (``notifications/cancelled`` of a call past ``max_parked_calls``, an answer to a question).
+HTTP_POOL_RESERVE = 2
+
 
 class TransportWatch:
     """What one transport reported that the SDK does not expose: it ended, or it delivered a bad message."""
@@ -133,7 +137,7 @@ def http_client(spec: HttpServer) -> httpx2.AsyncClient:
     every pooled connection may stay open idle (for httpx2's 5 s keep-alive): after a burst of N parallel calls the
     next burst reuses all N instead of opening N - 20 new ones.
     """
-    max_connections = spec.max_connections or spec.max_parked_calls + HTTP_POOL_HEADROOM
+    max_connections = http_pool_size(spec)
     return httpx2.AsyncClient(
         headers=spec.headers or None,
         timeout=httpx2.Timeout(spec.timeout, read=spec.read_timeout),
@@ -141,6 +145,24 @@ def http_client(spec: HttpServer) -> httpx2.AsyncClient:
         limits=httpx2.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
         event_hooks={"response": [drain_event_streams_on_close]},
     )
+
+
+def http_pool_size(spec: HttpServer) -> int:
+    """How many HTTP connections one streamable-HTTP connection may open at once."""
+    return spec.max_connections or spec.max_parked_calls + HTTP_POOL_HEADROOM
+
+
+def legacy_call_slots(spec: ServerSpec) -> int | None:
+    """How many legacy ``tools/call`` may hold a pooled connection at once (parked ones included), or ``None``
+    (no pool: not streamable HTTP).
+
+    A legacy call holds its POST until it ends, and a call past ``max_parked_calls`` lets go of it only once its
+    ``notifications/cancelled`` is sent, which needs a free connection too: with every connection held by calls,
+    nothing could ever be sent again. Calls past these slots wait for one (within ``tool_timeout``) unsent.
+    """
+    if not isinstance(spec, HttpServer):
+        return None
+    return max(1, http_pool_size(spec) - HTTP_POOL_RESERVE)
 
 
 def command_line(spec: StdioServer) -> str:

@@ -3,15 +3,21 @@ re-issued on resume (the durable path), so many paused threads can't exhaust the
 
 from __future__ import annotations
 
+import asyncio
+import json
+from collections import Counter
+from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from langgraph_mcp import McpServers
-from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import http_demo_server
+from langgraph_mcp.examples.demo_server import EVENTS_FILE_ENV, build_server
+from langgraph_mcp.transport import HTTP_POOL_HEADROOM
+from tests.helpers import OpenServers, http_demo_server
 from tests.node_support import TOMORROW, accept_all, call, one_turn_graph, start, text_of, tool_messages
 
 pytestmark = pytest.mark.anyio
@@ -54,3 +60,67 @@ async def test_a_legacy_pause_past_max_parked_calls_is_cancelled_and_replayed_on
             )  # the call past the cap ran its pre-question work twice
         finally:
             await servers.aclose()
+
+
+POOLS = [
+    # The default pool (max_parked_calls + HTTP_POOL_HEADROOM connections), more threads than it holds.
+    pytest.param({}, 4 + HTTP_POOL_HEADROOM + 24, id="default-pool"),
+    pytest.param({"max_connections": 8}, 20, id="max_connections=8"),
+]
+
+
+@pytest.mark.parametrize(("options", "threads"), POOLS)
+async def test_more_legacy_pauses_than_http_connections_all_pause_then_resume_with_their_own_answers(
+    open_servers: OpenServers,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    options: dict[str, int],
+    threads: int,
+) -> None:
+    """Every call past ``max_parked_calls`` holds its POST until its cancellation is sent, which needs a pooled
+    connection of its own: with more threads than connections, none were left and every later call hung."""
+    events = tmp_path / "events.jsonl"
+    monkeypatch.setenv(EVENTS_FILE_ENV, str(events))
+    demo = build_server()
+    url = await open_servers.enter(http_demo_server(demo))
+    spec = {"url": url, "mode": "legacy", "max_parked_calls": 4, "tool_timeout": 20, **options}
+    servers = open_servers({"demo": spec})
+    saver = InMemorySaver()
+    trips = {f"t{i}": (f"City{i}", f"2027-{i % 12 + 1:02d}-{i % 28 + 1:02d}") for i in range(threads)}
+    graphs = {
+        name: one_turn_graph(servers, [call("demo_book_trip_legacy", "c1", destination=city)], saver)
+        for name, (city, _) in trips.items()
+    }
+
+    async def pause(name: str) -> Any:
+        out = await graphs[name].ainvoke(start(), thread(name))
+        assert "__interrupt__" in out, (name, text_of(tool_messages(out)["c1"]))
+        [interrupt] = out["__interrupt__"]
+        return interrupt
+
+    async def resume(name: str) -> Any:
+        interrupt = pending[name]
+        answer = {"action": "accept", "content": {"date": trips[name][1]}}
+        value = {key: answer for key in interrupt.value["requests"]}
+        return await graphs[name].ainvoke(Command(resume={interrupt.id: value}), thread(name))
+
+    with anyio.fail_after(60):  # a bound, not a timing: the calls hung forever before
+        pending = dict(zip(trips, await asyncio.gather(*map(pause, trips)), strict=True))
+        assert len({i.id for i in pending.values()}) == threads
+        parked = servers.paused_rounds("demo").open_legacy_calls()
+        assert parked == 4
+        assert demo.events.counts["book_trip_legacy.commit"] == 0
+        finished = dict(zip(trips, await asyncio.gather(*map(resume, trips)), strict=True))
+
+    for name, (city, date) in trips.items():
+        out = finished[name]
+        assert "__interrupt__" not in out, name
+        message = tool_messages(out)["c1"]
+        assert (message.status, text_of(message)) == ("success", f"Booked {city} on {date}"), name
+    recorded = [json.loads(line) for line in events.read_text().splitlines()]
+    committed = Counter(e["destination"] for e in recorded if e["event"] == "commit")
+    assert committed == Counter(city for city, _ in trips.values())  # each trip booked once, none lost
+    # Only the calls past the cap were replayed on resume: their pre-question work ran twice.
+    replayed = threads - parked
+    assert demo.events.counts["book_trip_legacy.enter"] == threads + replayed
+    assert demo.events.counts["book_trip_legacy.request"] == threads + replayed

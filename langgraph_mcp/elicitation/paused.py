@@ -65,14 +65,14 @@ class PausedRounds:
         if old is not None and old.legacy_call is not None and old.legacy_call is not paused.legacy_call:
             self.connection.spawn(old.legacy_call.abandon())
         call = paused.legacy_call
-        if call is not None and self.open_legacy_calls() >= self.connection.spec.max_parked_calls:
+        if call is not None and self.open_legacy_calls() >= self.connection.parked_call_limit:
             # Each open legacy call holds a response (an HTTP connection) until it is answered: past the cap the
             # call is cancelled on the server instead, and the resume re-issues it (the durable path).
             logger.warning(
-                "MCP server %r: %d legacy calls already wait for an answer (max_parked_calls); the call to %r is "
-                "cancelled now and re-issued on resume",
+                "MCP server %r: %d legacy calls already wait for an answer (max_parked_calls, or fewer than the "
+                "HTTP pool's max_connections); the call to %r is cancelled now and re-issued on resume",
                 self.connection.name,
-                self.connection.spec.max_parked_calls,
+                self.connection.parked_call_limit,
                 call.tool,
             )
             self.connection.spawn(call.abandon())
