@@ -14,7 +14,8 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from langgraph_mcp import McpServers
+from langgraph_mcp import CallNotSentError, McpServers
+from langgraph_mcp.connection import DoneEvent
 from langgraph_mcp.examples.demo_server import EVENTS_FILE_ENV, build_server
 from langgraph_mcp.transport import HTTP_POOL_HEADROOM
 from tests.helpers import OpenServers, http_demo_server
@@ -124,3 +125,30 @@ async def test_more_legacy_pauses_than_http_connections_all_pause_then_resume_wi
     replayed = threads - parked
     assert demo.events.counts["book_trip_legacy.enter"] == threads + replayed
     assert demo.events.counts["book_trip_legacy.request"] == threads + replayed
+
+
+async def test_a_legacy_call_that_gets_no_http_connection_within_tool_timeout_is_not_sent(
+    open_servers: OpenServers,
+) -> None:
+    """``max_connections=3`` leaves one connection for legacy calls: while it is held, the next call waits within
+    its ``tool_timeout`` and then fails unsent, naming the settings to change, instead of hanging."""
+    demo = build_server()
+    url = await open_servers.enter(http_demo_server(demo))
+    servers = open_servers({"demo": {"url": url, "mode": "legacy", "max_connections": 3, "tool_timeout": 1}})
+    conn = servers.connection("demo")
+    await conn.client()
+    # Nobody waits for this call's events, so its own tool_timeout never ends it: it holds the slot.
+    holder = await conn.start_call("sleep", {"seconds": 30})
+    try:
+        with anyio.fail_after(20), pytest.raises(CallNotSentError) as raised:
+            await conn.start_call("echo", {"text": "hi"})
+        assert "max_connections" in str(raised.value) and "max_parked_calls" in str(raised.value)
+        assert "not sent" in str(raised.value)
+        assert "echo.request" not in demo.events.counts  # the server never saw it
+    finally:
+        await holder.abandon()
+    # The slot is free again: the next call is sent and answered.
+    with anyio.fail_after(20):
+        handle = await conn.start_call("echo", {"text": "again"})
+        event = await handle.next_event(10)
+    assert isinstance(event, DoneEvent) and not event.result.is_error
