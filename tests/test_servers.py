@@ -13,7 +13,6 @@ import asyncio
 import os
 import signal
 import threading
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -198,11 +197,9 @@ async def test_no_restart_attempts_means_a_dead_server_errors_clearly(
     with pytest.raises(ServerConnectionError, match="connection lost during the call to 'crash'"):
         await servers.call_tool("demo_crash", {})
 
-    started = time.monotonic()
     with pytest.raises(ServerConnectionError) as caught:
         await servers.call_tool("demo_add", {"a": 1, "b": 1})
 
-    assert time.monotonic() - started < 2
     assert caught.value.server == "demo"
     assert "gave up after 0 restart attempts" in str(caught.value)
     assert servers.connection("demo").starts == 1
@@ -231,11 +228,12 @@ async def test_tools_list_nested_100000_levels_fails_discovery_fast() -> None:
     timeout = 3.0
     servers = McpServers({"deep": raw_server_spec("deep", connect_timeout=timeout)})
     try:
-        started = time.monotonic()
         with pytest.raises(ServerDiscoveryError) as caught:
             await servers.list_tools()
 
-        assert time.monotonic() - started < timeout + 2
+        # Fast means the unparseable answer ends the wait, not the discovery timeout: a timeout says "within".
+        assert "invalid response" in str(caught.value)
+        assert "within" not in str(caught.value)
         assert caught.value.server == "deep"
         assert "MCP server 'deep'" in str(caught.value)
         assert "cannot parse" in str(caught.value)
@@ -283,12 +281,10 @@ async def test_tool_past_its_timeout_raises_and_the_connection_survives(
     async with demo_servers(transport, mode, tmp_path, tool_timeout=0.5) as servers:
         pid = await server_pid(servers)
 
-        started = time.monotonic()
+        # Had the 0.5 s timeout not fired, the 5 s sleep would have returned a result instead of raising.
         with pytest.raises(ToolCallTimeoutError) as caught:
             await servers.call_tool("demo_sleep", {"seconds": 5})
-        elapsed = time.monotonic() - started
 
-        assert elapsed < 0.5 + 1
         assert (caught.value.server, caught.value.tool, caught.value.timeout) == ("demo", "sleep", 0.5)
         assert "raise the server's tool_timeout" in str(caught.value)
         assert await server_pid(servers) == pid
