@@ -71,30 +71,11 @@ class CutResponses:
         if scope["type"] != "http" or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
-        chunks: list[bytes] = []
-        more = True
-        while more:
-            message = await receive()
-            chunks.append(message.get("body", b""))
-            more = message.get("more_body", False)
-        body = b"".join(chunks)
-        try:
-            parsed = json.loads(body)
-        except ValueError:
-            parsed = None
+        parsed, replay = await read_post(receive)
         if isinstance(parsed, dict):
             self.seen.append(str(parsed.get("method")))
         armed = self.limit is None or self.cut < self.limit
         target = armed and isinstance(parsed, dict) and self.rule(parsed)
-        replayed = False
-
-        async def replay() -> dict[str, Any]:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
         if not target:
             await self.app(scope, replay, send)
             return
@@ -125,6 +106,31 @@ class CutResponses:
         raise ResponseCut  # the app finished without a body big enough to cut: cut at its end
 
 
+async def read_post(receive: Receive) -> tuple[Any, Receive]:
+    """Read a POST's whole body: its JSON (``None`` if not JSON) and a ``receive`` that replays it to the app."""
+    chunks: list[bytes] = []
+    more = True
+    while more:
+        message = await receive()
+        chunks.append(message.get("body", b""))
+        more = message.get("more_body", False)
+    body = b"".join(chunks)
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        parsed = None
+    replayed = False
+
+    async def replay() -> Any:
+        nonlocal replayed
+        if not replayed:
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return parsed, replay
+
+
 def calls_tool(name: str) -> Callable[[dict[str, Any]], bool]:
     """A rule: the message is a ``tools/call`` of ``name``."""
     return lambda m: m.get("method") == "tools/call" and (m.get("params") or {}).get("name") == name
@@ -149,26 +155,7 @@ class GarbleResponses:
         if scope["type"] != "http" or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
-        chunks: list[bytes] = []
-        more = True
-        while more:
-            message = await receive()
-            chunks.append(message.get("body", b""))
-            more = message.get("more_body", False)
-        body = b"".join(chunks)
-        try:
-            parsed = json.loads(body)
-        except ValueError:
-            parsed = None
-        replayed = False
-
-        async def replay() -> dict[str, Any]:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
+        parsed, replay = await read_post(receive)
         if not (isinstance(parsed, dict) and self.rule(parsed)):
             await self.app(scope, replay, send)
             return
