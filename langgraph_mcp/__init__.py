@@ -25,7 +25,7 @@ Errors (:mod:`langgraph_mcp.errors`)
     ``InvalidResponseError``, ``ResultTooLargeError``, ``ElicitationUnavailableError``, ``TooManyRoundsError``,
     ``UnsupportedRequestError``, ``NoCheckpointerError``, ``IncompatibleDependencyError``, ``ResumeTypeError``,
     ``SchemaTooComplexError``, ``AnswersFileError``, ``CliError``, ``EventLoopError``,
-    ``PolicyError``
+    ``PolicyError``, ``RequestTimeoutError``
 """
 
 from __future__ import annotations
@@ -62,6 +62,7 @@ if TYPE_CHECKING:
         NoCheckpointerError,
         PolicyError,
         PromptError,
+        RequestTimeoutError,
         ResourceError,
         ResultTooLargeError,
         ResumeError,
@@ -139,6 +140,7 @@ _EXPORTS: dict[str, str] = {
     "StdioServer": "langgraph_mcp.config",
     "ToolCallRouter": "langgraph_mcp.node",
     "ToolCallTimeoutError": "langgraph_mcp.errors",
+    "RequestTimeoutError": "langgraph_mcp.errors",
     "ToolNameCollisionError": "langgraph_mcp.errors",
     "ToolNotFoundError": "langgraph_mcp.errors",
     "ToolOwnerUnknownError": "langgraph_mcp.errors",
@@ -200,6 +202,7 @@ __all__ = [
     "PendingMcpInterrupt",
     "PolicyError",
     "PromptError",
+    "RequestTimeoutError",
     "ResourceError",
     "ResultTooLargeError",
     "ResumeError",

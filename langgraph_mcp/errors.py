@@ -20,7 +20,8 @@ The tree (every exception the package raises is one of these)::
     │   ├── ElicitationUnavailableError        a tool asked for input where nobody can answer (no graph)
     │   ├── TooManyRoundsError                 a tool kept asking past ``max_elicitation_rounds``
     │   ├── UnsupportedRequestError            it asked the client for something it does not serve (sampling)
-    │   └── ToolCallTimeoutError (TimeoutError)   a call did not finish within ``tool_timeout``
+    │   ├── ToolCallTimeoutError (TimeoutError)   a call did not finish within ``tool_timeout``
+    │   └── RequestTimeoutError (TimeoutError)    another request (a listing, a read, a ping) got no answer in time
     ├── ToolNotFoundError (LookupError)        no listed tool has the requested published name
     ├── ToolOwnerUnknownError (LookupError)    ... and a server that may publish it could not be listed (why)
     ├── ToolNameCollisionError (ValueError)    two tools would be published under the same name
@@ -117,6 +118,16 @@ class ToolCallTimeoutError(ServerError, TimeoutError):
         super().__init__(
             server, detail, tool=tool, message=f"MCP tool {tool!r} on server {server!r} {detail}"
         )
+        self.timeout = timeout
+
+
+class RequestTimeoutError(ServerError, TimeoutError):
+    """A request other than a tool call (a listing, a resource read, a ping) got no answer within its timeout."""
+
+    def __init__(self, server: str, what: str, timeout: float) -> None:
+        super().__init__(server, f"{what} got no answer within {timeout:g}s")
+        self.what = what
+        """The request that timed out (``"tools/list"``, ``"a request"``)."""
         self.timeout = timeout
 
 

@@ -10,7 +10,7 @@ import anyio
 from mcp import Client
 
 from langgraph_mcp.client_owner import ClientOwner
-from langgraph_mcp.errors import CallNotSentError
+from langgraph_mcp.errors import CallNotSentError, RequestTimeoutError
 from langgraph_mcp.failures import describe_error, unwrap_for_caller
 from langgraph_mcp.request_failures import FailureReader
 
@@ -90,7 +90,7 @@ class RequestJobs:
             scope.cancel()
             # Nobody waits for the cancelled job's outcome any more; don't let asyncio log it as never retrieved.
             outcome.add_done_callback(lambda f: f.cancelled() or f.exception())
-            raise TimeoutError(f"MCP server {self.name!r} did not answer within {timeout:g}s")
+            raise RequestTimeoutError(self.name, what, timeout)
         if outcome.cancelled():  # the job was cancelled by the connection's task group, not by this caller
             raise await self._failures.transport_failed(what, client)
         try:

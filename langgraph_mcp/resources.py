@@ -92,10 +92,10 @@ async def _cached(
 def _detail(error: BaseException) -> str:
     if isinstance(error, MCPError):
         return f"MCP error {error.code}: {error.message}"
-    if isinstance(error, TimeoutError):
-        return str(error) or "timed out"
     if isinstance(error, ServerError):
         return error.detail
+    if isinstance(error, TimeoutError):
+        return str(error) or "timed out"
     if isinstance(error, LangGraphMcpError):
         return str(error)
     return f"{type(error).__name__}: {error}"

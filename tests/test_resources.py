@@ -9,7 +9,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
 from langgraph_mcp import McpServers
-from langgraph_mcp.errors import PromptError, ResourceError
+from langgraph_mcp.errors import PromptError, RequestTimeoutError, ResourceError
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.results import to_tool_message
 from tests.helpers import ERAS, TRANSPORTS, OpenServers, serve_asgi
@@ -142,6 +142,25 @@ async def test_errors_name_the_server_and_the_uri(mode: str) -> None:
         assert prompt_error.value.prompt == "nope" and prompt_error.value.server == "lib"
         with pytest.raises(ResourceError, match="not a resource reference"):
             await servers.read_resource("lib", {"type": "text", "text": "hi"})
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_read_that_gets_no_answer_fails_with_the_request_timeout(
+    mode: str, open_servers: OpenServers
+) -> None:
+    lib = LibraryServer()
+    servers = open_servers(
+        {"lib": {"transport": "in_process", "server": lib.server, "mode": mode, "tool_timeout": 0.5}}
+    )
+    with pytest.raises(ResourceError) as caught:
+        await servers.read_resource("lib", "docs://stalled")
+    assert caught.value.server == "lib" and caught.value.uri == "docs://stalled"
+    timeout = caught.value.__cause__
+    assert isinstance(timeout, RequestTimeoutError) and isinstance(timeout, TimeoutError)
+    assert timeout.server == "lib" and timeout.timeout == 0.5
+    assert "0.5s" in str(caught.value)
+    (page,) = await servers.read_resource("lib", "docs://page/1")  # the connection is still usable
+    assert page.as_string() == "text of docs://page/1"
 
 
 @pytest.mark.parametrize("mode", ERAS)

@@ -3,6 +3,7 @@
 Low-level so it can paginate its listings and give ttl hints (``MCPServer`` does neither). It serves:
 
 * resources ``docs://page/0..N`` (text, listed ``page_size`` at a time), ``docs://logo.png`` (binary, base64 blob);
+* ``docs://stalled``, whose read never answers (until the client cancels it);
 * the template ``notes://{note_id}``, read by filling it in (``notes://7`` → ``"note 7"``);
 * prompts ``greet(name)`` (a user and an assistant message), ``show_logo()`` (an image), listed a page at a time;
 * the tool ``report`` returning a ``resource_link`` to ``docs://report``, and ``chatty`` logging at every level;
@@ -16,6 +17,7 @@ import warnings
 from collections import Counter
 from typing import Any
 
+import anyio
 import mcp.types as types
 from mcp import MCPError
 from mcp.server import Server, ServerRequestContext
@@ -96,6 +98,9 @@ class LibraryServer:
             contents = [types.TextResourceContents(uri=uri, mime_type="text/plain", text=REPORT_TEXT)]
         elif uri.startswith("docs://page/") and uri.rsplit("/", 1)[1].isdigit():
             contents = [types.TextResourceContents(uri=uri, mime_type="text/plain", text=f"text of {uri}")]
+        elif uri == "docs://stalled":
+            await anyio.Event().wait()
+            raise AssertionError("unreachable: nothing sets this event")
         elif uri.startswith("notes://"):
             contents = [types.TextResourceContents(uri=uri, mime_type="text/plain", text=f"note {uri[8:]}")]
         else:
