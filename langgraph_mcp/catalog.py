@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
@@ -127,10 +127,17 @@ class SkippedTool:
 
 @dataclass
 class CatalogReport:
-    """What discovery left out: skipped tools and servers that failed."""
+    """What discovery left out: skipped tools, and the servers whose listing failed for the current run."""
 
     skipped: list[SkippedTool] = field(default_factory=list)
-    failed_servers: dict[str, BaseException] = field(default_factory=dict)
+    failures: Callable[[], dict[str, BaseException]] = field(default=dict, repr=False)
+    """Reads the current run's failed listings (set by the listing cache, which keeps them per identity)."""
+
+    @property
+    def failed_servers(self) -> dict[str, BaseException]:
+        """Server -> the error of its last listing, for the servers whose last listing with the current run's
+        credentials failed (another user's failure, or success, never shows here). A snapshot: don't write to it."""
+        return self.failures()
 
 
 def schema_problem(schema: Any) -> str | None:

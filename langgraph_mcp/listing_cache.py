@@ -14,6 +14,8 @@ from langgraph_mcp.tool_listing import Listing, fetch_listing
 
 CacheMode: TypeAlias = Literal["use", "refresh", "bypass"]
 ConnectionErrorPolicy: TypeAlias = Literal["raise", "ignore"] | Callable[[str, BaseException], None]
+_NO_CREDENTIALS = "no credentials"
+"""The identity part of a failure's key when the run's credentials could not be resolved."""
 
 
 class ListingCache:
@@ -32,8 +34,11 @@ class ListingCache:
         self._config = config
         self._connections = connections
         self.on_connection_error = on_connection_error
-        self.report = CatalogReport()
         self._listings: dict[ConnectionKey, Listing] = {}
+        # The error of each identity's last failed listing: one user's failure never shows in (or is cleared by)
+        # another user's report. A run whose credentials can't be resolved is its own identity here.
+        self._failures: dict[ConnectionKey, BaseException] = {}
+        self.report = CatalogReport(failures=self._current_failures)
         self._catalogs: dict[str, ServerCatalog] = {}
 
     def invalidate(self, server: str) -> None:
@@ -43,6 +48,24 @@ class ListingCache:
 
     def forget(self, key: ConnectionKey) -> None:
         self._listings.pop(key, None)
+        self._failures.pop(key, None)
+
+    def _failure_key(self, server: str) -> ConnectionKey:
+        return self._connections.key_or_none(server) or (server, _NO_CREDENTIALS)
+
+    def _failed(self, server: str, error: BaseException) -> None:
+        self._failures[self._failure_key(server)] = error
+
+    def _listed(self, server: str) -> None:
+        self._failures.pop(self._failure_key(server), None)
+
+    def _current_failures(self) -> dict[str, BaseException]:
+        """The servers whose last listing with the current run's credentials failed, with the error."""
+        return {
+            server: error
+            for server in self._config.servers
+            if (error := self._failures.get(self._failure_key(server))) is not None
+        }
 
     async def list_tools(self, names: Sequence[str], cache_mode: CacheMode) -> list[McpTool]:
         """The tools of ``names``, per the connection-error policy; raises on a name collision."""
@@ -56,14 +79,14 @@ class ListingCache:
                     raise result
                 self._handle_failure(name, result)
                 continue
-            self.report.failed_servers.pop(name, None)
+            self._listed(name)
             tools.extend(result.tools)
         self.report.skipped = [s for listing in self._current_listings() for s in listing.skipped]
         check_collisions(tools)
         return tools
 
     def _handle_failure(self, server: str, error: Exception) -> None:
-        self.report.failed_servers[server] = error
+        self._failed(server, error)
         policy = self.on_connection_error
         if policy == "raise":
             if isinstance(error, LangGraphMcpError):
@@ -100,10 +123,10 @@ class ListingCache:
             if isinstance(result, CredentialError):  # a fault of this run, not of the server: not reported
                 failures[server] = result
             elif isinstance(result, BaseException):
-                self.report.failed_servers[server] = result
+                self._failed(server, result)
                 failures[server] = result
             else:
-                self.report.failed_servers.pop(server, None)
+                self._listed(server)
         return failures
 
     def _catalog(self, server: str) -> ServerCatalog:

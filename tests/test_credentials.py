@@ -27,6 +27,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
 from langgraph_mcp import (
+    APPROVAL_INTERRUPT_TYPE,
     ConfigError,
     CredentialError,
     McpServers,
@@ -37,7 +38,13 @@ from langgraph_mcp import (
 from langgraph_mcp.credentials import resolve_identity
 from tests.helpers import ERAS, OpenServers, serve_asgi
 from tests.node_support import call, one_turn_graph
-from tests.servers.identity_server import Binding, Record, binding_app, build_identity_server
+from tests.servers.identity_server import (
+    REFUSED_TOKEN,
+    Binding,
+    Record,
+    binding_app,
+    build_identity_server,
+)
 
 pytestmark = pytest.mark.anyio
 TOKEN_HEADERS = {"Authorization": "Bearer ${configurable:token}"}
@@ -324,6 +331,73 @@ async def test_the_gate_and_the_node_look_tools_up_in_the_callers_own_catalog(
     assert "__interrupt__" not in user
     assert user["messages"][-1].status == "error"
     assert [c["authorization"] for c in record.of("admin_reset")] == ["Bearer admin"]
+
+
+def gated_graph(servers: McpServers, tool: str) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """START → agent (calls ``tool``) → approval gate → tools → END."""
+
+    def agent(state: MessagesState, config: RunnableConfig) -> dict[str, Any]:
+        run = config["configurable"]["run"]
+        call = {"name": tool, "args": {"run": run}, "id": f"call-{run}", "type": "tool_call"}
+        return {"messages": [AIMessage("", tool_calls=[call])]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("agent", agent)
+    builder.add_node("approval_gate", create_approval_gate(servers))
+    builder.add_node("tools", McpToolNode(servers))
+    builder.add_edge(START, "agent")
+    builder.add_edge("agent", "approval_gate")
+    builder.add_conditional_edges("approval_gate", ToolCallRouter("tools", END), ["tools", END])
+    builder.add_edge("tools", END)
+    return builder.compile(checkpointer=InMemorySaver())
+
+
+async def failures_seen_by(servers: McpServers, token: str) -> tuple[set[str], str | None]:
+    """What a run with ``token`` sees: the servers in ``report.failed_servers``, and ``ident``'s status error."""
+    seen: dict[str, Any] = {}
+
+    async def look(state: MessagesState) -> dict[str, Any]:
+        seen["failed"] = set(servers.report.failed_servers)
+        seen["error"] = servers.server_status("ident")["error"]
+        return {}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("look", look)
+    builder.add_edge(START, "look")
+    builder.add_edge("look", END)
+    await builder.compile().ainvoke({"messages": []}, run_config(0, token))
+    return seen["failed"], seen["error"]
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_failed_listing_is_one_users_a_healthy_one_another_users(
+    open_servers: OpenServers, mode: str
+) -> None:
+    """``tools/list`` fails for one token only: that user's gate asks (nothing runs) every time, and only that
+    user's report and status name the failure; other users' read-only calls are allowed and run, and their
+    successful listings don't clear the first user's failure."""
+    (url, record, _) = await open_servers.enter(identity_server())
+    servers = open_servers({"ident": {"url": url, "mode": mode, "headers": TOKEN_HEADERS}})
+    graph = gated_graph(servers, "ident_whoami")
+    refused = REFUSED_TOKEN.removeprefix("Bearer ")
+
+    alice = await graph.ainvoke({"messages": [HumanMessage("who?")]}, run_config(1, "alice"))
+    assert alice["messages"][-1].status == "success"
+    denied = await graph.ainvoke({"messages": [HumanMessage("who?")]}, run_config(2, refused))
+    (pending,) = denied["__interrupt__"]  # the gate could not establish the owner: it asks, never allows
+    assert pending.value["type"] == APPROVAL_INTERRUPT_TYPE
+    assert [c["authorization"] for c in record.of("whoami")] == ["Bearer alice"]
+
+    assert await failures_seen_by(servers, "alice") == (set(), None)
+    failed, error = await failures_seen_by(servers, refused)
+    assert failed == {"ident"} and error is not None and "refused to this token" in error
+
+    bob = await graph.ainvoke({"messages": [HumanMessage("who?")]}, run_config(3, "bob"))
+    assert bob["messages"][-1].status == "success"
+    assert (await failures_seen_by(servers, refused))[0] == {"ident"}  # bob's listing did not clear it
+    again = await graph.ainvoke({"messages": [HumanMessage("who?")]}, run_config(4, refused))
+    assert "__interrupt__" in again
+    assert [c["authorization"] for c in record.of("whoami")] == ["Bearer alice", "Bearer bob"]
 
 
 @pytest.mark.parametrize("resumer", ["alice", "bob"])

@@ -1,6 +1,7 @@
 """An ``MCPServer`` that records who called it, for per-run credential and interceptor tests (both eras, HTTP).
 
-Every tool records the call's ``authorization``, ``x-user`` and ``x-key`` headers and its arguments in ``calls``. Over HTTP,
+Every tool records the call's ``authorization``, ``x-user`` and ``x-key`` headers and its arguments in ``calls``;
+``tools/list`` fails for ``REFUSED_TOKEN`` and hides ``admin_reset`` from all but ``ADMIN_TOKEN``. Over HTTP,
 :func:`binding_app` wraps the ASGI app like a server that binds a legacy session to the first caller's token: it
 records every request whose token differs from the one that opened its ``mcp-session-id`` (``violations``), and
 sets ``closed`` events when a client ends a session (``DELETE``).
@@ -14,9 +15,10 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
+from mcp import MCPError
 from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
+from mcp.types import INTERNAL_ERROR, ToolAnnotations
 from pydantic import BaseModel
 
 Scope = MutableMapping[str, Any]
@@ -64,8 +66,20 @@ async def _admin_only_listing(ctx: Any, call_next: Any) -> Any:
     return result
 
 
+REFUSED_TOKEN = "Bearer refused"
+"""Calls with this ``authorization`` get an error for ``tools/list`` (one user's listing fails, others' don't)."""
+
+
+async def _refuse_listing(ctx: Any, call_next: Any) -> Any:
+    request = ctx.request
+    token = request.headers.get("authorization") if request is not None else None
+    if ctx.method == "tools/list" and token == REFUSED_TOKEN:
+        raise MCPError(INTERNAL_ERROR, "tools/list is refused to this token")
+    return await call_next(ctx)
+
+
 def build_identity_server(name: str = "ident") -> tuple[MCPServer, Record]:
-    srv = MCPServer(name, middleware=[_admin_only_listing])
+    srv = MCPServer(name, middleware=[_refuse_listing, _admin_only_listing])
     record = Record()
 
     def note(tool: str, ctx: Context, **args: Any) -> dict[str, Any]:
