@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Protocol, cast
 
+import httpcore2
+import httpx2
 import mcp.types as types
 from mcp import ClientSession, MCPError
 
@@ -302,3 +304,33 @@ def missing_internals(session: ClientSession) -> list[str]:
     if hasattr(session, "_dispatcher") and not hasattr(session._dispatcher, "send_raw_request"):
         missing.append("_dispatcher.send_raw_request")
     return missing
+
+
+# ================================================================================================= httpx2 / httpcore2
+#
+# httpx2 2.16 has no public way to give its default transport a network backend (``AsyncHTTPTransport`` builds its
+# ``httpcore2.AsyncConnectionPool`` itself, without ``network_backend``), and passing our own ``transport=`` turns
+# off httpx2's proxies from the environment. So the backend is swapped into the client's default pool:
+# ``AsyncClient._transport._pool._network_backend``, before the pool opened any connection (its connections are
+# created with the pool's backend). Fallback when that shape is missing: the pool keeps httpcore2's backend — the
+# same behaviour, with its costlier check of idle connections.
+
+POOL_BACKEND_PATH = ("_transport", "_pool", "_network_backend")
+
+
+def wrap_pool_backend(
+    client: httpx2.AsyncClient,
+    wrap: Callable[[httpcore2.AsyncNetworkBackend], httpcore2.AsyncNetworkBackend],
+) -> bool:
+    """Give ``client``'s default connection pool the backend ``wrap(its backend)``; ``False`` (nothing changed)
+    when this httpx2/httpcore2 is shaped differently or the pool already has connections."""
+    pool = getattr(getattr(client, "_transport", None), "_pool", None)
+    backend = getattr(pool, "_network_backend", None)
+    if (
+        type(pool) is not httpcore2.AsyncConnectionPool  # not a proxy's pool, nor another transport
+        or not isinstance(backend, httpcore2.AsyncNetworkBackend)
+        or pool.connections
+    ):
+        return False
+    pool._network_backend = wrap(backend)
+    return True

@@ -25,8 +25,9 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
+from langgraph_mcp._compat import wrap_pool_backend
 from langgraph_mcp.config import HttpServer, InProcessServer, ServerSpec, SseServer, StdioServer
-from langgraph_mcp.http_keepalive import drain_event_streams_on_close
+from langgraph_mcp.http_keepalive import ProbedBackend, drain_event_streams_on_close
 
 logger = logging.getLogger("langgraph_mcp.connection")
 
@@ -135,16 +136,19 @@ def http_client(spec: HttpServer) -> httpx2.AsyncClient:
     Each parked legacy call holds one POST response open, so the pool is sized past ``max_parked_calls``. A POST's
     event stream is read to its end before it is closed, so its connection is reused (``http_keepalive``), and
     every pooled connection may stay open idle (for httpx2's 5 s keep-alive): after a burst of N parallel calls the
-    next burst reuses all N instead of opening N - 20 new ones.
+    next burst reuses all N instead of opening N - 20 new ones. The pool's check of its idle connections for a
+    server hang-up is one ``poll()`` each (``http_keepalive.ProbedBackend``).
     """
     max_connections = http_pool_size(spec)
-    return httpx2.AsyncClient(
+    client = httpx2.AsyncClient(
         headers=spec.headers or None,
         timeout=httpx2.Timeout(spec.timeout, read=spec.read_timeout),
         auth=spec.auth,
         limits=httpx2.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
         event_hooks={"response": [drain_event_streams_on_close]},
     )
+    wrap_pool_backend(client, ProbedBackend)
+    return client
 
 
 def http_pool_size(spec: HttpServer) -> int:
