@@ -59,7 +59,9 @@ async def test_a_connection_the_server_hung_up_while_idle_is_not_reused(
         second = await http.get(url)  # on the hung-up connection this would fail: "Server disconnected"
         assert second.text == "ok"
     assert server.connections == 2
-    assert True in probes, "the pool should have asked our probe about the idle connection, and heard 'hung up'"
+    assert True in probes, (
+        "the pool should have asked our probe about the idle connection, and heard 'hung up'"
+    )
 
 
 def test_the_default_pool_of_an_httpx2_client_takes_a_wrapped_backend() -> None:
