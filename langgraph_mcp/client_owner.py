@@ -116,6 +116,11 @@ class ClientOwner:
         """Connected, and the transport has not reported the server gone."""
         return self._client is not None and not self._transport_ended()
 
+    async def transport_ended(self) -> None:
+        """Return once the current transport has reported the server gone (at once if there is none)."""
+        if self._watch is not None:
+            await self._watch.wait_ended()
+
     @property
     def protocol_version(self) -> str | None:
         return self._client.protocol_version if self._client is not None else None

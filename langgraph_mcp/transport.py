@@ -8,6 +8,7 @@ and reports a message that looks like JSON-RPC but cannot be parsed, so the requ
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import shlex
 from collections.abc import AsyncIterator, Callable
@@ -44,10 +45,21 @@ class TransportWatch:
 
     def __init__(self, server: str, on_invalid: Callable[[Exception], None]) -> None:
         self.server = server
-        self.ended = False
-        """The read side reached end-of-stream: the server process or stream is gone."""
+        self._ended = asyncio.Event()
         self._on_invalid = on_invalid
         self._server_log = logging.getLogger(f"langgraph_mcp.server.{server}")
+
+    @property
+    def ended(self) -> bool:
+        """The read side reached end-of-stream: the server process or stream is gone."""
+        return self._ended.is_set()
+
+    def end(self) -> None:
+        self._ended.set()
+
+    async def wait_ended(self) -> None:
+        """Return once :attr:`ended` is true."""
+        await self._ended.wait()
 
     def absorb(self, error: Exception) -> None:
         """A transport-level parse failure: skip a stray non-JSON-RPC line, report anything else."""
@@ -89,7 +101,7 @@ class _WatchedReadStream:
             try:
                 item: SessionMessage | Exception = await self._inner.receive()
             except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
-                self._watch.ended = True
+                self._watch.end()
                 raise
             if isinstance(item, Exception):
                 self._watch.absorb(item)
@@ -106,7 +118,7 @@ class _WatchedReadStream:
             raise StopAsyncIteration from None
 
     async def aclose(self) -> None:
-        self._watch.ended = True
+        self._watch.end()
         await self._inner.aclose()
 
     async def __aenter__(self) -> _WatchedReadStream:
@@ -116,7 +128,7 @@ class _WatchedReadStream:
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> bool | None:
-        self._watch.ended = True
+        self._watch.end()
         result: bool | None = await self._inner.__aexit__(exc_type, exc, tb)
         return result
 

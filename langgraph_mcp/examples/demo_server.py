@@ -24,6 +24,7 @@ Observability: every tool body run records events ``{"pid", "tool", "event", "se
 in a per-instance counter keyed ``"<tool>.<event>"`` (read it with the ``stats`` tool, clear it with
 ``reset_stats``). When ``DEMO_EVENTS_FILE`` is set (read at each event), each event is also appended
 as one JSON line to that file (open/append/close per event, so several processes can share it).
+In the same process, ``await server.events.reached("<tool>.<event>", n)`` returns once it was recorded n times.
 Events:
 
 * ``enter`` - at the start of each run of a tool body (``stats``/``reset_stats`` record nothing).
@@ -43,7 +44,9 @@ transport (even under ``python -m``, see the ``__main__`` block): ``ask_date``, 
 """
 
 import argparse
+import asyncio
 import base64
+import contextlib
 import datetime
 import io
 import json
@@ -314,16 +317,23 @@ def modern_ask_seats(destination: str, ctx: Context) -> Seats | Elicit[Seats] | 
 # --------------------------------------------------------------------------- server-side observability
 
 
+def _resolve(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
+
+
 class EventRecorder:
     """Per-instance event counter, optionally mirrored to the ``DEMO_EVENTS_FILE`` JSON-lines file."""
 
     def __init__(self, server_name: str) -> None:
         self.server_name = server_name
         self.counts: Counter[str] = Counter()
+        self._waiters: list[tuple[str, int, asyncio.Future[None]]] = []
 
     def record(self, tool: str, event: str, **extra: Any) -> None:
         """Count ``<tool>.<event>`` and append it to the events file if configured."""
         self.counts[f"{tool}.{event}"] += 1
+        self._wake()
         path = os.environ.get(EVENTS_FILE_ENV)
         if path:
             line = {
@@ -336,6 +346,28 @@ class EventRecorder:
             }
             with open(path, "a", encoding="utf-8") as f:
                 f.write(json.dumps(line, default=str) + "\n")
+
+    async def reached(self, key: str, count: int = 1) -> None:
+        """Return once ``counts[key]`` is at least ``count`` (tests wait on what the server did, not on time).
+
+        Unbounded: bound it yourself (``anyio.fail_after``). Sync tools run in worker threads, so the wake-up is
+        handed to the waiter's loop thread-safely."""
+        if self.counts[key] >= count:
+            return
+        waiter = asyncio.get_running_loop().create_future()
+        entry = (key, count, waiter)
+        self._waiters.append(entry)
+        try:
+            self._wake()  # an event recorded between the check above and the registration
+            await waiter
+        finally:
+            self._waiters.remove(entry)
+
+    def _wake(self) -> None:
+        for key, count, waiter in list(self._waiters):
+            if self.counts[key] >= count and not waiter.done():
+                with contextlib.suppress(RuntimeError):  # the waiter's loop is closed: nobody waits any more
+                    waiter.get_loop().call_soon_threadsafe(_resolve, waiter)
 
     def snapshot(self) -> dict[str, int]:
         """A plain copy of the counters."""
