@@ -18,6 +18,8 @@ from typing import Any
 import anyio
 import uvicorn
 
+from tests.helpers import LoopbackUvicorn, start_uvicorn
+
 FAULTY_SERVER = Path(__file__).parent / "servers" / "faulty_stdio_server.py"
 
 
@@ -31,12 +33,9 @@ async def serve_on_port(app: Any, port: int) -> AsyncIterator[str]:
     """Serve ``app`` with uvicorn on 127.0.0.1:``port`` in this event loop (so a test can stop and restart a
     server at the same address); yields the base URL. On exit the server stops hard, as a crash would: open
     connections (a client's held-open streams) are dropped, not waited for."""
-    uv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    uv = LoopbackUvicorn(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     async with anyio.create_task_group() as tg:
-        tg.start_soon(uv.serve)
-        with anyio.fail_after(10):
-            while not uv.started:
-                await anyio.sleep(0.02)
+        await start_uvicorn(tg, uv)
         try:
             yield f"http://127.0.0.1:{port}"
         finally:

@@ -6,6 +6,7 @@ Everything here starts real servers (no mocks) and stops what it starts.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
+import anyio.abc
 import uvicorn
 from mcp.server.mcpserver import MCPServer
 
@@ -114,13 +116,33 @@ async def http_demo_server(server: MCPServer | None = None) -> AsyncIterator[str
         yield f"{base}/mcp"
 
 
-class _TestServer(uvicorn.Server):
-    """uvicorn without its SIGINT/SIGTERM handlers: inside a test they would swallow the signal that stops the
-    test run (``timeout``, CI), leaving a hung test unkillable but by SIGKILL."""
+class LoopbackUvicorn(uvicorn.Server):
+    """uvicorn for tests: ``ready`` is set once startup is over (``started`` says whether it listens), and it
+    installs no SIGINT/SIGTERM handlers: inside a test they would swallow the signal that stops the test run
+    (``timeout``, CI), leaving a hung test unkillable but by SIGKILL. Create it inside the test's event loop."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.ready = anyio.Event()
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        try:
+            await super().startup(sockets)
+        finally:
+            self.ready.set()
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
         yield
+
+
+async def start_uvicorn(tg: anyio.abc.TaskGroup, server: LoopbackUvicorn, *, bound: float = 10.0) -> None:
+    """Start ``server`` in ``tg`` and return once it listens (bounded); raise if its startup failed."""
+    tg.start_soon(server.serve)
+    with anyio.fail_after(bound):
+        await server.ready.wait()
+    if not server.started:
+        raise OSError(f"uvicorn could not start on {server.config.host}:{server.config.port} (see its log)")
 
 
 @asynccontextmanager
@@ -134,12 +156,9 @@ async def serve_asgi(app: Any) -> AsyncIterator[str]:
     config = uvicorn.Config(
         app, host="127.0.0.1", port=port, log_level="warning", timeout_graceful_shutdown=5
     )
-    uv = _TestServer(config)
+    uv = LoopbackUvicorn(config)
     async with anyio.create_task_group() as tg:
-        tg.start_soon(uv.serve)
-        with anyio.fail_after(10):
-            while not uv.started:
-                await anyio.sleep(0.02)
+        await start_uvicorn(tg, uv)
         try:
             yield f"http://127.0.0.1:{port}"
         finally:
@@ -157,6 +176,19 @@ def process_exists(pid: int) -> bool:
     except (OSError, IndexError):
         return True
     return state != "Z"
+
+
+async def wait_exit(pid: int, *, bound: float = 10.0) -> None:
+    """Wait (bounded) until process ``pid`` has exited, on its pidfd: it becomes readable when the process ends."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return
+    try:
+        with anyio.fail_after(bound):
+            await anyio.wait_readable(fd)
+    finally:
+        os.close(fd)
 
 
 def child_pids() -> set[int]:
@@ -184,6 +216,19 @@ def event_pids(events_file: Path, tool: str | None = None, event: str = "enter")
     return [e["pid"] for e in events if e["event"] == event and (tool is None or e["tool"] == tool)]
 
 
+class WatchedServers(McpServers):
+    """``McpServers`` that lets a test wait for a tools-changed invalidation instead of polling for it:
+    ``invalidated`` is set once a server said its tools changed and its cached listings were dropped."""
+
+    def __init__(self, config: Any, **kwargs: Any) -> None:
+        super().__init__(config, **kwargs)
+        self.invalidated = asyncio.Event()
+
+    def _invalidate(self, server: str) -> None:
+        super()._invalidate(server)
+        self.invalidated.set()
+
+
 class OpenServers:
     """``open_servers(config, **kwargs)`` makes an ``McpServers`` that is closed when the test ends, pass or fail.
 
@@ -198,6 +243,12 @@ class OpenServers:
 
     def __call__(self, config: Any, **kwargs: Any) -> McpServers:
         servers = McpServers(config, **kwargs)
+        self._stack.push_async_callback(servers.aclose)
+        return servers
+
+    def watched(self, config: Any, **kwargs: Any) -> WatchedServers:
+        """Like calling it, but a :class:`WatchedServers`."""
+        servers = WatchedServers(config, **kwargs)
         self._stack.push_async_callback(servers.aclose)
         return servers
 

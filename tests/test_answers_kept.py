@@ -21,7 +21,7 @@ from mcp.server import Server, ServerRequestContext
 
 from langgraph_mcp import McpServers
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import OpenServers, child_pids, event_pids, free_port, process_exists, stdio_demo_spec
+from tests.helpers import OpenServers, child_pids, event_pids, free_port, stdio_demo_spec, wait_exit
 from tests.node_support import (
     TOMORROW,
     accept_all,
@@ -56,9 +56,7 @@ async def test_legacy_server_restarted_while_paused_the_answer_is_replayed_on_th
     (pending,) = out["__interrupt__"]
     (first,) = event_pids(events, "book_trip_legacy")
     os.kill(first, signal.SIGKILL)  # the server dies while the call is parked in its question
-    with anyio.fail_after(10):
-        while process_exists(first):
-            await anyio.sleep(0.02)
+    await wait_exit(first)
     out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), config())
     message = tool_messages(out)["c1"]
     assert message.status == "success", text_of(message)
@@ -280,8 +278,8 @@ async def test_legacy_refused_answer_on_the_replayed_call_keeps_that_call_parked
     (key,) = pending.value["requests"]
     paused = servers.paused_rounds("demo")
     with anyio.fail_after(10):  # the park timeout ends the first call: the resume takes the durable path
-        while len(paused) or srv.events.counts["server.cancelled"] == 0:
-            await anyio.sleep(0.02)
+        await srv.events.reached("server.cancelled")
+    assert len(paused) == 0
     with pytest.raises(pydantic.ValidationError):
         await graph.ainvoke(
             Command(resume={pending.id: {key: {"action": "accept", "content": {"date": "soon"}}}}),

@@ -8,7 +8,6 @@ call is cancelled, the way servers on the TypeScript SDK 1.x do.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 
 import anyio
 import mcp.types as types
@@ -46,13 +45,6 @@ def stubborn_server() -> DemoServer:
     return srv
 
 
-async def until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Poll ``condition`` until it holds (bounded)."""
-    async with asyncio.timeout(timeout):
-        while not condition():
-            await asyncio.sleep(0.01)
-
-
 @pytest.mark.anyio
 async def test_a_caller_cancelled_during_the_abandon_grace_is_cancelled_and_the_question_still_answered(
     open_servers: OpenServers, monkeypatch: pytest.MonkeyPatch
@@ -70,7 +62,8 @@ async def test_a_caller_cancelled_during_the_abandon_grace_is_cancelled_and_the_
 
     abandoning = asyncio.ensure_future(handle.abandon())
     # The server got notifications/cancelled and still holds its question open: abandon() is in its grace wait.
-    await until(lambda: srv.events.counts["server.cancelled"] >= 1)
+    with anyio.fail_after(10):
+        await srv.events.reached("server.cancelled")
     assert not abandoning.done()
     assert srv.events.counts[f"{STUBBORN}.answered:error"] == 0
     abandoning.cancel()
@@ -79,7 +72,9 @@ async def test_a_caller_cancelled_during_the_abandon_grace_is_cancelled_and_the_
     assert abandoning.cancelled()
 
     # The cancelled caller did not leave the server's question open: it got the error answer (server-side record).
-    await until(lambda: srv.events.counts[f"{STUBBORN}.answered:error"] == 1)
+    with anyio.fail_after(10):
+        await srv.events.reached(f"{STUBBORN}.answered:error")
+    assert srv.events.counts[f"{STUBBORN}.answered:error"] == 1
     assert srv.events.counts[f"{STUBBORN}.answered:accept"] == 0
     # ... nor the call holding its turn: a call that must run alone gets through.
     handle2 = await conn.start_call(STUBBORN, {})

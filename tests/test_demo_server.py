@@ -27,7 +27,7 @@ from mcp.shared.exceptions import UrlElicitationRequiredError
 
 from langgraph_mcp.examples import demo_server
 from langgraph_mcp.examples.demo_server import build_server, http_app
-from tests.helpers import CRASHING_SERVER
+from tests.helpers import CRASHING_SERVER, LoopbackUvicorn, start_uvicorn
 
 pytestmark = pytest.mark.anyio
 
@@ -693,13 +693,10 @@ def _free_port() -> int:
 async def test_http_app_both_eras() -> None:
     port = _free_port()
     config = uvicorn.Config(http_app(build_server()), host="127.0.0.1", port=port, log_level="warning")
-    web = uvicorn.Server(config)
+    web = LoopbackUvicorn(config)
     asker = Asker()
     async with anyio.create_task_group() as tg:
-        tg.start_soon(web.serve)
-        with anyio.fail_after(5):
-            while not web.started:
-                await anyio.sleep(0.02)
+        await start_uvicorn(tg, web)
         url = f"http://127.0.0.1:{port}/mcp"
         try:
             async with Client(url, elicitation_callback=asker) as client:

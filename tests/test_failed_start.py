@@ -83,8 +83,9 @@ async def test_a_failed_start_leaves_nothing_behind_and_the_server_works_once_ba
 
     script.write_text(DEMO)  # the server is back
     with anyio.fail_after(10):
-        while conn.backoff.wait_remaining() > 0:  # a server that never came up is retried after its backoff
-            await asyncio.sleep(0.02)
+        # A server that never came up is retried after its backoff: a timer (the behaviour), slept out exactly.
+        while (remaining := conn.backoff.wait_remaining()) > 0:
+            await asyncio.sleep(remaining)
         result = await servers.call_tool("s_echo", {"text": "back"})
     assert not result.is_error and "back" in str(result.content)
     assert conn.alive and conn.router.in_flight == 0

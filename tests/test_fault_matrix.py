@@ -36,11 +36,12 @@ from tests.faults import CutResponses, calls_tool
 from tests.helpers import (
     ERAS,
     TRANSPORTS,
+    LoopbackUvicorn,
     child_pids,
     crashing_demo_spec,
     event_pids,
     free_port,
-    process_exists,
+    wait_exit,
 )
 from tests.node_support import TOMORROW, accept_all, text_of, tool_messages
 
@@ -72,22 +73,14 @@ class Rig:
         if self.transport == "stdio":
             pid = (await self.servers.call_tool("demo_stats", {})).structured_content["pid"]  # type: ignore[index]
             os.kill(pid, signal.SIGKILL)
-            await wait_gone(pid)
+            await wait_exit(pid)
             # "Between calls": the client has read the end of the dead server's stdout (milliseconds later). A
             # call sent in the instant before that meets a dead pipe and is reported as maybe-run, honestly.
-            conn = self.servers.connection("demo")
             with anyio.fail_after(10):
-                while conn.alive:
-                    await anyio.sleep(0.01)
+                await self.servers.connection("demo").owner.transport_ended()
         else:
             assert self._restart is not None
             await self._restart()
-
-
-async def wait_gone(pid: int) -> None:
-    with anyio.fail_after(10):
-        while process_exists(pid):
-            await anyio.sleep(0.02)
 
 
 class _Uvicorn:
@@ -95,11 +88,11 @@ class _Uvicorn:
 
     def __init__(self, tg: anyio.abc.TaskGroup, port: int) -> None:
         self.tg, self.port = tg, port
-        self.server: uvicorn.Server | None = None
+        self.server: LoopbackUvicorn | None = None
         self.done: anyio.Event | None = None
 
     async def start(self, app: Any) -> None:
-        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
+        server = LoopbackUvicorn(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
         done = anyio.Event()
 
         async def serve() -> None:
@@ -111,8 +104,8 @@ class _Uvicorn:
         self.server, self.done = server, done
         self.tg.start_soon(serve)
         with anyio.fail_after(10):
-            while not server.started:
-                await anyio.sleep(0.02)
+            await server.ready.wait()
+        assert server.started, f"uvicorn could not start again on port {self.port}"
 
     async def stop(self) -> None:
         if self.server is not None and self.done is not None:

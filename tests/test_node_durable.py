@@ -90,12 +90,6 @@ def _stdio(log: Path, mode: str, **options: Any) -> dict[str, Any]:
     }
 
 
-async def _until(condition: Any, timeout: float = 10.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not condition():
-            await asyncio.sleep(0.02)
-
-
 async def _server_pid(servers: McpServers) -> int:
     result = await servers.call_tool("demo_stats", {})
     pid: int = result.structured_content["pid"]
@@ -115,7 +109,9 @@ async def test_modern_state_refused_after_restart_falls_back_to_reissue(
     (pending,) = out["__interrupt__"]
     old_pid = await _server_pid(servers)
     os.kill(old_pid, signal.SIGKILL)  # the saved requestState's key dies with the process
-    await _until(lambda: not servers.connection("demo").alive)
+    async with asyncio.timeout(10):  # the client has read the end of the dead server's stdout
+        await servers.connection("demo").owner.transport_ended()
+    assert not servers.connection("demo").alive
     out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), cfg)
     while "__interrupt__" in out:
         (pending,) = out["__interrupt__"]
@@ -173,8 +169,10 @@ async def test_parked_call_past_its_park_timeout_is_cancelled_then_replayed(
     (pending,) = out["__interrupt__"]
     paused = servers.paused_rounds("demo")
     assert len(paused) == 1
-    # Wait for what the park timeout does: the parked call is dropped here and cancelled on the server.
-    await _until(lambda: len(paused) == 0 and srv.events.counts["server.cancelled"] >= 1)
+    # Wait for what the park timeout does: the parked call is dropped here, then cancelled on the server.
+    async with asyncio.timeout(10):
+        await srv.events.reached("server.cancelled")
+    assert len(paused) == 0
     assert srv.events.counts["book_trip_legacy.commit"] == 0
     out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), cfg)
     assert text_of(tool_messages(out)["c1"]) == f"Booked Rome on {TOMORROW}"

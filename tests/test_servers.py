@@ -41,6 +41,7 @@ from tests.helpers import (
     process_exists,
     raw_server_spec,
     stdio_demo_spec,
+    wait_exit,
 )
 from tests.servers.bad_tools import ChangingServer
 
@@ -203,9 +204,7 @@ async def test_no_restart_attempts_means_a_dead_server_errors_clearly(
     assert caught.value.server == "demo"
     assert "gave up after 0 restart attempts" in str(caught.value)
     assert servers.connection("demo").starts == 1
-    with anyio.fail_after(5):  # the process exits on its own; nothing restarts it
-        while process_exists(pid):
-            await anyio.sleep(0.02)
+    await wait_exit(pid)  # the process exits on its own (bounded); nothing restarts it
 
 
 async def test_aclose_leaves_no_child_process() -> None:
@@ -386,7 +385,7 @@ async def test_legacy_tools_list_changed_notification_invalidates_the_cache(
     open_servers: OpenServers,
 ) -> None:
     changing = ChangingServer()
-    servers = open_servers(
+    servers = open_servers.watched(
         {"changing": {"transport": "in_process", "server": changing.server, "mode": "legacy"}}
     )
     assert [t.name for t in await servers.list_tools()] == ["add_tool"]
@@ -395,8 +394,8 @@ async def test_legacy_tools_list_changed_notification_invalidates_the_cache(
     await servers.call_tool("changing_add_tool", {"name": "fresh"})
 
     with anyio.fail_after(5):
-        while "fresh" not in {t.name for t in await servers.list_tools()}:
-            await anyio.sleep(0.01)
+        await servers.invalidated.wait()
+    assert {t.name for t in await servers.list_tools()} == {"add_tool", "fresh"}  # cache "use": it re-lists
     assert changing.list_calls == 2
     assert (await servers.get_tool("changing_fresh")).name == "fresh"
 
@@ -415,13 +414,16 @@ async def test_modern_tools_list_changed_event_invalidates_the_cache(open_server
         await ctx.notify_tools_changed()  # reaches subscriptions/listen streams (2026-07-28)
         return f"added {name}"
 
-    servers = open_servers({"dyn": {"transport": "in_process", "server": dynamic, "mode": "auto"}})
+    servers = open_servers.watched({"dyn": {"transport": "in_process", "server": dynamic, "mode": "auto"}})
     assert [t.name for t in await servers.list_tools()] == ["add_tool"]
     assert servers.connection("dyn").protocol_version == "2026-07-28"
     await servers.call_tool("dyn_add_tool", {"name": "fresh"})
     with anyio.fail_after(5):
-        while "fresh" not in {t.name for t in await servers.list_tools()}:  # cache "use": no refresh asked
-            await anyio.sleep(0.01)
+        await servers.invalidated.wait()
+    assert {t.name for t in await servers.list_tools()} == {
+        "add_tool",
+        "fresh",
+    }  # cache "use": no refresh asked
     assert (await servers.get_tool("dyn_fresh")).name == "fresh"
 
 

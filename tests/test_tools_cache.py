@@ -6,30 +6,15 @@ unchanged descriptor is not re-checked by the inputSchema guard.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
 import pytest
 from mcp.server.mcpserver import Context, MCPServer
 
-from langgraph_mcp import McpServers
 from langgraph_mcp import catalog as catalog_module
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import ERAS, OpenServers
-
-
-class WatchedServers(McpServers):
-    """``McpServers`` that lets a test wait for a tools-changed invalidation instead of polling for it."""
-
-    def __init__(self, config: Any) -> None:
-        super().__init__(config)
-        self.invalidated = asyncio.Event()
-
-    def _invalidate(self, server: str) -> None:
-        super()._invalidate(server)
-        self.invalidated.set()
+from tests.helpers import ERAS, OpenServers, WatchedServers
 
 
 def retitling_server() -> MCPServer:
@@ -60,14 +45,10 @@ def retitling_server() -> MCPServer:
 
 
 @pytest.fixture(params=ERAS)
-async def servers(request: pytest.FixtureRequest) -> AsyncIterator[WatchedServers]:
-    servers = WatchedServers(
+def servers(request: pytest.FixtureRequest, open_servers: OpenServers) -> WatchedServers:
+    return open_servers.watched(
         {"r": {"transport": "in_process", "server": retitling_server(), "mode": request.param}}
     )
-    try:
-        yield servers
-    finally:
-        await servers.aclose()
 
 
 @pytest.mark.anyio
