@@ -9,6 +9,7 @@ jobs (the connection's requests) belong to it, not to their callers.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal, TextIO, cast
@@ -21,6 +22,7 @@ from mcp.client.subscriptions import ToolsListChanged
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from langgraph_mcp.backoff import ReconnectBackoff
+from langgraph_mcp.call_tasks import CallTasks
 from langgraph_mcp.config import ServerSpec, StdioServer
 from langgraph_mcp.errors import InvalidResponseError, ServerConnectionError, ServerUnavailableError
 from langgraph_mcp.failures import describe_error, flatten_exception
@@ -63,6 +65,7 @@ class ClientOwner:
         self._on_tools_changed = on_tools_changed
         self._client: Client | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
+        self._call_tasks: CallTasks | None = None
         self._owner: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
         self._ready: asyncio.Event | None = None
@@ -87,6 +90,11 @@ class ClientOwner:
     def task_group(self) -> anyio.abc.TaskGroup | None:
         """The owner's task group: jobs started in it run in the task that holds the client."""
         return self._task_group
+
+    @property
+    def call_tasks(self) -> CallTasks | None:
+        """The live session's legacy call tasks (ended with the task group), or ``None``."""
+        return self._call_tasks
 
     def note_error(self, error: BaseException) -> None:
         """Remember ``error`` as the last thing that went wrong (for status and the next error message)."""
@@ -226,7 +234,11 @@ class ClientOwner:
         self._ready = asyncio.Event()
         self._error = None
         self._watch = TransportWatch(self.name, self._on_invalid)
-        self._owner = asyncio.get_running_loop().create_task(self._own(), name=f"mcp-owner:{self.name}")
+        # A fresh context, not a copy of the first caller's: the owner and every task of its client live as long as
+        # the connection and must not keep that caller's context (a graph run, its config) alive.
+        self._owner = asyncio.get_running_loop().create_task(
+            self._own(), name=f"mcp-owner:{self.name}", context=contextvars.Context()
+        )
         try:
             await asyncio.wait_for(asyncio.shield(self._ready.wait()), self.spec.connect_timeout)
         except TimeoutError:
@@ -275,8 +287,11 @@ class ClientOwner:
                         "use mode='auto' or 'legacy' for this server",
                     )
                 await self._on_connected(client)
+                calls = CallTasks()
+                tg.start_soon(calls.hold)
                 self._client = client
                 self._task_group = tg
+                self._call_tasks = calls
                 if self._on_tools_changed is not None and _announces_tool_changes(client):
                     tg.start_soon(self._watch_tool_changes, client)
                 self._ready.set()
@@ -300,6 +315,7 @@ class ClientOwner:
             if self._owner is asyncio.current_task():  # never clear a newer owner's state
                 self._client = None
                 self._task_group = None
+                self._call_tasks = None
                 self._ready.set()
             if stderr is not None:
                 stderr.close()

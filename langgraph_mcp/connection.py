@@ -1,10 +1,11 @@
-"""The requests of one MCP server connection in one event loop: calls come from anywhere, run as jobs of the owner.
+"""The requests of one MCP server connection in one event loop: calls come from anywhere.
 
 :class:`~langgraph_mcp.client_owner.ClientOwner` keeps the ``mcp.Client`` alive in its owner task; a
-:class:`ServerConnection` runs each request as a job of that task and hands results and server questions back
-through a :class:`CallHandle`, and turns every failure under a request into one of our errors (a transport failure
-is never a bare cancellation). A call's job belongs to the connection, not to the caller, so a legacy call that is
-waiting for a human's answer can stay open ("parked") after the graph node that started it has been interrupted.
+:class:`ServerConnection` runs a modern call in the caller's own task, a legacy call in a task of the session
+(:mod:`~langgraph_mcp.call_tasks`) that hands results and server questions back through a :class:`CallHandle`, and
+turns every failure under a request into one of our errors (a transport failure is never a bare cancellation). A
+legacy call's task belongs to the connection, not to the caller, so a call that is waiting for a human's answer can
+stay open ("parked") after the graph node that started it has been interrupted.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ CallEvent = ElicitEvent | DoneEvent | FailedEvent
 
 @dataclass(eq=False)
 class CallHandle:
-    """One in-flight ``tools/call``, running as a job of the connection's owner task."""
+    """One in-flight ``tools/call``, running in a call task of the connection's session."""
 
     connection: ServerConnection
     tool: str
@@ -318,27 +319,17 @@ class ServerConnection:
         input_responses: dict[str, Any] | None = None,
         request_state: str | None = None,
     ) -> CallHandle:
-        """Start a ``tools/call`` as a job of the owner task and return its handle (events arrive on it)."""
+        """Start a ``tools/call`` in a call task of the session and return its handle (events arrive on it)."""
         client = await self.client()
         handle = CallHandle(self, tool)
-        if self.is_legacy:
-            # No unbounded wait: a call waiting its turn (behind one that must run alone) gives up after
-            # tool_timeout, unsent.
-            wait = self.spec.tool_timeout
-            try:
-                handle.route = await asyncio.wait_for(self.router.begin(tool, handle.deliver), wait)
-            except TimeoutError:
-                raise CallNotSentError(
-                    self.name,
-                    f"the call to {tool!r} waited more than {wait:g}s for its turn (another call to this server "
-                    "must run alone); it was not sent",
-                    tool=tool,
-                ) from None
+        legacy = self.is_legacy
+        if legacy:
+            handle.route = self.router.begin_now(tool, handle.deliver) or await self._wait_for_turn(handle)
             if self._call_slots is not None:
-                await self._take_call_slot(handle, wait)
-        tg = self.owner.task_group
+                await self._take_call_slot(handle, self.spec.tool_timeout)
+        tasks = self.owner.call_tasks
         if (
-            tg is None or client is not self.owner.current
+            tasks is None or tasks.ended or client is not self.owner.current
         ):  # the connection died while the call waited for its turn
             self.end_legacy_call(handle, "unsent")
             handle.release_slot()
@@ -350,7 +341,7 @@ class ServerConnection:
         # Legacy calls may wait for a human inside an elicitation: the per-event timeout in next_event bounds the
         # server's work, and the park timeout bounds the human's, so the SDK-level timeout only has to cover both.
         spec = self.spec
-        read_timeout = spec.tool_timeout + spec.park_timeout + 5 if self.is_legacy else spec.tool_timeout + 5
+        read_timeout = spec.tool_timeout + spec.park_timeout + 5 if legacy else spec.tool_timeout + 5
 
         def fail(error: BaseException) -> None:
             if not handle.waits_for_human:
@@ -400,14 +391,32 @@ class ServerConnection:
                     handle.release_slot()
 
         key = self.jobs.track(fail)
-        tg.start_soon(job)
+        # Its own task, not the caller's (a legacy call may stay parked after its caller was interrupted), in a
+        # fresh context (see call_tasks); ended with the session.
+        tasks.start(job())
         return handle
+
+    async def _wait_for_turn(self, handle: CallHandle) -> RoutedCall:
+        """No unbounded wait: a call waiting its turn (behind one that must run alone) gives up after
+        tool_timeout, unsent."""
+        wait, tool = self.spec.tool_timeout, handle.tool
+        try:
+            async with asyncio.timeout(wait):  # not wait_for: on 3.11 it runs the wait in one more task
+                return await self.router.begin(tool, handle.deliver)
+        except TimeoutError:
+            raise CallNotSentError(
+                self.name,
+                f"the call to {tool!r} waited more than {wait:g}s for its turn (another call to this server "
+                "must run alone); it was not sent",
+                tool=tool,
+            ) from None
 
     async def _take_call_slot(self, handle: CallHandle, wait: float) -> None:
         """Wait (within ``wait``) for one of the legacy call slots, each a pooled HTTP connection; unsent if none."""
         assert self._call_slots is not None
         try:
-            await asyncio.wait_for(self._call_slots.acquire(), wait)
+            async with asyncio.timeout(wait):
+                await self._call_slots.acquire()
         except TimeoutError:
             self.end_legacy_call(handle, "unsent")
             raise CallNotSentError(

@@ -101,10 +101,21 @@ class LegacyCallRouter:
         """Calls holding a turn now."""
         return self._shared + (self._alone is not None)
 
+    def begin_now(self, tool: str, deliver: Deliver) -> RoutedCall | None:
+        """:meth:`begin` without waiting: the registered call if it may run at once, else ``None``."""
+        call = RoutedCall(tool, deliver, alone=self.runs_alone(tool))
+        if not self._may_run(call):
+            return None
+        self._run(call)
+        return self._register(call)
+
     async def begin(self, tool: str, deliver: Deliver) -> RoutedCall:
         """Register a call about to be sent, once it may run (a call that runs alone waits for the others)."""
         call = RoutedCall(tool, deliver)
         await self._take_turn(call)
+        return self._register(call)
+
+    def _register(self, call: RoutedCall) -> RoutedCall:
         call.session = self._session
         self._calls.add(call)
         return call
@@ -138,21 +149,33 @@ class LegacyCallRouter:
                 held.possible_owners.discard(call)  # the server finished it, so the question is not its
             self._forget(call)
 
+    def _may_run(self, call: RoutedCall) -> bool:
+        """Whether ``call`` may take a turn now (one that runs alone needs the connection to itself; a shared one
+        waits while a call that runs alone runs or waits)."""
+        if call.alone:
+            return self._alone is None and not self._shared
+        return self._alone is None and not self._alone_waiting
+
+    def _run(self, call: RoutedCall) -> None:
+        if call.alone:
+            self._alone = call
+        else:
+            self._shared += 1
+        call.running = True
+
     async def _take_turn(self, call: RoutedCall) -> None:
         call.alone = self.runs_alone(call.tool)
         if call.alone:
             self._alone_waiting += 1
             try:
-                while self._alone is not None or self._shared:
+                while not self._may_run(call):
                     await self._wait_for_change()
             finally:
                 self._alone_waiting -= 1
-            self._alone = call
         else:
-            while self._alone is not None or self._alone_waiting:
+            while not self._may_run(call):
                 await self._wait_for_change()
-            self._shared += 1
-        call.running = True
+        self._run(call)
 
     def _give_turn(self, call: RoutedCall) -> None:
         if not call.running:

@@ -18,7 +18,7 @@ cycle anywhere, not even inside one layer.
    ``elicitation.answers`` (what a valid answer is), ``resume`` (checking a human's answers against what is
    pending and building the ``Command``). They read descriptions and payloads, never a live server, so a UI or
    the CLI can use them without opening a connection.
-3. **connection** — ``connection`` (one live server) and its parts (``transport``, ``client_owner``,
+3. **connection** — ``connection`` (one live server) and its parts (``transport``, ``client_owner``, ``call_tasks``,
    ``http_keepalive``, ``legacy_routing``, ``backoff``, ``failures``, ``request_failures``, ``stderr_capture``,
    ``server_logs``), ``identities`` (which
    per-identity connections to keep), ``resources`` (resources and prompts of a connection), ``tool_listing``
@@ -105,6 +105,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         [
             "connection",
             "client_owner",
+            "call_tasks",
             "failures",
             "request_failures",
             "request_jobs",
