@@ -3,12 +3,21 @@
     .venv/bin/python bench/legacy_parallel_ratio.py [--blocks 15] [--transport streamable_http]
 
 Per transport, one server and one ``McpServers``: ``McpServers.call_tool`` and the raw SDK session of the same
-connection are measured interleaved block by block (their order alternating), each block timing one call and
-32 parallel calls. Over HTTP a third client is the floor of the HTTP stack without the SDK: bare ``httpx2`` on its
-own MCP session, a POST per call whose event stream is read to its end (its connection is reused). Prints medians (and min–max) of the wall times, the ratio of the medians (target ≤ 1.3), the
-median of the per-block ratios, and the CPU ms per 32-call burst in this process and, for HTTP, in the server
-process (its own process, as in production; /proc ticks, so 10 ms steps), with the machine load before and after.
-On 2 shared cores a burst's CPU on both sides adds to its wall time: compare the two clients, not the 1.3 alone.
+connection are measured interleaved block by block (their order alternating), each block timing one call, 32
+parallel calls, then 4 calls one after another (for the client's CPU per call on its own). Over HTTP two more
+clients give the floors under the SDK, each on its own MCP session of the same server:
+
+* bare ``httpx2`` — a POST per call whose event stream is read to its end (its connection is reused): the HTTP
+  library's floor;
+* raw sockets — pre-encoded HTTP/1.1 POSTs on kept-alive sockets, read up to the end of the chunked body, no HTTP
+  library: nearly no client CPU, so what remains above 1.0 is the server's own work (and the machine's load).
+
+The server is the demo server under default uvicorn in its own process, as a user would run it. Prints medians
+(and min–max) of the wall times, the ratio of the medians (target ≤ 1.3), the median (min–max) of the per-block
+ratios, what a burst adds to one call (ms), the client's CPU ms per burst and per call alone, and the server's CPU
+ms per burst (all its threads, from /proc/<pid>/task/*/schedstat: ns, not 10 ms ticks), with the machine load
+before and after. On 2 shared cores a burst's CPU on both sides adds to its wall time: compare the clients side by
+side, not the 1.3 alone.
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx2
 
@@ -38,6 +48,8 @@ from tests.helpers import free_port, stdio_demo_spec  # noqa: E402
 
 PARALLEL = 32
 SECONDS = 0.1
+ALONE = 4
+"""Calls one after another per block, for the client's CPU per call on its own."""
 TRANSPORTS = ("stdio", "streamable_http")
 
 
@@ -85,23 +97,30 @@ LEGACY_HEADERS = {
 }
 
 
+async def legacy_session(http: httpx2.AsyncClient, url: str) -> str:
+    """A new initialized legacy MCP session on ``url``; returns its session id."""
+    init = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "bench", "version": "0"},
+    }
+    response = await http.post(
+        url,
+        headers=LEGACY_HEADERS,
+        json={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init},
+    )
+    session_id = response.headers["mcp-session-id"]
+    headers = {**LEGACY_HEADERS, "mcp-session-id": session_id}
+    await http.post(url, headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+    return session_id
+
+
 @asynccontextmanager
 async def bare_http(url: str) -> AsyncIterator[Callable[[], Awaitable[Any]]]:
     """One call of ``sleep`` through bare ``httpx2`` on its own initialized legacy session."""
     limits = httpx2.Limits(max_connections=100, max_keepalive_connections=100)
     async with httpx2.AsyncClient(limits=limits) as http:
-        init = {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "bench", "version": "0"},
-        }
-        response = await http.post(
-            url,
-            headers=LEGACY_HEADERS,
-            json={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init},
-        )
-        headers = {**LEGACY_HEADERS, "mcp-session-id": response.headers["mcp-session-id"]}
-        await http.post(url, headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        headers = {**LEGACY_HEADERS, "mcp-session-id": await legacy_session(http, url)}
         ids = itertools.count(1)
 
         async def one() -> Any:
@@ -117,10 +136,82 @@ async def bare_http(url: str) -> AsyncIterator[Callable[[], Awaitable[Any]]]:
         yield one
 
 
+CHUNKED_END = b"\r\n0\r\n\r\n"
+
+
+@asynccontextmanager
+async def raw_sockets(url: str) -> AsyncIterator[Callable[[], Awaitable[Any]]]:
+    """One call of ``sleep`` as a pre-encoded HTTP/1.1 POST on a kept-alive socket of its own legacy session, read
+    up to the end of its chunked event stream: no HTTP library, nearly no client CPU."""
+    async with httpx2.AsyncClient() as http:
+        session_id = await legacy_session(http, url)
+    parts = urlsplit(url)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 80
+    ids = itertools.count(1)
+    idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+    opened: list[asyncio.StreamWriter] = []
+    head = (
+        f"POST {parts.path} HTTP/1.1\r\nhost: {host}:{port}\r\n"
+        + "".join(f"{name}: {value}\r\n" for name, value in LEGACY_HEADERS.items())
+        + f"mcp-session-id: {session_id}\r\n"
+    )
+
+    async def connection() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        while idle:
+            reader, writer = idle.pop()
+            if not reader.at_eof():  # uvicorn hangs up connections idle for 5 s
+                return reader, writer
+            writer.close()
+        reader, writer = await asyncio.open_connection(host, port)
+        opened.append(writer)
+        return reader, writer
+
+    async def one() -> Any:
+        params = {"name": "sleep", "arguments": {"seconds": SECONDS}}
+        body = json.dumps(
+            {"jsonrpc": "2.0", "id": next(ids), "method": "tools/call", "params": params}
+        ).encode()
+        request = f"{head}content-length: {len(body)}\r\n\r\n".encode() + body
+        reader, writer = await connection()
+        writer.write(request)
+        try:
+            response = await reader.readuntil(CHUNKED_END)
+        except (
+            asyncio.IncompleteReadError
+        ) as exc:  # hung up as this request went out: once more, on a new one
+            if exc.partial:
+                raise
+            writer.close()
+            reader, writer = await connection()
+            writer.write(request)
+            response = await reader.readuntil(CHUNKED_END)
+        idle.append((reader, writer))
+        if b'"result"' not in response:
+            raise RuntimeError(f"unexpected response: {response[:300]!r}")
+        return response
+
+    try:
+        yield one
+    finally:
+        for writer in opened:
+            writer.close()
+
+
 def process_cpu(pid: int | None) -> float:
-    """CPU seconds (user + system) of process ``pid`` so far, from /proc; 0.0 where that can't be read."""
+    """CPU seconds of process ``pid`` so far, all threads: /proc/<pid>/task/*/schedstat (ns), else /proc/<pid>/stat
+    (user + system, 10 ms ticks); 0.0 where neither can be read."""
     if pid is None:
         return 0.0
+    try:
+        return (
+            sum(
+                int((task / "schedstat").read_text().split()[0])
+                for task in Path(f"/proc/{pid}/task").iterdir()
+            )
+            / 1e9
+        )
+    except (OSError, ValueError, IndexError):
+        pass
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
@@ -132,8 +223,9 @@ def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def spread(values: list[float], scale: float = 1000.0) -> str:
-    return f"{statistics.median(values) * scale:.1f} ({min(values) * scale:.1f}–{max(values) * scale:.1f})"
+def spread(values: list[float], scale: float = 1000.0, digits: int = 1) -> str:
+    low, mid, high = (v * scale for v in (min(values), statistics.median(values), max(values)))
+    return f"{mid:.{digits}f} ({low:.{digits}f}–{high:.{digits}f})"
 
 
 async def measure(transport: str, blocks: int) -> list[str]:
@@ -152,8 +244,10 @@ async def measure(transport: str, blocks: int) -> list[str]:
         }
         if url is not None:
             clients["bare httpx2 (no SDK)"] = await stack.enter_async_context(bare_http(url))
+            clients["raw sockets (no HTTP library)"] = await stack.enter_async_context(raw_sockets(url))
         runs: dict[str, dict[str, list[float]]] = {
-            name: {"one": [], "fan": [], "ratio": [], "cpu": [], "server_cpu": []} for name in clients
+            name: {"one": [], "fan": [], "ratio": [], "cpu": [], "server_cpu": [], "alone_cpu": []}
+            for name in clients
         }
 
         async def block(name: str) -> None:
@@ -171,6 +265,10 @@ async def measure(transport: str, blocks: int) -> list[str]:
             run["one"].append(single)
             run["fan"].append(fan)
             run["ratio"].append(fan / single)
+            cpu = time.process_time()
+            for _ in range(ALONE):
+                await one()
+            run["alone_cpu"].append((time.process_time() - cpu) / ALONE)
 
         for name in clients:  # warm-up: connect, list, first calls, the HTTP pool
             await asyncio.gather(*(clients[name]() for _ in range(PARALLEL)))
@@ -181,10 +279,11 @@ async def measure(transport: str, blocks: int) -> list[str]:
     for name, run in runs.items():
         ratio = statistics.median(run["fan"]) / statistics.median(run["one"])
         server_cpu = spread(run["server_cpu"]) if server_pid is not None else "not measured (stdio child)"
+        added = statistics.median(run["fan"]) - statistics.median(run["one"])
         rows.append(
             f"| {transport} | {name} | {spread(run['one'])} | {spread(run['fan'])} | {ratio:.2f} "
             f"| {statistics.median(run['ratio']):.2f} ({min(run['ratio']):.2f}–{max(run['ratio']):.2f}) "
-            f"| {spread(run['cpu'])} | {server_cpu} |"
+            f"| {added * 1000:.1f} | {spread(run['cpu'])} | {spread(run['alone_cpu'], digits=2)} | {server_cpu} |"
         )
     return rows
 
@@ -195,12 +294,13 @@ async def main() -> None:
     parser.add_argument("--transport", choices=TRANSPORTS, action="append")
     args = parser.parse_args()
     logging.getLogger("httpx2").setLevel(logging.WARNING)  # one INFO line per request would dominate
-    print(f"load average before: {load()}\n")
+    print(f"load average before: {load()} ({os.cpu_count()} CPUs)\n")
     print(
         f"| legacy transport | client | one call ms (median, min–max) | {PARALLEL} parallel ms | ratio of medians "
-        f"| per-block ratio | client CPU ms per {PARALLEL} | server CPU ms per {PARALLEL} |"
+        f"| per-block ratio | burst − one call ms | client CPU ms per {PARALLEL} | client CPU ms per call alone "
+        f"| server CPU ms per {PARALLEL} |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for transport in args.transport or TRANSPORTS:
         for row in await measure(transport, args.blocks):
             print(row)

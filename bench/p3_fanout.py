@@ -123,7 +123,8 @@ async def measure(quick: bool) -> Section:
                     variants = await variants_for(stack, era, transport, url)
                     names = list(variants)
                     times: dict[str, list[float]] = {name: [] for name in names}
-                    await variants["one call"]()  # warm-up
+                    for name in names:  # warm-up: a burst opens its HTTP connections, kept for the timed ones
+                        await variants[name]()
                     base: dict[str, list[float]] = {name: [] for name in names}
                     for rep in range(reps):
                         for name in names[rep % len(names) :] + names[: rep % len(names)]:
@@ -143,7 +144,14 @@ async def measure(quick: bool) -> Section:
                 section.data[f"{era}/{transport}"] = cell
     section.notes.append(
         f"{reps} repetitions per variant, interleaved (a variant slower than {SLOW_SECONDS:g} s: {SLOW_REPS}); "
-        "each ratio is to the latest `one call` before it."
+        "each ratio is to the latest `one call` before it. Every variant runs once untimed first (a first burst "
+        "over HTTP opens its 32 connections)."
+    )
+    section.notes.append(
+        "Over HTTP the raw session uses the SDK's default HTTP client, which closes each POST's event stream just "
+        "before its end, so every call opens a TCP connection; `McpServers` reads it to the end and reuses the "
+        "connection (`http_keepalive`). `bench/legacy_parallel_ratio.py` compares the legacy HTTP burst with the "
+        "raw session on the same connection, bare httpx2 and raw sockets."
     )
     return section
 
