@@ -188,52 +188,46 @@ async def test_modern_server_changed_the_question_the_old_answer_is_shown_and_th
     assert srv.committed == [{"date": TOMORROW, "time": "09:00"}]
 
 
-async def test_modern_server_changed_the_question_before_a_resume_in_another_process() -> None:
+async def test_modern_server_changed_the_question_before_a_resume_in_another_process(
+    open_servers: OpenServers,
+) -> None:
     """The durable path: the resume reaches a fresh ``McpServers`` (another worker), so no live round remembers
     what the human was shown; the checkpoint does."""
     srv = ChangingServer()
     spec = {"c": {"transport": "in_process", "server": srv.server, "mode": "modern"}}
     checkpointer = InMemorySaver()
-    first_worker, second_worker = McpServers(spec), McpServers(spec)
-    try:
-        graph = one_turn_graph(first_worker, [call("c_book", "c1")], checkpointer)
-        out = await graph.ainvoke(start(), config())
-        (first,) = out["__interrupt__"]
-        srv.change()
-        old = {"when": {"action": "accept", "content": {"date": TOMORROW}}}
-        graph = one_turn_graph(second_worker, [call("c_book", "c1")], checkpointer)
-        out = await graph.ainvoke(Command(resume={first.id: old}), config())
-        (second,) = out["__interrupt__"]
-        assert second.id != first.id
-        assert set(second.value["requests"]["when"]["requested_schema"]["properties"]) == {"date", "time"}
-        assert second.value["previous_answers"] == old
-        new = {"when": {"action": "accept", "content": {"date": TOMORROW, "time": "09:00"}}}
-        out = await graph.ainvoke(Command(resume={second.id: new}), config())
-        assert tool_messages(out)["c1"].status == "success"
-        assert srv.committed == [{"date": TOMORROW, "time": "09:00"}]
-    finally:
-        await first_worker.aclose()
-        await second_worker.aclose()
+    first_worker, second_worker = open_servers(spec), open_servers(spec)
+    graph = one_turn_graph(first_worker, [call("c_book", "c1")], checkpointer)
+    out = await graph.ainvoke(start(), config())
+    (first,) = out["__interrupt__"]
+    srv.change()
+    old = {"when": {"action": "accept", "content": {"date": TOMORROW}}}
+    graph = one_turn_graph(second_worker, [call("c_book", "c1")], checkpointer)
+    out = await graph.ainvoke(Command(resume={first.id: old}), config())
+    (second,) = out["__interrupt__"]
+    assert second.id != first.id
+    assert set(second.value["requests"]["when"]["requested_schema"]["properties"]) == {"date", "time"}
+    assert second.value["previous_answers"] == old
+    new = {"when": {"action": "accept", "content": {"date": TOMORROW, "time": "09:00"}}}
+    out = await graph.ainvoke(Command(resume={second.id: new}), config())
+    assert tool_messages(out)["c1"].status == "success"
+    assert srv.committed == [{"date": TOMORROW, "time": "09:00"}]
 
 
-async def test_a_wrong_answer_to_an_unchanged_question_in_another_process_is_still_refused() -> None:
+async def test_a_wrong_answer_to_an_unchanged_question_in_another_process_is_still_refused(
+    open_servers: OpenServers,
+) -> None:
     srv = ChangingServer()
     spec = {"c": {"transport": "in_process", "server": srv.server, "mode": "modern"}}
     checkpointer = InMemorySaver()
-    first_worker, second_worker = McpServers(spec), McpServers(spec)
-    try:
-        out = await one_turn_graph(first_worker, [call("c_book", "c1")], checkpointer).ainvoke(
-            start(), config()
-        )
-        (pending,) = out["__interrupt__"]
-        graph = one_turn_graph(second_worker, [call("c_book", "c1")], checkpointer)
-        wrong = {"when": {"action": "accept", "content": {"date": TOMORROW, "seats": 2}}}
-        with pytest.raises(pydantic.ValidationError):
-            await graph.ainvoke(Command(resume={pending.id: wrong}), config())
-        assert [i.id for i in (await graph.aget_state(config())).interrupts] == [pending.id]
-    finally:
-        await first_worker.aclose()
-        await second_worker.aclose()
+    first_worker, second_worker = open_servers(spec), open_servers(spec)
+    out = await one_turn_graph(first_worker, [call("c_book", "c1")], checkpointer).ainvoke(start(), config())
+    (pending,) = out["__interrupt__"]
+    graph = one_turn_graph(second_worker, [call("c_book", "c1")], checkpointer)
+    wrong = {"when": {"action": "accept", "content": {"date": TOMORROW, "seats": 2}}}
+    with pytest.raises(pydantic.ValidationError):
+        await graph.ainvoke(Command(resume={pending.id: wrong}), config())
+    assert [i.id for i in (await graph.aget_state(config())).interrupts] == [pending.id]
 
 
 # ------------------------------------------------------------------------------------------------ item 9

@@ -7,12 +7,15 @@ import anyio
 import pytest
 from mcp.server.mcpserver import MCPServer
 
-from langgraph_mcp import CallNotSentError, McpServers
+from langgraph_mcp import CallNotSentError
+from tests.helpers import OpenServers
 
 pytestmark = pytest.mark.anyio
 
 
-async def test_a_call_waiting_its_turn_behind_an_exclusive_call_gives_up_unsent() -> None:
+async def test_a_call_waiting_its_turn_behind_an_exclusive_call_gives_up_unsent(
+    open_servers: OpenServers,
+) -> None:
     release = anyio.Event()
     ran: list[str] = []
     server = MCPServer("holding")
@@ -37,19 +40,16 @@ async def test_a_call_waiting_its_turn_behind_an_exclusive_call_gives_up_unsent(
         "tool_timeout": 0.5,
         "retries": 0,
     }
-    servers = McpServers({"h": spec})
-    try:
-        conn = servers.connection("h")
-        await conn.client()
-        holder = await conn.start_call("hold", {})  # holds the connection's exclusive turn until released
-        with anyio.fail_after(10):  # the old code waited here until `hold` finished
-            with pytest.raises(CallNotSentError) as caught:
-                await servers.call_tool("h_add", {"a": 1, "b": 2})
-        assert "waited more than 0.5s for its turn" in str(caught.value)
-        assert ran == []  # it was not sent
-        release.set()
-        with anyio.fail_after(10):
-            await holder.next_event(5)
-        assert (await servers.call_tool("h_add", {"a": 1, "b": 2})).structured_content == {"result": 3}
-    finally:
-        await servers.aclose()
+    servers = open_servers({"h": spec})
+    conn = servers.connection("h")
+    await conn.client()
+    holder = await conn.start_call("hold", {})  # holds the connection's exclusive turn until released
+    with anyio.fail_after(10):  # the old code waited here until `hold` finished
+        with pytest.raises(CallNotSentError) as caught:
+            await servers.call_tool("h_add", {"a": 1, "b": 2})
+    assert "waited more than 0.5s for its turn" in str(caught.value)
+    assert ran == []  # it was not sent
+    release.set()
+    with anyio.fail_after(10):
+        await holder.next_event(5)
+    assert (await servers.call_tool("h_add", {"a": 1, "b": 2})).structured_content == {"result": 3}

@@ -247,22 +247,24 @@ async def test_resume_command_answers_a_compat_question_with_plain_answers(open_
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_after_a_restart_the_stored_card_answers_replay_and_the_next_round_is_a_card(mode: str) -> None:
+async def test_after_a_restart_the_stored_card_answers_replay_and_the_next_round_is_a_card(
+    mode: str, open_servers: OpenServers
+) -> None:
     saver = InMemorySaver()
     calls = [call("demo_book_three_rounds", "trip", destination="Rome")]
     first_srv = build_server()
-    first = McpServers({"demo": in_process(first_srv, mode)})
+    first = open_servers({"demo": in_process(first_srv, mode)})
     graph = chat_graph(first, calls, checkpointer=saver)
     await graph.ainvoke({"messages": [HumanMessage("go")]}, CFG)
     assert (await the_one_interrupt(graph))["round"] == 1
     await graph.ainvoke(edit("demo_book_three_rounds", {"date": "2026-12-24"}), CFG)
     seats = await the_one_interrupt(graph)
     assert seats["round"] == 2 and seats["action_requests"][0]["args"] == {"seats": "", "window": False}
-    await first.aclose()
+    await first.aclose()  # the first process ends
 
     # A new process: new servers (no paused call survives), the same checkpoints.
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, mode)})
+    servers = open_servers({"demo": in_process(srv, mode)})
     graph = chat_graph(servers, calls, checkpointer=saver)
     await graph.ainvoke(edit("demo_book_three_rounds", {"seats": "2", "window": "true"}), CFG)
     meal = await the_one_interrupt(graph)
@@ -274,7 +276,6 @@ async def test_after_a_restart_the_stored_card_answers_replay_and_the_next_round
     ]
     assert booking == {"destination": "Rome", "date": "2026-12-24", "seats": 2, "window": True, "meal": "veg"}
     assert srv.events.counts["book_three_rounds.commit"] == 1
-    await servers.aclose()
 
 
 async def test_plain_unkeyed_resumes_carry_a_call_through_its_rounds_without_compat(
@@ -299,12 +300,14 @@ async def test_plain_unkeyed_resumes_carry_a_call_through_its_rounds_without_com
 
 
 @pytest.mark.parametrize("restart", [False, True], ids=["same-process", "after-restart"])
-async def test_a_round_of_two_questions_is_asked_one_card_at_a_time(restart: bool) -> None:
+async def test_a_round_of_two_questions_is_asked_one_card_at_a_time(
+    restart: bool, open_servers: OpenServers
+) -> None:
     """A 2026-07-28 server asks date and seats in one round; Agent Chat UI shows one card, so one per question."""
     saver = InMemorySaver()
     calls = [call("demo_book_two", "two", destination="Rome")]
     srv = build_server()
-    servers = McpServers({"demo": in_process(srv, "auto")})
+    servers = open_servers({"demo": in_process(srv, "auto")})
     graph = chat_graph(servers, calls, checkpointer=saver)
     await graph.ainvoke({"messages": [HumanMessage("go")]}, CFG)
 
@@ -317,7 +320,7 @@ async def test_a_round_of_two_questions_is_asked_one_card_at_a_time(restart: boo
     if restart:  # a new process: the round's requestState is gone, the call is re-issued
         await servers.aclose()
         srv = build_server()
-        servers = McpServers({"demo": in_process(srv, "auto")})
+        servers = open_servers({"demo": in_process(srv, "auto")})
         graph = chat_graph(servers, calls, checkpointer=saver)
     out = await graph.ainvoke(edit("demo_book_two", {"seats": "3", "window": "true"}), CFG)
 
@@ -327,7 +330,6 @@ async def test_a_round_of_two_questions_is_asked_one_card_at_a_time(restart: boo
     ]
     assert booking == {"destination": "Rome", "date": "2026-12-24", "seats": 3, "window": True, "meal": None}
     assert srv.events.counts["book_two.commit"] == 1
-    await servers.aclose()
 
 
 def test_a_synchronous_graph_in_compat_mode_asks_one_question_at_a_time(

@@ -119,54 +119,49 @@ async def test_cut_response_in_a_graph_is_an_error_tool_message_and_the_graph_co
 
 
 @pytest.mark.parametrize("era", ERAS)
-async def test_cut_tools_list_is_retried_then_reported_as_a_discovery_error(era: str) -> None:
+async def test_cut_tools_list_is_retried_then_reported_as_a_discovery_error(
+    open_servers: OpenServers, era: str
+) -> None:
     once = CutResponses(http_app(), lists_tools, limit=1)
-    async with serve_asgi(once) as base:
-        servers = McpServers({"demo": {"url": f"{base}/mcp", "mode": era, **FAST}})
-        try:
-            assert any(t.name == "add" for t in await settle(servers.list_tools()))
-            assert once.cut == 1
-        finally:
-            await servers.aclose()
+    base = await open_servers.enter(serve_asgi(once))
+    servers = open_servers({"demo": {"url": f"{base}/mcp", "mode": era, **FAST}})
+    assert any(t.name == "add" for t in await settle(servers.list_tools()))
+    assert once.cut == 1
+
     always = CutResponses(http_app(), lists_tools)
-    async with serve_asgi(always) as base:
-        servers = McpServers({"demo": {"url": f"{base}/mcp", "mode": era, **FAST}})
-        try:
-            with pytest.raises(ServerDiscoveryError) as caught:
-                await settle(servers.list_tools())
-            assert caught.value.server == "demo"
-            assert "connection lost during tools/list" in caught.value.detail
-        finally:
-            await servers.aclose()
+    base = await open_servers.enter(serve_asgi(always))
+    servers = open_servers({"demo": {"url": f"{base}/mcp", "mode": era, **FAST}})
+    with pytest.raises(ServerDiscoveryError) as caught:
+        await settle(servers.list_tools())
+    assert caught.value.server == "demo"
+    assert "connection lost during tools/list" in caught.value.detail
 
 
 # ------------------------------------------------------------------------- 4. legacy session lost (server restart)
 
 
-async def test_legacy_http_server_restarted_between_calls_reinitializes_the_session() -> None:
+async def test_legacy_http_server_restarted_between_calls_reinitializes_the_session(
+    open_servers: OpenServers,
+) -> None:
     port = free_port()
-    spec = {"mode": "legacy", **FAST}
-    async with serve_on_port(http_app(), port) as base:
-        servers = McpServers({"demo": {"url": f"{base}/mcp", **spec}})
+    servers = open_servers({"demo": {"url": f"http://127.0.0.1:{port}/mcp", "mode": "legacy", **FAST}})
+    async with serve_on_port(http_app(), port):
         assert (await settle(servers.call_tool("demo_add", {"a": 1, "b": 1}))).structured_content == {
             "result": 2
         }
-    try:
-        async with serve_on_port(http_app(), port):
-            # A safe call meets the stale session: the session is re-initialized and the call retried.
-            assert (await settle(servers.call_tool("demo_add", {"a": 2, "b": 2}))).structured_content == {
-                "result": 4
-            }
-        restarted = build_server()
-        async with serve_on_port(http_app(restarted), port):
-            # A non-idempotent call meets the stale session: the server refused it unrun (404), so it is sent
-            # again on the re-initialized session and runs exactly once.
-            assert (await settle(servers.call_tool("demo_echo", {"text": "x"}))).content[0].text == "x"  # type: ignore[union-attr]
-            assert restarted.events.snapshot()["echo.enter"] == 1
-            assert restarted.events.snapshot()["echo.request"] == 1  # the stale attempt never reached a tool
-        assert servers.connection("demo").starts == 3
-    finally:
-        await servers.aclose()
+    async with serve_on_port(http_app(), port):
+        # A safe call meets the stale session: the session is re-initialized and the call retried.
+        assert (await settle(servers.call_tool("demo_add", {"a": 2, "b": 2}))).structured_content == {
+            "result": 4
+        }
+    restarted = build_server()
+    async with serve_on_port(http_app(restarted), port):
+        # A non-idempotent call meets the stale session: the server refused it unrun (404), so it is sent
+        # again on the re-initialized session and runs exactly once.
+        assert (await settle(servers.call_tool("demo_echo", {"text": "x"}))).content[0].text == "x"  # type: ignore[union-attr]
+        assert restarted.events.snapshot()["echo.enter"] == 1
+        assert restarted.events.snapshot()["echo.request"] == 1  # the stale attempt never reached a tool
+    assert servers.connection("demo").starts == 3
 
 
 # ------------------------------------------------------------------------- 5. large results
@@ -182,22 +177,20 @@ async def test_results_over_one_mebibyte_arrive_over_http(open_servers: OpenServ
     assert servers.connection("demo").starts == 1
 
 
-async def test_legacy_result_past_max_result_bytes_is_a_clear_error_without_reconnects() -> None:
-    async with serve_asgi(http_app()) as base:
-        spec = {"url": f"{base}/mcp", "mode": "legacy", "max_result_bytes": 1_000_000, **FAST}
-        servers = McpServers({"demo": spec})
-        try:
-            with pytest.raises(ResultTooLargeError) as caught:
-                await settle(servers.call_tool("demo_echo", {"text": "x" * 2_000_000}))
-            assert "result too large" in str(caught.value)
-            assert "limit 1000000; raise `max_result_bytes`" in str(caught.value)
-            assert servers.connection("demo").starts == 1
-            assert (await settle(servers.call_tool("demo_add", {"a": 1, "b": 1}))).structured_content == {
-                "result": 2
-            }
-            assert servers.connection("demo").starts == 1
-        finally:
-            await servers.aclose()
+async def test_legacy_result_past_max_result_bytes_is_a_clear_error_without_reconnects(
+    open_servers: OpenServers,
+) -> None:
+    base = await open_servers.enter(serve_asgi(http_app()))
+    servers = open_servers(
+        {"demo": {"url": f"{base}/mcp", "mode": "legacy", "max_result_bytes": 1_000_000, **FAST}}
+    )
+    with pytest.raises(ResultTooLargeError) as caught:
+        await settle(servers.call_tool("demo_echo", {"text": "x" * 2_000_000}))
+    assert "result too large" in str(caught.value)
+    assert "limit 1000000; raise `max_result_bytes`" in str(caught.value)
+    assert servers.connection("demo").starts == 1
+    assert (await settle(servers.call_tool("demo_add", {"a": 1, "b": 1}))).structured_content == {"result": 2}
+    assert servers.connection("demo").starts == 1
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -212,13 +205,13 @@ async def test_results_over_one_mebibyte_arrive_over_stdio(
 # ------------------------------------------------------------------------- 6. stray stdout line
 
 
-async def test_a_log_line_on_stdout_during_tools_list_does_not_lose_the_request() -> None:
-    servers = McpServers({"faulty": faulty_server_spec("late_banner", **FAST)})
-    try:
-        assert [t.published_name for t in await settle(servers.list_tools())] == ["faulty_ping"]
-        assert (await settle(servers.call_tool("faulty_ping", {}))).content[0].text == "pong"  # type: ignore[union-attr]
-    finally:
-        await servers.aclose()
+async def test_a_log_line_on_stdout_during_tools_list_does_not_lose_the_request(
+    open_servers: OpenServers,
+) -> None:
+    servers = open_servers({"faulty": faulty_server_spec("late_banner", **FAST)})
+    assert [t.published_name for t in await settle(servers.list_tools())] == ["faulty_ping"]
+    assert (await settle(servers.call_tool("faulty_ping", {}))).content[0].text == "pong"  # type: ignore[union-attr]
+    await servers.aclose()
     assert child_pids() == set()
 
 
@@ -288,16 +281,15 @@ async def test_endless_pagination_is_capped_with_a_clear_error(open_servers: Ope
     assert "prefix" not in str(caught.value)  # not reported as a name collision
 
 
-async def test_a_stdio_server_that_exits_at_start_shows_its_command_and_stderr() -> None:
-    servers = McpServers({"broken": dies_at_start()})
-    try:
-        with pytest.raises(ServerConnectionError) as caught:
-            await settle(servers.list_tools())
-        text = str(caught.value)
-        assert f"{sys.executable} -c 'import module_that_does_not_exist_xyz'" in text
-        assert "ModuleNotFoundError: No module named 'module_that_does_not_exist_xyz'" in text
-    finally:
-        await servers.aclose()
+async def test_a_stdio_server_that_exits_at_start_shows_its_command_and_stderr(
+    open_servers: OpenServers,
+) -> None:
+    servers = open_servers({"broken": dies_at_start()})
+    with pytest.raises(ServerConnectionError) as caught:
+        await settle(servers.list_tools())
+    text = str(caught.value)
+    assert f"{sys.executable} -c 'import module_that_does_not_exist_xyz'" in text
+    assert "ModuleNotFoundError: No module named 'module_that_does_not_exist_xyz'" in text
     assert child_pids() == set()
 
 

@@ -18,7 +18,7 @@ from langgraph_mcp.backoff import ReconnectBackoff
 from langgraph_mcp.errors import ServerUnavailableError
 from langgraph_mcp.examples.demo_server import http_app
 from tests.faults import serve_on_port
-from tests.helpers import child_pids, free_port, stdio_demo_spec, wait_exit
+from tests.helpers import OpenServers, child_pids, free_port, stdio_demo_spec, wait_exit
 
 pytestmark = pytest.mark.anyio
 
@@ -33,61 +33,60 @@ async def wait_for_backoff(servers: McpServers, server: str = "demo") -> None:
 
 
 @pytest.mark.parametrize("mode", ["modern", "legacy"])
-async def test_http_server_that_was_down_is_retried_after_its_backoff(mode: str) -> None:
+async def test_http_server_that_was_down_is_retried_after_its_backoff(
+    mode: str, open_servers: OpenServers
+) -> None:
     port = free_port()
     options = {"mode": mode, "restart_attempts": 1, "reconnect_backoff": 0.05, "connect_timeout": 3}
-    async with serve_on_port(http_app(), port) as base:
-        servers = McpServers({"demo": {"url": f"{base}/mcp", **options}})
+    servers = open_servers({"demo": {"url": f"http://127.0.0.1:{port}/mcp", **options}})
+    async with serve_on_port(http_app(), port):
         assert (await servers.call_tool("demo_add", {"a": 1, "b": 2})).structured_content == {"result": 3}
         assert servers.server_status("demo")["state"] == "connected"
-    try:
-        # The server is gone: this outage's restart is used, then calls fail fast while the backoff runs.
-        with pytest.raises(ServerConnectionError):
+    # The server is gone: this outage's restart is used, then calls fail fast while the backoff runs.
+    with pytest.raises(ServerConnectionError):
+        await servers.call_tool("demo_add", {"a": 1, "b": 2})
+    status = servers.server_status("demo")
+    assert status["state"] == "down"
+    assert status["failures"] >= 2
+    assert status["error"]
+    if servers.connection("demo").backoff.wait_remaining() > 0:
+        with pytest.raises(ServerUnavailableError) as caught:
             await servers.call_tool("demo_add", {"a": 1, "b": 2})
-        status = servers.server_status("demo")
-        assert status["state"] == "down"
-        assert status["failures"] >= 2
-        assert status["error"]
-        if servers.connection("demo").backoff.wait_remaining() > 0:
-            with pytest.raises(ServerUnavailableError) as caught:
-                await servers.call_tool("demo_add", {"a": 1, "b": 2})
-            assert "next attempt in" in str(caught.value)
-        starts_while_down = servers.connection("demo").starts
+        assert "next attempt in" in str(caught.value)
+    starts_while_down = servers.connection("demo").starts
 
-        # Still down after the backoff: one more attempt, and the delay grows.
+    # Still down after the backoff: one more attempt, and the delay grows.
+    await wait_for_backoff(servers)
+    with pytest.raises(ServerConnectionError):
+        await servers.call_tool("demo_add", {"a": 1, "b": 2})
+    assert servers.connection("demo").starts == starts_while_down + 1
+
+    # The server is back at the same address: after the backoff the next call reconnects.
+    async with serve_on_port(http_app(), port):
         await wait_for_backoff(servers)
-        with pytest.raises(ServerConnectionError):
-            await servers.call_tool("demo_add", {"a": 1, "b": 2})
-        assert servers.connection("demo").starts == starts_while_down + 1
-
-        # The server is back at the same address: after the backoff the next call reconnects.
-        async with serve_on_port(http_app(), port):
-            await wait_for_backoff(servers)
-            result = await servers.call_tool("demo_add", {"a": 2, "b": 2})
-            assert result.structured_content == {"result": 4}
-            status = servers.server_status("demo")
-            assert (status["state"], status["failures"], status["next_attempt_in"]) == ("connected", 0, None)
-    finally:
-        await servers.aclose()
+        result = await servers.call_tool("demo_add", {"a": 2, "b": 2})
+        assert result.structured_content == {"result": 4}
+        status = servers.server_status("demo")
+        assert (status["state"], status["failures"], status["next_attempt_in"]) == ("connected", 0, None)
 
 
-async def test_restart_attempts_bound_each_outage_not_the_connection_lifetime(tmp_path: Path) -> None:
+async def test_restart_attempts_bound_each_outage_not_the_connection_lifetime(
+    tmp_path: Path, open_servers: OpenServers
+) -> None:
     spec = stdio_demo_spec(mode="legacy", restart_attempts=1, reconnect_backoff=0.05)
-    servers = McpServers({"demo": spec})
-    try:
-        pids = []
-        for _ in range(4):  # four outages, each healed by its one restart
-            pid = (await servers.call_tool("demo_stats", {})).structured_content["pid"]
-            pids.append(pid)
-            os.kill(pid, signal.SIGKILL)
-            await wait_exit(pid)
-        last = (await servers.call_tool("demo_stats", {})).structured_content["pid"]
-        assert len({*pids, last}) == 5
-        assert servers.connection("demo").starts == 5
-        assert servers.server_status("demo")["state"] == "connected"
-        assert child_pids() == {last}
-    finally:
-        await servers.aclose()
+    servers = open_servers({"demo": spec})
+    pids = []
+    for _ in range(4):  # four outages, each healed by its one restart
+        pid = (await servers.call_tool("demo_stats", {})).structured_content["pid"]
+        pids.append(pid)
+        os.kill(pid, signal.SIGKILL)
+        await wait_exit(pid)
+    last = (await servers.call_tool("demo_stats", {})).structured_content["pid"]
+    assert len({*pids, last}) == 5
+    assert servers.connection("demo").starts == 5
+    assert servers.server_status("demo")["state"] == "connected"
+    assert child_pids() == {last}
+    await servers.aclose()
     assert child_pids() == set()
 
 

@@ -10,7 +10,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.resolve import ListRoots, Resolve
 from mcp.types import ListRootsResult
 
-from langgraph_mcp import McpServers
+from tests.helpers import OpenServers
 
 pytestmark = pytest.mark.anyio
 
@@ -31,18 +31,17 @@ def roots_server() -> MCPServer:
 
 
 @pytest.mark.parametrize("mode", ["modern", "legacy"])
-async def test_relative_and_uri_roots_are_answered_the_same_in_both_eras(mode: str) -> None:
+async def test_relative_and_uri_roots_are_answered_the_same_in_both_eras(
+    mode: str, open_servers: OpenServers
+) -> None:
     spec = {
         "transport": "in_process",
         "server": roots_server(),
         "mode": mode,
         "roots": ["data", "file:///srv/x"],
     }
-    servers = McpServers({"r": spec})
-    try:
-        assert servers.connection("r").protocol_version is None
-        result = await servers.call_tool("r_where", {})
-        assert result.structured_content == {"result": [(Path("data").resolve()).as_uri(), "file:///srv/x"]}
-        assert servers.server_status("r")["era"] == mode
-    finally:
-        await servers.aclose()
+    servers = open_servers({"r": spec})
+    assert servers.connection("r").protocol_version is None
+    result = await servers.call_tool("r_where", {})
+    assert result.structured_content == {"result": [(Path("data").resolve()).as_uri(), "file:///srv/x"]}
+    assert servers.server_status("r")["era"] == mode

@@ -350,15 +350,11 @@ async def test_a_resumed_approval_runs_exactly_what_was_shown(
     fs_admin = RecordingServer("fs_admin", destructive=["delete"])
     saver = InMemorySaver()
     calls = [call("fs_admin_delete", "d", target="everything")]
-    before = McpServers({"fs": await open_servers.enter(demo_entry(transport, mode, server=fs.server))})
-    try:
-        out = await WIRINGS[wiring](before, None, calls, saver).ainvoke(
-            {"messages": [HumanMessage("go")]}, cfg()
-        )
-        [pending] = out["__interrupt__"]
-        assert (pending.value["server"], pending.value["tool"]) == ("fs", "admin_delete")
-    finally:
-        await before.aclose()
+    before = open_servers({"fs": await open_servers.enter(demo_entry(transport, mode, server=fs.server))})
+    out = await WIRINGS[wiring](before, None, calls, saver).ainvoke({"messages": [HumanMessage("go")]}, cfg())
+    [pending] = out["__interrupt__"]
+    assert (pending.value["server"], pending.value["tool"]) == ("fs", "admin_delete")
+    await before.aclose()  # the restart: this process's connections end
     after = open_servers(  # the restart
         {"fs_admin": await open_servers.enter(demo_entry(transport, mode, server=fs_admin.server))}
     )

@@ -34,6 +34,7 @@ from tests.helpers import (
     ERAS,
     TRANSPORTS,
     OpenServers,
+    OpenServersSync,
     child_pids,
     crashing_demo_spec,
     event_pids,
@@ -207,14 +208,16 @@ async def test_no_restart_attempts_means_a_dead_server_errors_clearly(
     await wait_exit(pid)  # the process exits on its own (bounded); nothing restarts it
 
 
-async def test_aclose_leaves_no_child_process() -> None:
-    servers = McpServers({"demo": stdio_demo_spec(), "raw": raw_server_spec("banner")})
+async def test_aclose_leaves_no_child_process(open_servers: OpenServers) -> None:
+    servers = open_servers({"demo": stdio_demo_spec(), "raw": raw_server_spec("banner")})
     await servers.list_tools()
     demo_pid = await server_pid(servers)
     assert demo_pid in child_pids()
     assert len(child_pids()) == 2  # the demo server and the raw server
 
-    await servers.aclose()
+    await (
+        servers.aclose()
+    )  # what this test is about (the fixture closes it again if an assertion above fails)
 
     assert not process_exists(demo_pid)
     assert child_pids() == set()
@@ -223,23 +226,21 @@ async def test_aclose_leaves_no_child_process() -> None:
 # ------------------------------------------------------------------------------------------- hostile servers
 
 
-async def test_tools_list_nested_100000_levels_fails_discovery_fast() -> None:
+async def test_tools_list_nested_100000_levels_fails_discovery_fast(open_servers: OpenServers) -> None:
     timeout = 3.0
-    servers = McpServers({"deep": raw_server_spec("deep", connect_timeout=timeout)})
-    try:
-        with pytest.raises(ServerDiscoveryError) as caught:
-            await servers.list_tools()
+    servers = open_servers({"deep": raw_server_spec("deep", connect_timeout=timeout)})
+    with pytest.raises(ServerDiscoveryError) as caught:
+        await servers.list_tools()
 
-        # Fast means the unparseable answer ends the wait, not the discovery timeout: a timeout says "within".
-        assert "invalid response" in str(caught.value)
-        assert "within" not in str(caught.value)
-        assert caught.value.server == "deep"
-        assert "MCP server 'deep'" in str(caught.value)
-        assert "cannot parse" in str(caught.value)
-        assert "recursion limit" in str(caught.value)
-        assert servers.connection("deep").protocol_version == LEGACY  # fell back from server/discover
-    finally:
-        await servers.aclose()
+    # Fast means the unparseable answer ends the wait, not the discovery timeout: a timeout says "within".
+    assert "invalid response" in str(caught.value)
+    assert "within" not in str(caught.value)
+    assert caught.value.server == "deep"
+    assert "MCP server 'deep'" in str(caught.value)
+    assert "cannot parse" in str(caught.value)
+    assert "recursion limit" in str(caught.value)
+    assert servers.connection("deep").protocol_version == LEGACY  # fell back from server/discover
+    await servers.aclose()
     assert child_pids() == set()
 
 
@@ -430,8 +431,10 @@ async def test_modern_tools_list_changed_event_invalidates_the_cache(open_server
 # --------------------------------------------------------------------------------------------- event loops
 
 
-def test_same_servers_work_from_two_consecutive_asyncio_runs(tmp_path: Path) -> None:
-    servers = McpServers({"demo": stdio_demo_spec()})
+def test_same_servers_work_from_two_consecutive_asyncio_runs(
+    tmp_path: Path, open_servers_sync: OpenServersSync
+) -> None:
+    servers = open_servers_sync({"demo": stdio_demo_spec()})
 
     async def use() -> tuple[int, int]:
         conn = servers.connection("demo")
@@ -439,12 +442,10 @@ def test_same_servers_work_from_two_consecutive_asyncio_runs(tmp_path: Path) -> 
 
     first_pid, first_conn = asyncio.run(use())
     second_pid, second_conn = asyncio.run(use())
-    try:
-        assert second_pid != first_pid  # a fresh connection in the second loop
-        assert second_conn != first_conn
-        assert not process_exists(first_pid)  # the first loop's connection ended with its loop
-    finally:
-        servers.close()
+    assert second_pid != first_pid  # a fresh connection in the second loop
+    assert second_conn != first_conn
+    assert not process_exists(first_pid)  # the first loop's connection ended with its loop
+    servers.close()
     assert not process_exists(second_pid)
     assert child_pids() == set()
 
@@ -458,15 +459,13 @@ async def test_sync_call_inside_a_running_loop_raises_event_loop_error(open_serv
         servers.close()
 
 
-def test_sync_code_runs_calls_on_the_private_loop() -> None:
-    servers = McpServers({"demo": {"transport": "in_process", "server": build_server()}})
-    try:
-        result = servers.run_sync(lambda: servers.call_tool("demo_add", {"a": 20, "b": 22}))
+def test_sync_code_runs_calls_on_the_private_loop(open_servers_sync: OpenServersSync) -> None:
+    servers = open_servers_sync({"demo": {"transport": "in_process", "server": build_server()}})
+    result = servers.run_sync(lambda: servers.call_tool("demo_add", {"a": 20, "b": 22}))
 
-        assert result.structured_content == {"result": 42}
-        assert threading.current_thread() is threading.main_thread()
-    finally:
-        servers.close()
+    assert result.structured_content == {"result": 42}
+    assert threading.current_thread() is threading.main_thread()
+    servers.close()
     assert not any(t.name == "langgraph-mcp-sync" for t in threading.enumerate())
 
 
