@@ -3,6 +3,10 @@
 The SDK calls back from the connection's task, while LangGraph's stream writer belongs to the graph task that runs
 the call; so the writer is taken, with that task's context, when the call starts, and every event is written
 in that context. Outside a graph run there is no writer and the events go nowhere (logs still reach the logger).
+
+Both are let go when the call ends for this run — with a result, an error or a pause: a legacy call parked in its
+question outlives the run, and the writer and context would keep the whole paused run (its loop, config and
+callbacks) alive. A resumed run streams the rest of the call through its own ``CallStream``.
 """
 
 from __future__ import annotations
@@ -26,10 +30,10 @@ class CallStream:
     def __init__(self, tool_call_id: str, server: str, tool: str) -> None:
         self.where = {"tool_call_id": tool_call_id, "server": server, "tool": tool}
         self._writer = _stream_writer()
-        self._context = contextvars.copy_context()
+        self._context: contextvars.Context | None = contextvars.copy_context()
 
     def _write(self, event: dict[str, Any]) -> None:
-        if self._writer is not None:
+        if self._writer is not None and self._context is not None:
             self._context.run(self._writer, event)
 
     async def progress(self, value: float, total: float | None, message: str | None) -> None:
@@ -42,13 +46,15 @@ class CallStream:
         self._write(log_event(params, **self.where))
 
     @contextlib.contextmanager
-    def logs(self) -> Iterator[None]:
-        """While the block runs, the server's log messages for calls in this context go to the stream."""
+    def open(self) -> Iterator[None]:
+        """The call as this run sees it: while the block runs, the server's log messages for calls in this context
+        go to the stream; when it ends, later events go nowhere and the run's writer and context are let go."""
         token = LOG_SINK.set(self.log if self._writer is not None else None)
         try:
             yield
         finally:
             LOG_SINK.reset(token)
+            self._writer = self._context = None
 
 
 def _stream_writer() -> Callable[[Any], None] | None:

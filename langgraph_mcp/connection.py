@@ -26,6 +26,7 @@ from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from langgraph_mcp.backoff import ReconnectBackoff
 from langgraph_mcp.client_owner import ClientOwner, ConnectionState
 from langgraph_mcp.config import ServerSpec
+from langgraph_mcp.deadlines import deadline
 from langgraph_mcp.errors import (
     CallNotSentError,
     ServerConnectionError,
@@ -113,7 +114,9 @@ class CallHandle:
     async def next_event(self, timeout: float) -> CallEvent:
         """Wait for the server's next move; cancel the call and raise ``ToolCallTimeoutError`` after ``timeout``."""
         try:
-            async with asyncio.timeout(timeout):  # not wait_for: on 3.11 it wraps the get in one more task
+            # Not wait_for (on 3.11 it wraps the get in one more task), and not asyncio.timeout: its cancelled timer
+            # would keep the caller's graph run alive after a pause (see deadlines).
+            async with deadline(timeout):
                 event = await self.events.get()
         except TimeoutError:
             await self.abandon()
@@ -401,7 +404,8 @@ class ServerConnection:
         tool_timeout, unsent."""
         wait, tool = self.spec.tool_timeout, handle.tool
         try:
-            async with asyncio.timeout(wait):  # not wait_for: on 3.11 it runs the wait in one more task
+            # Not wait_for (on 3.11 it runs the wait in one more task), and not asyncio.timeout (see deadlines).
+            async with deadline(wait):
                 return await self.router.begin(tool, handle.deliver)
         except TimeoutError:
             raise CallNotSentError(
@@ -415,7 +419,7 @@ class ServerConnection:
         """Wait (within ``wait``) for one of the legacy call slots, each a pooled HTTP connection; unsent if none."""
         assert self._call_slots is not None
         try:
-            async with asyncio.timeout(wait):
+            async with deadline(wait):  # no timer left holding the caller's graph run (see deadlines)
                 await self._call_slots.acquire()
         except TimeoutError:
             self.end_legacy_call(handle, "unsent")

@@ -184,7 +184,7 @@ class McpToolNode(RunnableCallable):
         stream = CallStream(call_id, tool.server, tool.name)
         try:
             asker = InterruptAsker(call_id, compat=self.compat)
-            with stream.logs():
+            with stream.open():
                 result = await call_intercepted(
                     self.servers,
                     tool,

@@ -9,7 +9,9 @@ from typing import TypeVar
 import anyio
 from mcp import Client
 
+from langgraph_mcp.call_tasks import call_context
 from langgraph_mcp.client_owner import ClientOwner
+from langgraph_mcp.deadlines import deadline
 from langgraph_mcp.errors import CallNotSentError, RequestTimeoutError
 from langgraph_mcp.failures import describe_error, unwrap_for_caller
 from langgraph_mcp.request_failures import FailureReader
@@ -81,12 +83,17 @@ class RequestJobs:
             scope.cancel()
 
         key = self.track(fail)
-        tg.start_soon(job)
+        # In a fresh context, not a copy of the caller's: the request's own timers (the SDK's, httpx's) would keep
+        # a copy of the caller's graph run alive, in the loop's heap, until their deadlines (see call_tasks).
+        call_context().run(tg.start_soon, job)
         try:
-            done, _ = await asyncio.wait([outcome], timeout=timeout)
+            async with deadline(timeout):  # no timer left holding the caller's graph run (see deadlines)
+                await asyncio.wait([outcome])
+        except TimeoutError:
+            pass
         finally:
             self.untrack(key)
-        if not done:
+        if not outcome.done():
             scope.cancel()
             # Nobody waits for the cancelled job's outcome any more; don't let asyncio log it as never retrieved.
             outcome.add_done_callback(lambda f: f.cancelled() or f.exception())

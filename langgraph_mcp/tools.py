@@ -146,7 +146,7 @@ def _make_tool(servers: ToolHost, tool: McpTool) -> BaseTool:
             resolution.tool()
         stream = CallStream(call_id, tool.server, tool.name)
         try:
-            with stream.logs():
+            with stream.open():
                 result = await call_intercepted(
                     servers, tool, arguments, tool_call_id=call_id, asker=asker, progress=stream.progress
                 )

@@ -41,7 +41,7 @@ from langgraph_mcp.connection import (
 )
 from langgraph_mcp.elicitation.answers import question_key, request_from_params, to_elicit_result
 from langgraph_mcp.elicitation.asker import InterruptAsker
-from langgraph_mcp.elicitation.paused import PausedRound, PausedRounds
+from langgraph_mcp.elicitation.paused import PausedRound, PausedRounds, ProgressRelay
 from langgraph_mcp.errors import (
     CallNotSentError,
     ElicitationUnavailableError,
@@ -328,9 +328,13 @@ async def _legacy(call: _Call, paused: PausedRound | None) -> types.CallToolResu
             await handle.abandon()
             return await _legacy(call, None)
         await conn.resume_legacy_call(handle)
+        relay = live.progress
+        if relay is not None:
+            relay.target = call.progress  # the rest of the call streams to the resumed run
         handle.reply(to_elicit_result(next(iter(answers.values()))))
     else:
-        handle = await conn.start_call(call.tool.name, call.arguments, progress=call.progress)
+        relay = ProgressRelay(call.progress) if call.progress is not None else None
+        handle = await conn.start_call(call.tool.name, call.arguments, progress=relay)
     try:
         while True:
             event = await handle.next_event(conn.spec.tool_timeout)
@@ -345,7 +349,7 @@ async def _legacy(call: _Call, paused: PausedRound | None) -> types.CallToolResu
             round_ += 1
             call.check_rounds(round_, "questions")
             requests = _legacy_requests(conn.spec.question_match, event)
-            live_round = PausedRound(legacy_call=handle, resume_index=0, round=round_)
+            live_round = PausedRound(legacy_call=handle, resume_index=0, round=round_, progress=relay)
             answers, resume_index = call.ask(round_, requests, resume_index, live_round)
             handle.reply(to_elicit_result(next(iter(answers.values()))))
     except (GraphInterrupt, asyncio.CancelledError):

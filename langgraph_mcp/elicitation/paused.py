@@ -14,17 +14,31 @@ the driver down the durable path: re-issue the call and answer it from the store
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import time
 from dataclasses import dataclass
 from typing import Any
 
-from langgraph_mcp.connection import CallHandle, ServerConnection
+from langgraph_mcp.connection import CallHandle, ProgressCallback, ServerConnection
 
 logger = logging.getLogger("langgraph_mcp.elicitation")
 
 PauseKey = tuple[str, ...]
 """(thread id, checkpoint namespace, tool call id): one paused tool call of one graph task."""
+
+
+class ProgressRelay:
+    """A legacy call's progress callback, which outlives the graph run that started it when the call is parked: it
+    forwards to the run the call belongs to now (nobody while parked), so the paused run is not kept alive and a
+    resumed run streams the progress of the call it continues."""
+
+    def __init__(self, target: ProgressCallback | None) -> None:
+        self.target = target
+
+    async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
+        if self.target is not None:
+            await self.target(progress, total, message)
 
 
 @dataclass
@@ -45,6 +59,10 @@ class PausedRound:
     """``time.monotonic()`` after which the round is no longer continued (``park_timeout``)."""
     connection_start: int = 0
     """Which start of the connection the round belongs to: after a restart its open call is gone."""
+    progress: ProgressRelay | None = None
+    """Legacy: where the open call's progress goes (pointed at the resumed run by the driver)."""
+    expiry: asyncio.TimerHandle | None = None
+    """Legacy: the timer that ends the open call at ``deadline``."""
 
 
 class PausedRounds:
@@ -53,6 +71,7 @@ class PausedRounds:
     def __init__(self, connection: ServerConnection) -> None:
         self.connection = connection
         self._rounds: dict[PauseKey, PausedRound] = {}
+        self._expiring: set[asyncio.Task[None]] = set()
 
     def __len__(self) -> int:
         return len(self._rounds)
@@ -62,8 +81,10 @@ class PausedRounds:
         paused.deadline = time.monotonic() + self.connection.spec.park_timeout
         paused.connection_start = self.connection.starts
         old = self._rounds.pop(key, None)
-        if old is not None and old.legacy_call is not None and old.legacy_call is not paused.legacy_call:
-            self.connection.spawn(old.legacy_call.abandon())
+        if old is not None:
+            _stop_expiry(old)
+            if old.legacy_call is not None and old.legacy_call is not paused.legacy_call:
+                self._abandon(old.legacy_call)
         call = paused.legacy_call
         if call is not None and self.open_legacy_calls() >= self.connection.parked_call_limit:
             # Each open legacy call holds a response (an HTTP connection) until it is answered: past the cap the
@@ -75,12 +96,18 @@ class PausedRounds:
                 self.connection.parked_call_limit,
                 call.tool,
             )
-            self.connection.spawn(call.abandon())
+            self._abandon(call)
             return
         self._rounds[key] = paused
+        if paused.progress is not None:
+            paused.progress.target = None  # the run that started the call is pausing
         if call is not None:
             self.connection.pause_legacy_call(call)
-            self.connection.spawn(self._expire(key, paused))
+            # A timer, not a task, and in an empty context: anything scheduled from the graph task carries a copy
+            # of its context (the paused run's config, stream and callbacks) and would keep that run alive.
+            paused.expiry = asyncio.get_running_loop().call_later(
+                self.connection.spec.park_timeout, self._expire, key, paused, context=contextvars.Context()
+            )
 
     def open_legacy_calls(self) -> int:
         """How many kept rounds hold an open legacy call."""
@@ -92,10 +119,11 @@ class PausedRounds:
         paused = self._rounds.pop(key, None)
         if paused is None:
             return None
+        _stop_expiry(paused)
         call = paused.legacy_call
         if time.monotonic() > paused.deadline or (call is not None and not self._still_open(paused, call)):
             if call is not None:
-                self.connection.spawn(call.abandon())
+                self._abandon(call)
             return None
         return paused
 
@@ -103,16 +131,33 @@ class PausedRounds:
         ended = call.route is not None and call.route.ended is not None
         return not (call.finished or ended or self.connection.starts != paused.connection_start)
 
-    async def _expire(self, key: PauseKey, paused: PausedRound) -> None:
-        await asyncio.sleep(max(0.0, paused.deadline - time.monotonic()))
-        # A re-kept call gets a later deadline (and its own timer): only the timer that is due acts.
-        if self._rounds.get(key) is paused and time.monotonic() >= paused.deadline:
-            del self._rounds[key]
-            call = paused.legacy_call
-            assert call is not None
-            await call.abandon()  # the router keeps it a possible owner of late questions for a grace period
-            logger.info(
-                "MCP server %r: a parked call to %r outlived its park timeout; cancelled",
-                self.connection.name,
-                call.tool,
-            )
+    def _abandon(self, call: CallHandle) -> None:
+        # A job in an empty context: a copy of the graph task's would keep its run alive while the call ends.
+        contextvars.Context().run(self.connection.spawn, call.abandon())
+
+    def _expire(self, key: PauseKey, paused: PausedRound) -> None:
+        paused.expiry = None
+        if self._rounds.get(key) is not paused or self.connection.closed:
+            return
+        del self._rounds[key]
+        call = paused.legacy_call
+        assert call is not None
+        # A timer callback runs outside any task, where the owner's task group can't start a job: the call is
+        # abandoned in a task of its own (still in the timer's empty context).
+        task = asyncio.get_running_loop().create_task(self._abandon_expired(call))
+        self._expiring.add(task)
+        task.add_done_callback(self._expiring.discard)
+
+    async def _abandon_expired(self, call: CallHandle) -> None:
+        await call.abandon()  # the router keeps it a possible owner of late questions for a grace period
+        logger.info(
+            "MCP server %r: a parked call to %r outlived its park timeout; cancelled",
+            self.connection.name,
+            call.tool,
+        )
+
+
+def _stop_expiry(paused: PausedRound) -> None:
+    timer, paused.expiry = paused.expiry, None
+    if timer is not None:
+        timer.cancel()

@@ -1,0 +1,109 @@
+"""What a parked legacy call keeps alive: nothing of the graph run it paused, and after a resume its progress and
+logs stream to the resumed run.
+
+A legacy call parked inside its ``elicitation/create`` outlives the graph run that started it (the run pauses; the
+call stays open on the server until the answer comes). It must keep only what the call itself needs: holding the
+run's context or stream writer would keep the whole paused run (its pregel loop, config, callbacks) in memory for
+as long as the call waits for a human.
+"""
+
+from __future__ import annotations
+
+import gc
+from typing import Any
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.pregel._loop import AsyncPregelLoop
+from langgraph.types import Command
+from mcp.server.mcpserver import AcceptedElicitation, Context, MCPServer
+from pydantic import BaseModel
+
+from tests.helpers import OpenServers, http_demo_server
+from tests.node_support import call, one_turn_graph, start, text_of, tool_messages
+
+pytestmark = pytest.mark.anyio
+
+TRANSPORTS = ["in_process", "http"]
+
+
+class Trip(BaseModel):
+    date: str
+
+
+def stepped_server() -> MCPServer:
+    srv = MCPServer("steps")
+
+    @srv.tool()
+    async def book(destination: str, ctx: Context) -> str:
+        """Report progress, ask for a date, then log and report progress again."""
+        await ctx.report_progress(1, 2, "before the question")
+        result = await ctx.elicit(f"When do you want to travel to {destination}?", Trip)
+        if not isinstance(result, AcceptedElicitation):
+            return f"not booked: {result.action}"
+        await ctx.info(f"booking {destination} on {result.data.date}")
+        await ctx.report_progress(2, 2, "after the answer")
+        return f"Booked {destination} on {result.data.date}"
+
+    return srv
+
+
+async def steps_servers(open_servers: OpenServers, transport: str) -> Any:
+    srv = stepped_server()
+    if transport == "http":
+        url = await open_servers.enter(http_demo_server(srv))
+        return open_servers({"steps": {"url": url, "mode": "legacy"}})
+    return open_servers({"steps": {"transport": "in_process", "server": srv, "mode": "legacy"}})
+
+
+def pregel_loops() -> set[int]:
+    gc.collect()
+    return {id(o) for o in gc.get_objects() if isinstance(o, AsyncPregelLoop)}
+
+
+def answer(pending: Any, date: str) -> dict[str, Any]:
+    (key,) = pending.value["requests"]
+    return {pending.id: {key: {"action": "accept", "content": {"date": date}}}}
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_parked_legacy_call_keeps_nothing_of_the_run_it_paused(
+    open_servers: OpenServers, transport: str
+) -> None:
+    servers = await steps_servers(open_servers, transport)
+    graph = one_turn_graph(servers, [call("steps_book", "c1", destination="Rome")], InMemorySaver())
+    cfg: Any = {"configurable": {"thread_id": "t"}}
+    await servers.list_tools()
+    before = pregel_loops()
+    out = await graph.ainvoke(start(), cfg)
+    (pending,) = out["__interrupt__"]
+    assert len(servers.paused_rounds("steps")) == 1  # parked, not cancelled: the fast path stays available
+    assert pregel_loops() - before == set(), "the parked call keeps its paused graph run alive"
+    out = await graph.ainvoke(Command(resume=answer(pending, "2027-05-01")), cfg)
+    assert text_of(tool_messages(out)["c1"]) == "Booked Rome on 2027-05-01"
+    assert pregel_loops() - before == set(), "a finished call keeps a graph run alive"
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_resumed_legacy_call_streams_its_progress_and_logs_to_the_resumed_run(
+    open_servers: OpenServers, transport: str
+) -> None:
+    servers = await steps_servers(open_servers, transport)
+    graph = one_turn_graph(servers, [call("steps_book", "c1", destination="Rome")], InMemorySaver())
+    cfg: Any = {"configurable": {"thread_id": "t"}}
+    first = [e async for e in graph.astream(start(), cfg, stream_mode="custom")]
+    (pending,) = (await graph.aget_state(cfg)).interrupts
+    resumed = [
+        e
+        async for e in graph.astream(Command(resume=answer(pending, "2027-05-01")), cfg, stream_mode="custom")
+    ]
+    where = {"tool_call_id": "c1", "server": "steps", "tool": "book"}
+    progress = [(e["progress"], e["message"]) for e in first if e.get("type") == "mcp_progress"]
+    assert progress == [(1, "before the question")]
+    assert all({k: e[k] for k in where} == where for e in first + resumed)
+    assert [(e["progress"], e["message"]) for e in resumed if e.get("type") == "mcp_progress"] == [
+        (2, "after the answer")
+    ]
+    assert [e["data"] for e in resumed if e.get("type") == "mcp_log"] == ["booking Rome on 2027-05-01"]
+    state = await graph.aget_state(cfg)
+    assert text_of(tool_messages(state.values)["c1"]) == "Booked Rome on 2027-05-01"
