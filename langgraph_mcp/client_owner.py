@@ -18,7 +18,7 @@ import anyio
 import anyio.abc
 import mcp.types as types
 from mcp import Client
-from mcp.client.subscriptions import ToolsListChanged
+from mcp.client.subscriptions import PromptsListChanged, ResourcesListChanged, ToolsListChanged
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from langgraph_mcp.backoff import ReconnectBackoff
@@ -35,6 +35,10 @@ logger = logging.getLogger("langgraph_mcp.connection")
 OWNER_STOP_SECONDS = 10.0
 
 ConnectionState = Literal["idle", "connected", "reconnecting", "down", "closed"]
+ListKind = Literal["tools", "resources", "prompts"]
+"""Which of its listings a server said changed (``notifications/<kind>/list_changed``, or a listen event)."""
+ListChanged = Callable[[str, ListKind], None]
+"""Called with (server, kind) when a server says one of its listings changed."""
 
 
 class ClientOwner:
@@ -53,7 +57,7 @@ class ClientOwner:
         on_invalid: Callable[[Exception], None],
         on_new_session: Callable[[], None],
         on_connected: Callable[[Client], Awaitable[None]],
-        on_tools_changed: Callable[[str], None] | None = None,
+        on_list_changed: ListChanged | None = None,
     ) -> None:
         self.name = name
         self.spec = spec
@@ -62,7 +66,7 @@ class ClientOwner:
         self._on_invalid = on_invalid
         self._on_new_session = on_new_session
         self._on_connected = on_connected
-        self._on_tools_changed = on_tools_changed
+        self._on_list_changed = on_list_changed
         self._client: Client | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
         self._call_tasks: CallTasks | None = None
@@ -292,8 +296,8 @@ class ClientOwner:
                 self._client = client
                 self._task_group = tg
                 self._call_tasks = calls
-                if self._on_tools_changed is not None and _announces_tool_changes(client):
-                    tg.start_soon(self._watch_tool_changes, client)
+                if self._on_list_changed is not None and (kinds := _announced_changes(client)):
+                    tg.start_soon(self._watch_list_changes, client, kinds)
                 self._ready.set()
                 await self._stop.wait()
                 tg.cancel_scope.cancel()
@@ -320,15 +324,20 @@ class ClientOwner:
             if stderr is not None:
                 stderr.close()
 
-    async def _watch_tool_changes(self, client: Client) -> None:
-        """2026-07-28 servers announce tool-list changes only on a ``subscriptions/listen`` stream."""
+    async def _watch_list_changes(self, client: Client, kinds: set[ListKind]) -> None:
+        """2026-07-28 servers announce listing changes only on a ``subscriptions/listen`` stream."""
         try:
-            async with client.listen(tools_list_changed=True) as subscription:
+            async with client.listen(
+                tools_list_changed="tools" in kinds,
+                resources_list_changed="resources" in kinds,
+                prompts_list_changed="prompts" in kinds,
+            ) as subscription:
                 async for event in subscription:
-                    if isinstance(event, ToolsListChanged) and self._on_tools_changed is not None:
-                        self._on_tools_changed(self.name)
+                    kind = _LISTEN_EVENTS.get(type(event))
+                    if kind is not None and self._on_list_changed is not None:
+                        self._on_list_changed(self.name, kind)
         except Exception as exc:  # a lost or refused subscription only costs freshness, never a call
-            logger.debug("MCP server %r: tool-change subscription ended: %r", self.name, exc)
+            logger.debug("MCP server %r: list-change subscription ended: %r", self.name, exc)
 
     def _make_client(self, stderr: StderrCapture | None) -> Client:
         spec = self.spec
@@ -384,8 +393,25 @@ def _process_stopping(exc: BaseException) -> BaseException | None:
     return None if isinstance(exc, Exception | asyncio.CancelledError) else exc
 
 
-def _announces_tool_changes(client: Client) -> bool:
+_LISTEN_EVENTS: dict[type, ListKind] = {
+    ToolsListChanged: "tools",
+    ResourcesListChanged: "resources",
+    PromptsListChanged: "prompts",
+}
+
+
+def _announced_changes(client: Client) -> set[ListKind]:
+    """The listings a 2026-07-28 server says it announces changes of (its ``listChanged`` capabilities)."""
     if client.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
-        return False  # legacy servers push notifications/tools/list_changed to the message handler
-    tools = client.server_capabilities.tools if client.server_capabilities else None
-    return bool(tools and tools.list_changed)
+        return set()  # legacy servers push notifications/<kind>/list_changed to the message handler
+    caps = client.server_capabilities
+    if caps is None:
+        return set()
+    kinds: set[ListKind] = set()
+    if caps.tools and caps.tools.list_changed:
+        kinds.add("tools")
+    if caps.resources and caps.resources.list_changed:
+        kinds.add("resources")
+    if caps.prompts and caps.prompts.list_changed:
+        kinds.add("prompts")
+    return kinds

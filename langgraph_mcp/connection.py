@@ -24,7 +24,7 @@ from mcp.client import ClientRequestContext
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from langgraph_mcp.backoff import ReconnectBackoff
-from langgraph_mcp.client_owner import ClientOwner, ConnectionState
+from langgraph_mcp.client_owner import ClientOwner, ConnectionState, ListChanged, ListKind
 from langgraph_mcp.config import ServerSpec
 from langgraph_mcp.deadlines import deadline
 from langgraph_mcp.errors import (
@@ -53,6 +53,12 @@ ABANDON_GRACE_SECONDS = 1.0
 
 
 _UNANSWERED_CODES = (types.CONNECTION_CLOSED, types.REQUEST_TIMEOUT)
+_LIST_CHANGED: dict[type, ListKind] = {
+    types.ToolListChangedNotification: "tools",
+    types.ResourceListChangedNotification: "resources",
+    types.PromptListChangedNotification: "prompts",
+}
+"""The legacy-era notifications that say a listing changed."""
 
 
 @dataclass
@@ -180,11 +186,11 @@ class ServerConnection:
         name: str,
         spec: ServerSpec,
         *,
-        on_tools_changed: Callable[[str], None] | None = None,
+        on_list_changed: ListChanged | None = None,
     ) -> None:
         self.name = name
         self.spec = spec
-        self._on_tools_changed = on_tools_changed
+        self._on_list_changed = on_list_changed
         self.logs = ServerLogs(name)
         """The server's log messages (see :mod:`langgraph_mcp.server_logs`)."""
         self.router = LegacyCallRouter(name, spec.exclusive_tools)
@@ -202,7 +208,7 @@ class ServerConnection:
             on_invalid=self._on_invalid_message,
             on_new_session=self.router.new_session,
             on_connected=self._on_connected,
-            on_tools_changed=on_tools_changed,
+            on_list_changed=on_list_changed,
         )
         """The owner task holding the ``Client``: starts, restarts with backoff, stops."""
         self.failures = FailureReader(name, spec, self.owner)
@@ -493,8 +499,9 @@ class ServerConnection:
         if isinstance(message, Exception):  # the transport watch takes parse failures out of the flow first
             self._on_invalid_message(message)
             return
-        if isinstance(message, types.ToolListChangedNotification) and self._on_tools_changed is not None:
-            self._on_tools_changed(self.name)
+        kind = _LIST_CHANGED.get(type(message))
+        if kind is not None and self._on_list_changed is not None:
+            self._on_list_changed(self.name, kind)
 
 
 def roots_result(roots: list[str] | None) -> types.ListRootsResult:

@@ -14,6 +14,7 @@ import weakref
 from collections.abc import Callable, Hashable, Iterator
 from typing import TypeAlias
 
+from langgraph_mcp.client_owner import ListChanged
 from langgraph_mcp.config import ServerSpec
 from langgraph_mcp.connection import ServerConnection
 from langgraph_mcp.credentials import CALL_HEADERS, RUN_CONFIG, Identity, current_config, resolve_identity
@@ -29,8 +30,8 @@ ConnectionKey: TypeAlias = tuple[str, Hashable]
 class LiveConnections:
     """The connections (and their paused rounds) of one ``McpServers``, keyed by loop and credential identity.
 
-    ``spec`` looks a server's configuration up (raising for an unknown name); ``on_tools_changed(server)`` is
-    called when a server says its tools changed; ``on_retire(key)`` when an idle identity's connection is closed,
+    ``spec`` looks a server's configuration up (raising for an unknown name); ``on_list_changed(server, kind)``
+    is called when a server says its tools, resources or prompts changed; ``on_retire(key)`` when an idle identity's connection is closed,
     so whatever was kept for that key elsewhere (its listing, its resource cache) goes with it.
     """
 
@@ -40,13 +41,13 @@ class LiveConnections:
         *,
         idle_timeout: float,
         max_identities: int,
-        on_tools_changed: Callable[[str], None],
+        on_list_changed: ListChanged,
         on_retire: Callable[[ConnectionKey], None],
     ) -> None:
         self.spec = spec
         self._idle_timeout = idle_timeout
         self._max_identities = max_identities
-        self._on_tools_changed = on_tools_changed
+        self._on_list_changed = on_list_changed
         self._on_retire = on_retire
         self._static_identities: dict[str, Identity] = {}
         self._pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, IdentityPool] = (
@@ -139,7 +140,7 @@ class LiveConnections:
             conn = ServerConnection(
                 server,
                 identity.apply(spec) if identity.per_run else spec,
-                on_tools_changed=self._on_tools_changed,
+                on_list_changed=self._on_list_changed,
             )
             connections[key] = conn
         if identity.per_run:

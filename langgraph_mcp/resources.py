@@ -3,7 +3,8 @@
 
 Both eras go through the same ``mcp.Client`` calls; the SDK's own response cache is bypassed so that freshness is
 decided here, in one place, the way the tool catalog decides it: a listing or a read is kept only when the server
-gave a ``ttlMs`` hint (2026-07-28 servers can; legacy results never carry one), and only until it expires.
+gave a ``ttlMs`` hint (2026-07-28 servers can; legacy results never carry one), and only until it expires or the
+server says its resources (listings and reads go) or prompts changed.
 
 A ``resource_link`` block in a tool result (an MCP ``ResourceLink``, or the LangChain file block ``results.py``
 makes of it) is read by passing it as the ``uri``. Nothing is read implicitly.
@@ -14,7 +15,7 @@ from __future__ import annotations
 import base64
 import time
 from collections.abc import Awaitable, Callable, Hashable, Mapping
-from typing import Any, TypeAlias, TypeVar
+from typing import Any, Literal, TypeAlias, TypeVar
 
 import mcp.types as types
 from langchain_core.documents.base import Blob
@@ -44,8 +45,16 @@ ResourceRef: TypeAlias = str | types.ResourceLink | Mapping[str, Any]
 """A resource to read: its URI, an MCP ``ResourceLink``, or the file block a ``resource_link`` became."""
 
 
+_STALE_AFTER_CHANGE = {
+    "resources": {"resources/list", "resources/templates/list", "resources/read"},
+    "prompts": {"prompts/list"},
+}
+"""What a server's ``resources`` or ``prompts`` list change makes stale, by the method part of a cache key."""
+
+
 class ResourceCache:
-    """Listings and reads kept for as long as the server's ``ttlMs`` hint allows; nothing without a hint."""
+    """Listings and reads kept for as long as the server's ``ttlMs`` hint allows (nothing without a hint), or until
+    the server says that listing changed. Keys: ``(identity, server, method[, uri])``."""
 
     def __init__(self) -> None:
         self._entries: dict[Hashable, tuple[float, Any]] = {}
@@ -65,6 +74,13 @@ class ResourceCache:
             self._entries[key] = (time.monotonic() + ttl_ms / 1000, value)
         else:
             self._entries.pop(key, None)
+
+    def list_changed(self, server: str, kind: Literal["resources", "prompts"]) -> None:
+        """Forget, for every identity, what ``server``'s changed listing made stale: its prompt listing, or its
+        resource listings and reads (a resource gone from the list may be gone, so its read is not kept)."""
+        stale = _STALE_AFTER_CHANGE[kind]
+        for key in [k for k in self._entries if isinstance(k, tuple) and k[1] == server and k[2] in stale]:
+            del self._entries[key]
 
     def drop(self, key_prefix: tuple[Any, ...]) -> None:
         """Forget every entry whose key starts with ``key_prefix`` (e.g. one server's)."""

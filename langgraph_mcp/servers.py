@@ -28,6 +28,7 @@ from langchain_core.tools import BaseTool
 
 from langgraph_mcp import resources
 from langgraph_mcp.catalog import McpTool, ToolResolution
+from langgraph_mcp.client_owner import ListKind
 from langgraph_mcp.config import McpServersConfig, OutputRouting, ServerSpec
 from langgraph_mcp.connection import ServerConnection
 from langgraph_mcp.credentials import RUN_CONFIG, Identity
@@ -91,7 +92,7 @@ class McpServers:
             self.spec,
             idle_timeout=identity_idle_timeout,
             max_identities=max_identities,
-            on_tools_changed=self._invalidate,
+            on_list_changed=self._list_changed,
             on_retire=self._forget,
         )
         self._sync = SyncBridge()
@@ -185,6 +186,13 @@ class McpServers:
     @on_connection_error.setter
     def on_connection_error(self, policy: ConnectionErrorPolicy) -> None:
         self._listings.on_connection_error = policy
+
+    def _list_changed(self, server: str, kind: ListKind) -> None:
+        """``server`` said its tools, resources or prompts changed: what was kept of that listing goes."""
+        if kind == "tools":
+            self._invalidate(server)
+        else:
+            self._resource_cache.list_changed(server, kind)
 
     def _invalidate(self, server: str) -> None:
         self._listings.invalidate(server)

@@ -29,6 +29,7 @@ import uvicorn
 from mcp.server.mcpserver import MCPServer
 
 from langgraph_mcp import McpServers
+from langgraph_mcp.client_owner import ListKind
 from langgraph_mcp.examples.demo_server import build_server, http_app
 
 T = TypeVar("T")
@@ -217,16 +218,18 @@ def event_pids(events_file: Path, tool: str | None = None, event: str = "enter")
 
 
 class WatchedServers(McpServers):
-    """``McpServers`` that lets a test wait for a tools-changed invalidation instead of polling for it:
-    ``invalidated`` is set once a server said its tools changed and its cached listings were dropped."""
+    """``McpServers`` that lets a test wait for a list-changed invalidation instead of polling for it:
+    ``changed[kind]`` is set once a server said its ``tools``, ``resources`` or ``prompts`` changed and what was
+    cached of that listing was dropped; ``invalidated`` is ``changed["tools"]``."""
 
     def __init__(self, config: Any, **kwargs: Any) -> None:
         super().__init__(config, **kwargs)
-        self.invalidated = asyncio.Event()
+        self.changed = {kind: asyncio.Event() for kind in ("tools", "resources", "prompts")}
+        self.invalidated = self.changed["tools"]
 
-    def _invalidate(self, server: str) -> None:
-        super()._invalidate(server)
-        self.invalidated.set()
+    def _list_changed(self, server: str, kind: ListKind) -> None:
+        super()._list_changed(server, kind)
+        self.changed[kind].set()
 
 
 class OpenServers:

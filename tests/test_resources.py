@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import anyio
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
@@ -126,6 +127,40 @@ async def test_legacy_results_are_not_cached_even_with_a_server_hint() -> None:
         await servers.list_resources("lib")
         await servers.list_resources("lib")
         assert lib.requests["resources/list"] == 2
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_list_changed_drops_the_cached_resources_and_prompts(
+    mode: str, open_servers: OpenServers
+) -> None:
+    """A server says its resources and prompts changed (legacy: notifications/*/list_changed, 2026-07-28: listen
+    events): listings kept under a long ttl hint, and resource reads, are asked again; tools stay cached."""
+    lib = LibraryServer(pages=2, page_size=10, ttl_ms=600_000)
+    servers = open_servers.watched({"lib": {"transport": "in_process", "server": lib.server, "mode": mode}})
+    pages = ["docs://page/0", "docs://page/1", "docs://logo.png"]
+    assert [str(r.uri) for r in await servers.list_resources("lib")] == pages
+    assert [p.name for p in await servers.list_prompts("lib")] == ["greet", "show_logo"]
+    await servers.read_resource("lib", "docs://page/0")
+    await servers.list_tools()
+    asked = dict(lib.requests)
+
+    await servers.call_tool("lib_grow", {})
+    with anyio.fail_after(5):
+        await servers.changed["resources"].wait()
+        await servers.changed["prompts"].wait()
+
+    assert [str(r.uri) for r in await servers.list_resources("lib")] == [
+        *pages[:2],
+        "docs://page/2",
+        pages[2],
+    ]
+    assert [p.name for p in await servers.list_prompts("lib")] == ["greet", "show_logo", "extra"]
+    (page,) = await servers.read_resource("lib", "docs://page/0")
+    assert page.as_string() == "text of docs://page/0"
+    assert lib.requests["resources/list"] == asked["resources/list"] + 1
+    assert lib.requests["prompts/list"] == asked["prompts/list"] + 3  # one prompt per page
+    assert lib.requests["resources/read"] == asked["resources/read"] + 1
+    assert not servers.changed["tools"].is_set()
 
 
 @pytest.mark.parametrize("mode", ERAS)

@@ -7,6 +7,8 @@ Low-level so it can paginate its listings and give ttl hints (``MCPServer`` does
 * the template ``notes://{note_id}``, read by filling it in (``notes://7`` → ``"note 7"``);
 * prompts ``greet(name)`` (a user and an assistant message), ``show_logo()`` (an image), listed a page at a time;
 * the tool ``report`` returning a ``resource_link`` to ``docs://report``, and ``chatty`` logging at every level;
+* the tool ``grow``: one more page and the prompt ``extra``, announced as resources and prompts list changes
+  (``notifications/*/list_changed`` to a legacy client, ``subscriptions/listen`` events to a 2026-07-28 one);
 * ``requests`` counts requests by method, ``levels_set`` records legacy ``logging/setLevel`` calls.
 """
 
@@ -21,6 +23,8 @@ import anyio
 import mcp.types as types
 from mcp import MCPError
 from mcp.server import Server, ServerRequestContext
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
+from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged
 
 LOGO = b"\x89PNG\r\n\x1a\n" + bytes(range(32))
 REPORT_TEXT = "quarterly report: all good"
@@ -35,6 +39,8 @@ class LibraryServer:
         self.ttl_ms = ttl_ms
         self.requests: Counter[str] = Counter()
         self.levels_set: list[str] = []
+        self.extra_prompt = False
+        self.bus = InMemorySubscriptionBus()
         # logging/setLevel is deprecated in 2026-07-28, still served to legacy clients.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -51,6 +57,7 @@ class LibraryServer:
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
             on_set_logging_level=self._set_level,
+            on_subscriptions_listen=ListenHandler(self.bus),
         )
 
     # ------------------------------------------------------------------------------------------- resources
@@ -121,6 +128,8 @@ class LibraryServer:
             ),
             types.Prompt(name="show_logo", description="A message with the logo."),
         ]
+        if self.extra_prompt:
+            prompts.append(types.Prompt(name="extra", description="Added by grow."))
         start = int(params.cursor) if params is not None and params.cursor else 0
         cursor = str(start + 1) if start + 1 < len(prompts) else None
         return types.ListPromptsResult(
@@ -155,12 +164,25 @@ class LibraryServer:
             tools=[
                 types.Tool(name="report", description="Make the report.", input_schema=empty),
                 types.Tool(name="chatty", description="Log at every level.", input_schema=empty),
+                types.Tool(
+                    name="grow", description="Add a page and a prompt, and say so.", input_schema=empty
+                ),
             ]
         )
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
+        if params.name == "grow":
+            self.pages += 1
+            self.extra_prompt = True
+            if ctx.protocol_version == "2026-07-28":
+                await self.bus.publish(ResourcesListChanged())
+                await self.bus.publish(PromptsListChanged())
+            else:
+                await ctx.session.send_resource_list_changed()
+                await ctx.session.send_prompt_list_changed()
+            return types.CallToolResult(content=[types.TextContent(text="grown")])
         if params.name == "report":
             link = types.ResourceLink(uri="docs://report", name="report", mime_type="text/plain")
             return types.CallToolResult(content=[types.TextContent(text="report ready"), link])
