@@ -40,13 +40,17 @@ class ListingCache:
         self._failures: dict[ConnectionKey, BaseException] = {}
         self.report = CatalogReport(failures=self._current_failures)
         self._catalogs: dict[str, ServerCatalog] = {}
+        self.version = 0
+        """Changes whenever a listing is stored, invalidated or forgotten (what was resolved from it may differ)."""
 
     def invalidate(self, server: str) -> None:
         """Drop every identity's listing of ``server`` (it said its tools changed)."""
+        self.version += 1
         for key in [k for k in self._listings if k[0] == server]:
             del self._listings[key]
 
     def forget(self, key: ConnectionKey) -> None:
+        self.version += 1
         self._listings.pop(key, None)
         self._failures.pop(key, None)
 
@@ -102,6 +106,7 @@ class ListingCache:
             return cached
         listing = await fetch_listing(self._connections.connection(server), self._catalog(server))
         if cache_mode != "bypass":
+            self.version += 1
             self._listings[key] = listing
         return listing
 

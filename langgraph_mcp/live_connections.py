@@ -21,10 +21,12 @@ from langgraph_mcp.credentials import CALL_HEADERS, RUN_CONFIG, Identity, curren
 from langgraph_mcp.elicitation.paused import PausedRounds
 from langgraph_mcp.errors import CredentialError, EventLoopError
 from langgraph_mcp.identities import IdentityPool
-from langgraph_mcp.server_logs import LOG_SINK
+from langgraph_mcp.server_logs import LOG_SINK, LogSink
 
 ConnectionKey: TypeAlias = tuple[str, Hashable]
 """(server, credential identity key): one connection, one catalog."""
+
+_NOTHING_TO_HOLD = contextlib.nullcontext()
 
 
 class LiveConnections:
@@ -95,12 +97,21 @@ class LiveConnections:
         except CredentialError:
             return None
 
-    @contextlib.contextmanager
-    def using(self, server: str) -> Iterator[None]:
+    def using(self, server: str) -> contextlib.AbstractContextManager[None]:
         """Hold the current run's connection to ``server`` while the block runs: no idle close under it, and the
         server's log messages go to this context's :data:`~langgraph_mcp.server_logs.LOG_SINK`."""
         identity = self.identity(server)
-        with self.connection(server).logs.listening(LOG_SINK.get()):
+        conn = self._connection(server, identity)
+        sink = LOG_SINK.get()
+        if sink is None and not identity.per_run:
+            return _NOTHING_TO_HOLD  # fixed credentials and nobody listening: nothing to do around the block
+        return self._holding(server, identity, conn, sink)
+
+    @contextlib.contextmanager
+    def _holding(
+        self, server: str, identity: Identity, conn: ServerConnection, sink: LogSink | None
+    ) -> Iterator[None]:
+        with conn.logs.listening(sink):
             if not identity.per_run:
                 yield
                 return
@@ -125,9 +136,11 @@ class LiveConnections:
 
     def connection(self, server: str) -> ServerConnection:
         """This event loop's connection to ``server`` for the current run's credentials (started on first use)."""
+        return self._connection(server, self.identity(server))
+
+    def _connection(self, server: str, identity: Identity) -> ServerConnection:
         if self._closed:
             raise EventLoopError("McpServers was closed; create a new one")
-        identity = self.identity(server)
         key: ConnectionKey = (server, identity.key)
         loop = asyncio.get_running_loop()
         connections = self._loops.get(loop)
@@ -153,8 +166,9 @@ class LiveConnections:
 
     def paused_rounds(self, server: str) -> PausedRounds:
         """The paused rounds kept for this event loop's connection to ``server`` (see :mod:`.elicitation.paused`)."""
-        conn = self.connection(server)
-        key = self.key(server)
+        identity = self.identity(server)
+        conn = self._connection(server, identity)
+        key = (server, identity.key)
         rounds = self._paused.setdefault(asyncio.get_running_loop(), {})
         paused = rounds.get(key)
         if paused is None or paused.connection is not conn:
