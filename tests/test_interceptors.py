@@ -18,7 +18,6 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from langgraph_mcp import McpServers
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.interceptors import McpToolCallRequest, ToolCallHandler, ToolCallOutcome
 from tests.helpers import ERAS, OpenServers, serve_asgi
@@ -127,7 +126,9 @@ async def test_an_interceptor_can_retry_a_failing_call(open_servers: OpenServers
 
 @pytest.mark.parametrize("path", ["fast", "durable"])
 @pytest.mark.parametrize("mode", ERAS)
-async def test_interceptors_around_a_call_that_asks_the_user(mode: str, path: str) -> None:
+async def test_interceptors_around_a_call_that_asks_the_user(
+    open_servers: OpenServers, mode: str, path: str
+) -> None:
     seen_args: list[dict[str, Any]] = []
 
     async def plus_100(request: McpToolCallRequest, handler: ToolCallHandler) -> ToolCallOutcome:
@@ -144,27 +145,24 @@ async def test_interceptors_around_a_call_that_asks_the_user(mode: str, path: st
     checkpointer = InMemorySaver()
     config = {"configurable": {"thread_id": f"t-{mode}-{path}"}}
     calls = [call("ident_transfer", "c1", amount=5)]
-    async with served() as (url, record):
-        spec = {"ident": {"url": url, "mode": mode}}
-        servers = McpServers(spec, interceptors=[plus_100, catch_all])
-        try:
-            out = await one_turn_graph(servers, calls, checkpointer).ainvoke(go(), config)
-            (pending,) = out["__interrupt__"]
-            assert pending.value["arguments"] == {"amount": 105}  # the question is about the call really sent
-            if path == "durable":  # a new process: nothing of the paused call is left in memory
-                await servers.aclose()
-                servers = McpServers(spec, interceptors=[plus_100, catch_all])
-            (key,) = pending.value["requests"]
-            answer = {key: {"action": "accept", "content": {"ok": True}}}
-            out = await one_turn_graph(servers, calls, checkpointer).ainvoke(
-                Command(resume={pending.id: answer}), config
-            )
-            message = tool_messages(out)["c1"]
-            assert message.status == "success" and text_of(message) == "transferred 105"
-            assert [c["amount"] for c in record.of("transfer")] == [105]
-            assert seen_args == [{"amount": 5}, {"amount": 5}]  # they ran again on the resume
-        finally:
-            await servers.aclose()
+    url, record = await open_servers.enter(served())
+    spec = {"ident": {"url": url, "mode": mode}}
+    servers = open_servers(spec, interceptors=[plus_100, catch_all])
+    out = await one_turn_graph(servers, calls, checkpointer).ainvoke(go(), config)
+    (pending,) = out["__interrupt__"]
+    assert pending.value["arguments"] == {"amount": 105}  # the question is about the call really sent
+    if path == "durable":  # a new process: nothing of the paused call is left in memory
+        await servers.aclose()
+        servers = open_servers(spec, interceptors=[plus_100, catch_all])
+    (key,) = pending.value["requests"]
+    answer = {key: {"action": "accept", "content": {"ok": True}}}
+    out = await one_turn_graph(servers, calls, checkpointer).ainvoke(
+        Command(resume={pending.id: answer}), config
+    )
+    message = tool_messages(out)["c1"]
+    assert message.status == "success" and text_of(message) == "transferred 105"
+    assert [c["amount"] for c in record.of("transfer")] == [105]
+    assert seen_args == [{"amount": 5}, {"amount": 5}]  # they ran again on the resume
 
 
 class ForecastModel(BaseChatModel):

@@ -14,7 +14,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from langgraph_mcp import CallNotSentError, McpServers
+from langgraph_mcp import CallNotSentError
 from langgraph_mcp.connection import DoneEvent
 from langgraph_mcp.examples.demo_server import EVENTS_FILE_ENV, build_server
 from langgraph_mcp.transport import HTTP_POOL_HEADROOM
@@ -28,39 +28,34 @@ def thread(name: str) -> Any:
     return {"configurable": {"thread_id": name}}
 
 
-async def test_a_legacy_pause_past_max_parked_calls_is_cancelled_and_replayed_on_resume() -> None:
+async def test_a_legacy_pause_past_max_parked_calls_is_cancelled_and_replayed_on_resume(
+    open_servers: OpenServers,
+) -> None:
     demo = build_server()
-    async with http_demo_server(demo) as url:
-        servers = McpServers(
-            {"demo": {"url": url, "mode": "legacy", "max_parked_calls": 1, "tool_timeout": 10}}
+    url = await open_servers.enter(http_demo_server(demo))
+    servers = open_servers(
+        {"demo": {"url": url, "mode": "legacy", "max_parked_calls": 1, "tool_timeout": 10}}
+    )
+    graphs = {
+        name: one_turn_graph(
+            servers, [call("demo_book_trip_legacy", "c1", destination=name)], InMemorySaver()
         )
-        try:
-            graphs = {
-                name: one_turn_graph(
-                    servers, [call("demo_book_trip_legacy", "c1", destination=name)], InMemorySaver()
-                )
-                for name in ("Rome", "Oslo")
-            }
-            pending = {}
-            for name, graph in graphs.items():
-                out = await graph.ainvoke(start(), thread(name))
-                (pending[name],) = out["__interrupt__"]
-            assert servers.paused_rounds("demo").open_legacy_calls() == 1  # only the first call is kept open
+        for name in ("Rome", "Oslo")
+    }
+    pending = {}
+    for name, graph in graphs.items():
+        out = await graph.ainvoke(start(), thread(name))
+        (pending[name],) = out["__interrupt__"]
+    assert servers.paused_rounds("demo").open_legacy_calls() == 1  # only the first call is kept open
 
-            for name, graph in graphs.items():
-                out = await graph.ainvoke(
-                    Command(resume={pending[name].id: accept_all(pending[name])}), thread(name)
-                )
-                message = tool_messages(out)["c1"]
-                assert message.status == "success", text_of(message)
-                assert text_of(message) == f"Booked {name} on {TOMORROW}"
-            counts = demo.events.snapshot()
-            assert counts["book_trip_legacy.commit"] == 2  # each trip booked once
-            assert (
-                counts["book_trip_legacy.enter"] == 3
-            )  # the call past the cap ran its pre-question work twice
-        finally:
-            await servers.aclose()
+    for name, graph in graphs.items():
+        out = await graph.ainvoke(Command(resume={pending[name].id: accept_all(pending[name])}), thread(name))
+        message = tool_messages(out)["c1"]
+        assert message.status == "success", text_of(message)
+        assert text_of(message) == f"Booked {name} on {TOMORROW}"
+    counts = demo.events.snapshot()
+    assert counts["book_trip_legacy.commit"] == 2  # each trip booked once
+    assert counts["book_trip_legacy.enter"] == 3  # the call past the cap ran its pre-question work twice
 
 
 POOLS = [

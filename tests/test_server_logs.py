@@ -14,7 +14,6 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langgraph.checkpoint.memory import InMemorySaver
 
-from langgraph_mcp import McpServers
 from langgraph_mcp.examples.demo_server import build_server
 from tests.helpers import ERAS, OpenServers, serve_asgi
 from tests.node_support import call, one_turn_graph, start
@@ -24,30 +23,27 @@ pytestmark = pytest.mark.anyio
 
 
 async def run_chatty(
-    mode: str, caplog: pytest.LogCaptureFixture, **options: Any
+    open_servers: OpenServers, mode: str, caplog: pytest.LogCaptureFixture, **options: Any
 ) -> tuple[LibraryServer, list[Any]]:
     lib = LibraryServer()
-    async with serve_asgi(lib.server.streamable_http_app()) as base:
-        servers = McpServers({"lib": {"url": f"{base}/mcp", "mode": mode, **options}})
-        try:
-            graph = one_turn_graph(servers, [call("lib_chatty", "c1")], InMemorySaver())
-            with caplog.at_level(logging.DEBUG, logger="langgraph_mcp.server.lib"):
-                events = [
-                    chunk
-                    async for chunk in graph.astream(
-                        start(), {"configurable": {"thread_id": "t"}}, stream_mode="custom"
-                    )
-                ]
-        finally:
-            await servers.aclose()
+    base = await open_servers.enter(serve_asgi(lib.server.streamable_http_app()))
+    servers = open_servers({"lib": {"url": f"{base}/mcp", "mode": mode, **options}})
+    graph = one_turn_graph(servers, [call("lib_chatty", "c1")], InMemorySaver())
+    with caplog.at_level(logging.DEBUG, logger="langgraph_mcp.server.lib"):
+        events = [
+            chunk
+            async for chunk in graph.astream(
+                start(), {"configurable": {"thread_id": "t"}}, stream_mode="custom"
+            )
+        ]
     return lib, events
 
 
 @pytest.mark.parametrize("mode", ERAS)
 async def test_logs_reach_the_logger_and_the_custom_stream_at_the_asked_level(
-    mode: str, caplog: pytest.LogCaptureFixture
+    mode: str, caplog: pytest.LogCaptureFixture, open_servers: OpenServers
 ) -> None:
-    lib, events = await run_chatty(mode, caplog, log_level="info")
+    lib, events = await run_chatty(open_servers, mode, caplog, log_level="info")
     logs = [e for e in events if e.get("type") == "mcp_log"]
     assert [(e["level"], e["data"]) for e in logs] == [
         ("info", "info from chatty"),
@@ -70,39 +66,38 @@ async def test_logs_reach_the_logger_and_the_custom_stream_at_the_asked_level(
 
 @pytest.mark.parametrize("mode", ERAS)
 async def test_without_a_log_level_only_legacy_servers_send_logs(
-    mode: str, caplog: pytest.LogCaptureFixture
+    mode: str, caplog: pytest.LogCaptureFixture, open_servers: OpenServers
 ) -> None:
-    _, events = await run_chatty(mode, caplog)
+    _, events = await run_chatty(open_servers, mode, caplog)
     levels = [e["level"] for e in events if e.get("type") == "mcp_log"]
     assert levels == (["debug", "info", "warning", "error"] if mode == "legacy" else [])
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_concurrent_users_each_see_only_their_own_calls_logs(mode: str) -> None:
+async def test_concurrent_users_each_see_only_their_own_calls_logs(
+    mode: str, open_servers: OpenServers
+) -> None:
     """With per-run credentials each user's calls have their own connection, so a log message of one user's call
     never reaches another user's stream."""
     lib = LibraryServer()
-    async with serve_asgi(lib.server.streamable_http_app()) as base:
-        headers = {"Authorization": "Bearer ${configurable:token}"}
-        servers = McpServers(
-            {"lib": {"url": f"{base}/mcp", "mode": mode, "log_level": "info", "headers": headers}}
-        )
-        try:
-            graph = one_turn_graph(servers, [call("lib_chatty", "c1")], InMemorySaver())
+    base = await open_servers.enter(serve_asgi(lib.server.streamable_http_app()))
+    headers = {"Authorization": "Bearer ${configurable:token}"}
+    servers = open_servers(
+        {"lib": {"url": f"{base}/mcp", "mode": mode, "log_level": "info", "headers": headers}}
+    )
+    graph = one_turn_graph(servers, [call("lib_chatty", "c1")], InMemorySaver())
 
-            async def run(user: str) -> list[Any]:
-                config = {"configurable": {"thread_id": user, "token": user}}
-                return [c async for c in graph.astream(start(), config, stream_mode="custom")]
+    async def run(user: str) -> list[Any]:
+        config = {"configurable": {"thread_id": user, "token": user}}
+        return [c async for c in graph.astream(start(), config, stream_mode="custom")]
 
-            streams = await asyncio.gather(*(run(f"user{i}") for i in range(4)))
-            for events in streams:
-                assert [e["level"] for e in events if e.get("type") == "mcp_log"] == [
-                    "info",
-                    "warning",
-                    "error",
-                ]
-        finally:
-            await servers.aclose()
+    streams = await asyncio.gather(*(run(f"user{i}") for i in range(4)))
+    for events in streams:
+        assert [e["level"] for e in events if e.get("type") == "mcp_log"] == [
+            "info",
+            "warning",
+            "error",
+        ]
 
 
 class CallOnce(BaseChatModel):
