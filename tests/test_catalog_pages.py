@@ -60,10 +60,8 @@ async def test_a_ttl_hint_keeps_the_listing_fresh_then_expires_it(open_servers: 
     await servers.list_tools()
     await servers.list_tools()
     assert paged.pages_served == 1  # within the ttl: served from the cache
-    with anyio.fail_after(10):  # once the ttl has passed, a listing asks the server again
-        while paged.pages_served == 1:
-            await anyio.sleep(0.05)
-            await servers.list_tools()
+    await anyio.sleep(1.0)  # the 1000 ms ttl runs out (the behaviour under test, not a synchronisation)
+    await servers.list_tools()  # once the ttl has passed, a listing asks the server again
     assert paged.pages_served == 2
 
 

@@ -149,9 +149,8 @@ async def test_a_stale_listing_that_cannot_be_refreshed_is_not_trusted(open_serv
     )
     assert [t.name for t in await servers.list_tools()] == ["delete_all"]
     expiring.fail_listing = True
-    with anyio.fail_after(5):
-        while servers.cached_resolution("expiring_delete_all") is not None:  # wait out the 1 ms ttl
-            await anyio.sleep(0.005)
+    await anyio.sleep(0.002)  # the listing's 1 ms ttl runs out (the behaviour under test)
+    assert servers.cached_resolution("expiring_delete_all") is None  # stale: the lookup has to list again
     graph = WIRINGS["gate_router"](
         servers,
         ApprovalPolicy(tools={"expiring_*": "allow"}),
