@@ -36,9 +36,15 @@ class _DrainOnClose(httpx2.AsyncByteStream):
         elapsed: datetime.timedelta | None = getattr(self._inner, "elapsed", None)
         return elapsed
 
-    def __aiter__(self) -> AsyncIterator[bytes]:
-        # The inner iterator itself, not a generator around it: one layer less for every chunk of every call.
-        return self._chunks
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        # A generator of its own, not the inner iterator: httpx2 closes an abandoned iteration's stream (from the
+        # garbage collector's finalizer task), which must not close the inner one while aclose drains it.
+        while True:
+            try:
+                chunk = await self._chunks.__anext__()
+            except StopAsyncIteration:
+                return
+            yield chunk
 
     async def aclose(self) -> None:
         try:
