@@ -16,8 +16,9 @@ The server is the demo server under default uvicorn in its own process, as a use
 (and min–max) of the wall times, the ratio of the medians (target ≤ 1.3), the median (min–max) of the per-block
 ratios, what a burst adds to one call (ms), the client's CPU ms per burst and per call alone, and the server's CPU
 ms per burst (all its threads, from /proc/<pid>/task/*/schedstat: ns, not 10 ms ticks), with the machine load
-before and after. On 2 shared cores a burst's CPU on both sides adds to its wall time: compare the clients side by
-side, not the 1.3 alone.
+before and after, and how many bursts a full garbage collection of this process landed in (~100 ms each: the max
+column). On 2 shared cores a burst's CPU on both sides adds to its wall time: compare the clients side by side,
+not the 1.3 alone.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ import httpx2
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.common import FullCollections  # noqa: E402
 from langgraph_mcp import McpServers  # noqa: E402
 from tests.helpers import free_port, stdio_demo_spec  # noqa: E402
 
@@ -246,7 +248,15 @@ async def measure(transport: str, blocks: int) -> list[str]:
             clients["bare httpx2 (no SDK)"] = await stack.enter_async_context(bare_http(url))
             clients["raw sockets (no HTTP library)"] = await stack.enter_async_context(raw_sockets(url))
         runs: dict[str, dict[str, list[float]]] = {
-            name: {"one": [], "fan": [], "ratio": [], "cpu": [], "server_cpu": [], "alone_cpu": []}
+            name: {
+                "one": [],
+                "fan": [],
+                "ratio": [],
+                "cpu": [],
+                "server_cpu": [],
+                "alone_cpu": [],
+                "full_gc": [],
+            }
             for name in clients
         }
 
@@ -256,15 +266,17 @@ async def measure(transport: str, blocks: int) -> list[str]:
             await one()
             single = time.perf_counter() - start
             cpu, server_cpu = time.process_time(), process_cpu(server_pid)
-            start = time.perf_counter()
-            await asyncio.gather(*(one() for _ in range(PARALLEL)))
-            fan = time.perf_counter() - start
+            with FullCollections() as collections:
+                start = time.perf_counter()
+                await asyncio.gather(*(one() for _ in range(PARALLEL)))
+                fan = time.perf_counter() - start
             run = runs[name]
             run["cpu"].append(time.process_time() - cpu)
             run["server_cpu"].append(process_cpu(server_pid) - server_cpu)
             run["one"].append(single)
             run["fan"].append(fan)
             run["ratio"].append(fan / single)
+            run["full_gc"].append(float(collections.count > 0))
             cpu = time.process_time()
             for _ in range(ALONE):
                 await one()
@@ -283,7 +295,8 @@ async def measure(transport: str, blocks: int) -> list[str]:
         rows.append(
             f"| {transport} | {name} | {spread(run['one'])} | {spread(run['fan'])} | {ratio:.2f} "
             f"| {statistics.median(run['ratio']):.2f} ({min(run['ratio']):.2f}–{max(run['ratio']):.2f}) "
-            f"| {added * 1000:.1f} | {spread(run['cpu'])} | {spread(run['alone_cpu'], digits=2)} | {server_cpu} |"
+            f"| {added * 1000:.1f} | {spread(run['cpu'])} | {spread(run['alone_cpu'], digits=2)} | {server_cpu} "
+            f"| {sum(run['full_gc']):.0f}/{len(run['full_gc'])} |"
         )
     return rows
 
@@ -298,9 +311,9 @@ async def main() -> None:
     print(
         f"| legacy transport | client | one call ms (median, min–max) | {PARALLEL} parallel ms | ratio of medians "
         f"| per-block ratio | burst − one call ms | client CPU ms per {PARALLEL} | client CPU ms per call alone "
-        f"| server CPU ms per {PARALLEL} |"
+        f"| server CPU ms per {PARALLEL} | bursts with a full GC |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for transport in args.transport or TRANSPORTS:
         for row in await measure(transport, args.blocks):
             print(row)

@@ -30,6 +30,7 @@ from bench.common import (
     DEMO_ARGS,
     ERAS,
     PY,
+    FullCollections,
     Section,
     Summary,
     demo_stdio,
@@ -114,7 +115,7 @@ async def measure(quick: bool) -> Section:
     section = Section(
         "p3",
         f"P3 fan-out: {FAN} parallel {SECONDS * 1000:.0f} ms calls",
-        ["era", "transport", "variant", "wall: median [p25–p75]", "× one call"],
+        ["era", "transport", "variant", "wall: median [p25–p75]", "× one call", "runs with a full GC"],
     )
     with http_demo_server() as url:
         for era in ERAS:
@@ -126,26 +127,35 @@ async def measure(quick: bool) -> Section:
                     for name in names:  # warm-up: a burst opens its HTTP connections, kept for the timed ones
                         await variants[name]()
                     base: dict[str, list[float]] = {name: [] for name in names}
+                    full_gcs = dict.fromkeys(names, 0)
                     for rep in range(reps):
                         for name in names[rep % len(names) :] + names[: rep % len(names)]:
                             if len(times[name]) >= SLOW_REPS and min(times[name]) > SLOW_SECONDS:
                                 continue  # serialised calls: two runs say it, more only cost minutes
-                            began = time.perf_counter()
-                            await variants[name]()
-                            times[name].append(time.perf_counter() - began)
+                            with FullCollections() as collections:
+                                began = time.perf_counter()
+                                await variants[name]()
+                                times[name].append(time.perf_counter() - began)
+                            full_gcs[name] += collections.count > 0
                             base[name].append(times["one call"][-1] if times["one call"] else 0.0)
                 cell: dict[str, Any] = {}
                 for name in names:
                     wall = Summary.of(times[name])
                     pairs = zip(times[name], base[name] if name != "one call" else times[name], strict=True)
                     ratio = Summary.of([t / b for t, b in pairs if b > 0])
-                    section.rows.append([era, transport, name, wall.ms(), ratio.ratio()])
-                    cell[name] = {"seconds": wall.as_dict(), "ratio": ratio.as_dict()}
+                    gc_runs = f"{full_gcs[name]}/{len(times[name])}"
+                    section.rows.append([era, transport, name, wall.ms(), ratio.ratio(), gc_runs])
+                    cell[name] = {
+                        "seconds": wall.as_dict(),
+                        "ratio": ratio.as_dict(),
+                        "runs_with_full_gc": full_gcs[name],
+                    }
                 section.data[f"{era}/{transport}"] = cell
     section.notes.append(
         f"{reps} repetitions per variant, interleaved (a variant slower than {SLOW_SECONDS:g} s: {SLOW_REPS}); "
         "each ratio is to the latest `one call` before it. Every variant runs once untimed first (a first burst "
-        "over HTTP opens its 32 connections)."
+        "over HTTP opens its 32 connections). A run a full garbage collection landed in (~100 ms: the whole heap "
+        "of a process that imported langgraph) is that much slower; the last column counts them."
     )
     section.notes.append(
         "Over HTTP the raw session uses the SDK's default HTTP client, which closes each POST's event stream just "
