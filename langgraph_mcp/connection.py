@@ -453,11 +453,12 @@ class ServerConnection:
         client = await self.client()
         timeout = self.spec.tool_timeout
         try:
+            # This bound covers the whole request in this very task (the write too), so the SDK gets none of its
+            # own: a second timer per call that could never fire first.
             async with asyncio.timeout(timeout):
                 return await client.session.call_tool(
                     tool,
                     arguments,
-                    read_timeout_seconds=timeout + 5,
                     progress_callback=cast(Any, progress),
                     input_responses=cast(Any, input_responses),
                     request_state=request_state,
