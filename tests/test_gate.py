@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -20,7 +20,7 @@ from langgraph_mcp.approval.gate import approval_payload, create_approval_gate
 from langgraph_mcp.approval.policy import ApprovalPolicy, Verdict
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
 from langgraph_mcp.resume import pending_for_thread, pending_interrupts, resume_command
-from tests.helpers import OpenServers
+from tests.helpers import OpenServers, OpenServersSync
 
 Graph = CompiledStateGraph[Any, Any, Any, Any]
 
@@ -31,10 +31,10 @@ Graph = CompiledStateGraph[Any, Any, Any, Any]
 class Demo:
     """Two in-process demo servers: ``demo`` (trusted) and ``untrusted`` (trust_annotations=False)."""
 
-    def __init__(self) -> None:
+    def __init__(self, make: OpenServers | OpenServersSync) -> None:
         self.demo: DemoServer = build_server()
         self.untrusted: DemoServer = build_server("untrusted")
-        self.servers = McpServers(
+        self.servers = make(
             {
                 "demo": {"transport": "in_process", "server": self.demo},
                 "untrusted": {
@@ -47,21 +47,13 @@ class Demo:
 
 
 @pytest.fixture
-async def demo() -> AsyncIterator[Demo]:
-    d = Demo()
-    try:
-        yield d
-    finally:
-        await d.servers.aclose()
+def demo(open_servers: OpenServers) -> Demo:
+    return Demo(open_servers)
 
 
 @pytest.fixture
-def sync_demo() -> Iterator[Demo]:
-    d = Demo()
-    try:
-        yield d
-    finally:
-        d.servers.close()
+def sync_demo(open_servers_sync: OpenServersSync) -> Demo:
+    return Demo(open_servers_sync)
 
 
 def call(name: str, call_id: str, **args: Any) -> ToolCall:

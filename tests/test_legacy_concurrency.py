@@ -10,7 +10,7 @@ import contextvars
 import importlib.metadata
 import sys
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import aclosing, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -36,20 +36,15 @@ TRANSPORTS = ["stdio", "streamable_http"]
 async def legacy_server(transport: str, **options: Any) -> AsyncIterator[McpServers]:
     """The concurrency server on ``transport``, forced onto the legacy era, as server ``c``."""
     if transport == "stdio":
-        servers = McpServers(
-            {"c": {"command": sys.executable, "args": [str(SERVER)], "mode": "legacy", **options}}
-        )
-        try:
+        spec = {"c": {"command": sys.executable, "args": [str(SERVER)], "mode": "legacy", **options}}
+        async with aclosing(McpServers(spec)) as servers:
             yield servers
-        finally:
-            await servers.aclose()
         return
-    async with serve_asgi(ConcurrencyServer().server.streamable_http_app()) as base:
-        servers = McpServers({"c": {"url": f"{base}/mcp", "mode": "legacy", **options}})
-        try:
-            yield servers
-        finally:
-            await servers.aclose()
+    async with (
+        serve_asgi(ConcurrencyServer().server.streamable_http_app()) as base,
+        aclosing(McpServers({"c": {"url": f"{base}/mcp", "mode": "legacy", **options}})) as servers,
+    ):
+        yield servers
 
 
 async def peak(servers: McpServers) -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pydantic
@@ -30,12 +29,11 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-async def pair() -> AsyncIterator[tuple[McpServers, DemoServer, DemoServer]]:
+def pair(open_servers: OpenServers) -> tuple[McpServers, DemoServer, DemoServer]:
     """Two demo servers: ``new`` speaks 2026-07-28, ``old`` is forced onto the legacy handshake."""
     new, old = build_server("new"), build_server("old")
-    servers = McpServers({"new": in_process(new, "modern"), "old": in_process(old, "legacy")})
-    yield servers, new, old
-    await servers.aclose()
+    servers = open_servers({"new": in_process(new, "modern"), "old": in_process(old, "legacy")})
+    return servers, new, old
 
 
 def config(thread: str = "t1") -> Any:

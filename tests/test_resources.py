@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import aclosing, asynccontextmanager
 
 import anyio
 import pytest
@@ -24,18 +24,16 @@ RESOURCE_TRANSPORTS = [t for t in TRANSPORTS if t != "stdio"]  # the library ser
 @asynccontextmanager
 async def library(lib: LibraryServer, transport: str, mode: str) -> AsyncIterator[McpServers]:
     if transport == "in_process":
-        servers = McpServers({"lib": {"transport": "in_process", "server": lib.server, "mode": mode}})
-        try:
-            yield servers
-        finally:
-            await servers.aclose()
+        async with aclosing(
+            McpServers({"lib": {"transport": "in_process", "server": lib.server, "mode": mode}})
+        ) as s:
+            yield s
         return
-    async with serve_asgi(lib.server.streamable_http_app()) as base:
-        servers = McpServers({"lib": {"url": f"{base}/mcp", "mode": mode}})
-        try:
-            yield servers
-        finally:
-            await servers.aclose()
+    async with (
+        serve_asgi(lib.server.streamable_http_app()) as base,
+        aclosing(McpServers({"lib": {"url": f"{base}/mcp", "mode": mode}})) as servers,
+    ):
+        yield servers
 
 
 @pytest.mark.parametrize("transport", RESOURCE_TRANSPORTS)

@@ -6,7 +6,6 @@ import json
 import sqlite3
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +30,7 @@ from langgraph_mcp.resume import (
     pending_interrupts,
     resume_command,
 )
+from tests.helpers import OpenServers
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
@@ -259,8 +259,8 @@ def agent(state: MessagesState) -> dict[str, list[AnyMessage]]:
 
 
 @pytest.fixture
-async def graph_and_servers() -> AsyncIterator[tuple[CompiledStateGraph[Any, Any, Any, Any], McpServers]]:
-    servers = McpServers({"demo": {"transport": "in_process", "server": build_server()}})
+def graph_and_servers(open_servers: OpenServers) -> tuple[CompiledStateGraph[Any, Any, Any, Any], McpServers]:
+    servers = open_servers({"demo": {"transport": "in_process", "server": build_server()}})
     builder = StateGraph(MessagesState)
     builder.add_node("agent", agent)
     builder.add_node(
@@ -271,10 +271,7 @@ async def graph_and_servers() -> AsyncIterator[tuple[CompiledStateGraph[Any, Any
     builder.add_conditional_edges("agent", tools_condition, {"tools": "approval_gate", END: END})
     builder.add_conditional_edges("approval_gate", ToolCallRouter("tools", "agent"), ["tools", "agent"])
     builder.add_edge("tools", "agent")
-    try:
-        yield builder.compile(checkpointer=InMemorySaver()), servers
-    finally:
-        await servers.aclose()
+    return builder.compile(checkpointer=InMemorySaver()), servers
 
 
 @pytest.mark.anyio

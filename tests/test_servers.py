@@ -14,7 +14,7 @@ import os
 import signal
 import threading
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import aclosing, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -62,18 +62,11 @@ async def demo_servers(
     elif transport == "in_process":
         entry = {"transport": "in_process", "server": build_server(), **spec}
     else:
-        async with http_demo_server() as url:
-            servers = McpServers({name: {"url": url, **spec}})
-            try:
-                yield servers
-            finally:
-                await servers.aclose()
+        async with http_demo_server() as url, aclosing(McpServers({name: {"url": url, **spec}})) as servers:
+            yield servers
         return
-    servers = McpServers({name: entry})
-    try:
+    async with aclosing(McpServers({name: entry})) as servers:
         yield servers
-    finally:
-        await servers.aclose()
 
 
 async def server_pid(servers: McpServers, tool: str = "demo_stats") -> int:

@@ -6,7 +6,6 @@ Every test runs the bundled demo server in-process, in both protocol eras.
 from __future__ import annotations
 
 import base64
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -18,18 +17,14 @@ from langgraph.prebuilt import ToolNode
 from langgraph_mcp import McpServers
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.tools import McpToolError
-from tests.helpers import ERAS, OpenServersSync
+from tests.helpers import ERAS, OpenServers, OpenServersSync
 
 
 @pytest.fixture(params=ERAS)
-async def servers(request: pytest.FixtureRequest) -> AsyncIterator[McpServers]:
-    servers = McpServers(
+def servers(request: pytest.FixtureRequest, open_servers: OpenServers) -> McpServers:
+    return open_servers(
         {"demo": {"transport": "in_process", "server": build_server(), "mode": request.param}}
     )
-    try:
-        yield servers
-    finally:
-        await servers.aclose()
 
 
 async def tools_by_name(servers: McpServers) -> dict[str, BaseTool]:
