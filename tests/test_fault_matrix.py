@@ -17,7 +17,7 @@ import os
 import signal
 import time
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -120,11 +120,8 @@ async def rig(transport: str, era: str, tmp_path: Path, **options: Any) -> Async
     spec = {"mode": era, **OPTIONS, **options}
     before = child_pids()
     if transport == "stdio":
-        servers = McpServers({"demo": crashing_demo_spec(events_file=events, **spec)})
-        try:
+        async with aclosing(McpServers({"demo": crashing_demo_spec(events_file=events, **spec)})) as servers:
             yield Rig(transport, era, servers, events)
-        finally:
-            await servers.aclose()
         assert child_pids() == before  # no orphan server process
         return
     os.environ["DEMO_EVENTS_FILE"] = str(events)

@@ -9,6 +9,7 @@ everything (only what a human approved, on the server shown, may run).
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,24 +69,19 @@ async def world(request: pytest.FixtureRequest) -> AsyncIterator[World]:
         demo = build_server()
         fs = RecordingServer("fs", destructive=["admin_delete"])
         fs_admin = RecordingServer("fs_admin", destructive=["delete"])
-        servers = McpServers(
-            {
-                "demo": {"transport": "in_process", "server": demo, "mode": request.param},
-                "fs": {"transport": "in_process", "server": fs.server},
-                "fs_admin": {"transport": "in_process", "server": fs_admin.server},
-                "down": {
-                    "transport": "http",
-                    "url": f"{base}/mcp",
-                    "mode": request.param,
-                    "connect_timeout": 10,
-                },
+        config = {
+            "demo": {"transport": "in_process", "server": demo, "mode": request.param},
+            "fs": {"transport": "in_process", "server": fs.server},
+            "fs_admin": {"transport": "in_process", "server": fs_admin.server},
+            "down": {
+                "transport": "http",
+                "url": f"{base}/mcp",
+                "mode": request.param,
+                "connect_timeout": 10,
             },
-            on_connection_error="ignore",
-        )
-        try:
+        }
+        async with aclosing(McpServers(config, on_connection_error="ignore")) as servers:
             yield World(demo, down, fs, fs_admin, servers)
-        finally:
-            await servers.aclose()
 
 
 def answers(out: dict[str, Any]) -> dict[str, ToolMessage]:
