@@ -1,9 +1,10 @@
 """Keep streamable-HTTP connections reusable and cheap to pool: drain a POST's SSE response before it is closed,
-and check an idle pooled connection for a server hang-up with one ``poll()``."""
+check an idle pooled connection for a server hang-up with one ``poll()``, send a request in one write."""
 
 from __future__ import annotations
 
 import datetime
+import re
 import select
 import socket
 import ssl
@@ -89,33 +90,64 @@ def server_hung_up(sock: socket.socket | None) -> bool:
     return bool(poll.poll(0))
 
 
-class _ProbedStream(httpcore2.AsyncNetworkStream):
-    """A pooled connection's stream that answers ``is_readable`` from its socket, kept once at connect.
+_BODY_LENGTH = re.compile(rb"\r\ncontent-length: *([0-9]+)\r\n", re.IGNORECASE)
+
+
+def _announces_body(head: bytes) -> bool:
+    """Whether ``head`` is a whole HTTP/1.1 request head that a body of ``content-length`` > 0 follows."""
+    if not head.endswith(b"\r\n\r\n"):
+        return False
+    length = _BODY_LENGTH.search(head)
+    return length is not None and int(length.group(1)) > 0
+
+
+class _PoolStream(httpcore2.AsyncNetworkStream):
+    """A pooled connection's stream: ``is_readable`` answered from its socket (kept once at connect), and a
+    request's head sent together with its body.
 
     httpcore2's pool asks every idle connection ``is_readable`` on each request it assigns and each response it
     releases (to drop connections the server closed), so a burst of N calls asks ~N² times; its anyio stream
     looks the socket up anew each time (a ``getpeername()`` and a dict of attribute getters), about a fifth of a
-    burst's client CPU. Everything else is the inner stream's.
+    burst's client CPU. And httpcore2 writes a request's head and its body separately: two sends, two segments,
+    and two wake-ups of the server for every POST. A head announcing a body is held until the body's first write
+    (or any read, so nothing can wait on it). Everything else is the inner stream's.
     """
 
     def __init__(self, inner: httpcore2.AsyncNetworkStream) -> None:
         self._inner = inner
         sock = inner.get_extra_info("socket")
         self._socket: socket.socket | None = sock if hasattr(sock, "fileno") else None
+        self._head: bytes | None = None
+        """A request head waiting for its body, to go out in one write."""
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        if self._head is not None:
+            await self._send_head(timeout)
         return await self._inner.read(max_bytes, timeout)
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        if self._head is not None:
+            buffer, self._head = self._head + buffer, None
+        elif not buffer:  # the end of a body of known length
+            return
+        elif _announces_body(buffer):
+            self._head = buffer
+            return
         await self._inner.write(buffer, timeout)
 
+    async def _send_head(self, timeout: float | None) -> None:
+        head, self._head = self._head, None
+        if head is not None:
+            await self._inner.write(head, timeout)
+
     async def aclose(self) -> None:
+        self._head = None
         await self._inner.aclose()
 
     async def start_tls(
         self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None
     ) -> httpcore2.AsyncNetworkStream:
-        return _ProbedStream(await self._inner.start_tls(ssl_context, server_hostname, timeout))
+        return _PoolStream(await self._inner.start_tls(ssl_context, server_hostname, timeout))
 
     def get_extra_info(self, info: str) -> Any:
         if info == "is_readable" and self._socket is not None:
@@ -123,8 +155,9 @@ class _ProbedStream(httpcore2.AsyncNetworkStream):
         return self._inner.get_extra_info(info)
 
 
-class ProbedBackend(httpcore2.AsyncNetworkBackend):
-    """httpcore2's network backend (``inner``) with streams whose hang-up check is one ``poll()``."""
+class PoolBackend(httpcore2.AsyncNetworkBackend):
+    """httpcore2's network backend (``inner``) with leaner streams (see ``_PoolStream``): a hang-up check is one
+    ``poll()``, a request goes out in one write."""
 
     def __init__(self, inner: httpcore2.AsyncNetworkBackend) -> None:
         self._inner = inner
@@ -140,13 +173,13 @@ class ProbedBackend(httpcore2.AsyncNetworkBackend):
         stream = await self._inner.connect_tcp(
             host, port, timeout=timeout, local_address=local_address, socket_options=socket_options
         )
-        return _ProbedStream(stream)
+        return _PoolStream(stream)
 
     async def connect_unix_socket(
         self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
     ) -> httpcore2.AsyncNetworkStream:
         stream = await self._inner.connect_unix_socket(path, timeout=timeout, socket_options=socket_options)
-        return _ProbedStream(stream)
+        return _PoolStream(stream)
 
     async def sleep(self, seconds: float) -> None:
         await self._inner.sleep(seconds)

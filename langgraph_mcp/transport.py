@@ -28,7 +28,7 @@ from mcp.shared.message import SessionMessage
 
 from langgraph_mcp._compat import wrap_pool_backend
 from langgraph_mcp.config import HttpServer, InProcessServer, ServerSpec, SseServer, StdioServer
-from langgraph_mcp.http_keepalive import ProbedBackend, drain_event_streams_on_close
+from langgraph_mcp.http_keepalive import PoolBackend, drain_event_streams_on_close
 
 logger = logging.getLogger("langgraph_mcp.connection")
 
@@ -149,7 +149,7 @@ def http_client(spec: HttpServer) -> httpx2.AsyncClient:
     event stream is read to its end before it is closed, so its connection is reused (``http_keepalive``), and
     every pooled connection may stay open idle (for httpx2's 5 s keep-alive): after a burst of N parallel calls the
     next burst reuses all N instead of opening N - 20 new ones. The pool's check of its idle connections for a
-    server hang-up is one ``poll()`` each (``http_keepalive.ProbedBackend``).
+    server hang-up is one ``poll()`` each, and a request goes out in one write (``http_keepalive.PoolBackend``).
     """
     max_connections = http_pool_size(spec)
     client = httpx2.AsyncClient(
@@ -159,7 +159,7 @@ def http_client(spec: HttpServer) -> httpx2.AsyncClient:
         limits=httpx2.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
         event_hooks={"response": [drain_event_streams_on_close]},
     )
-    wrap_pool_backend(client, ProbedBackend)
+    wrap_pool_backend(client, PoolBackend)
     return client
 
 
