@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import json
 import os
 import socket
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import (
     AbstractAsyncContextManager,
     AbstractContextManager,
@@ -188,6 +189,30 @@ async def wait_exit(pid: int, *, bound: float = 10.0) -> None:
     try:
         with anyio.fail_after(bound):
             await anyio.wait_readable(fd)
+    finally:
+        os.close(fd)
+
+
+_IN_MODIFY, _IN_CLOSE_WRITE, _IN_CREATE = 0x2, 0x8, 0x100
+_IN_NONBLOCK, _IN_CLOEXEC = os.O_NONBLOCK, os.O_CLOEXEC
+
+
+async def wait_for_writes(directory: Path, condition: Callable[[], bool], *, bound: float = 10.0) -> None:
+    """Wait (bounded) until ``condition()`` holds: checked now and after every write to a file in ``directory``
+    (inotify), for what another process reports through a file (the demo server's ``DEMO_EVENTS_FILE``)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = libc.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
+    if fd < 0:
+        raise OSError(ctypes.get_errno(), "inotify_init1 failed")
+    try:
+        if libc.inotify_add_watch(fd, os.fsencode(directory), _IN_MODIFY | _IN_CLOSE_WRITE | _IN_CREATE) < 0:
+            raise OSError(ctypes.get_errno(), f"inotify_add_watch({directory}) failed")
+        with anyio.fail_after(bound):
+            while not condition():  # watched before the first check: no write can slip in between
+                await anyio.wait_readable(fd)
+                with contextlib.suppress(BlockingIOError):
+                    while os.read(fd, 4096):
+                        pass
     finally:
         os.close(fd)
 

@@ -42,6 +42,7 @@ from tests.helpers import (
     event_pids,
     free_port,
     wait_exit,
+    wait_for_writes,
 )
 from tests.node_support import TOMORROW, accept_all, text_of, tool_messages
 
@@ -236,9 +237,9 @@ async def test_connection_lost_during_a_read_only_call_is_retried(
                     result["out"] = await graph.ainvoke(state, CFG)
 
                 tg.start_soon(run)
-                with anyio.fail_after(10):
-                    while not r.pids("sleep"):
-                        await anyio.sleep(0.02)
+                await wait_for_writes(
+                    r.events.parent, lambda: bool(r.pids("sleep"))
+                )  # the server is in the call
                 os.kill(r.pids("sleep")[0], signal.SIGKILL)
             out = result["out"]
         message = tool_messages(out)["c1"]
