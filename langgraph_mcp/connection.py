@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar, cast
 
-import anyio
 import mcp.types as types
 from mcp import Client, MCPError
 from mcp.client import ClientRequestContext
@@ -89,7 +88,11 @@ class CallHandle:
     connection: ServerConnection
     tool: str
     events: asyncio.Queue[CallEvent] = field(default_factory=asyncio.Queue)
-    scope: anyio.CancelScope | None = None
+    task: asyncio.Task[None] | None = None
+    """The call task, once it has started (see :mod:`~langgraph_mcp.call_tasks`): a task is only cancelled once
+    it runs, so its handlers always do."""
+    cancelled: bool = False
+    """:meth:`cancel` was called: a cancellation of the call task is ours, not the session ending under it."""
     finished: bool = False
     pending_question: ElicitEvent | None = None
     route: RoutedCall | None = None
@@ -102,6 +105,12 @@ class CallHandle:
     """Legacy over HTTP: the connection's call slot this call holds (see ``transport.legacy_call_slots``)."""
     abandoning: bool = False
     """:meth:`abandon` runs: it, not the job, gives the slot back once the server let go of the question."""
+
+    def cancel(self) -> None:
+        """Cancel the request (the SDK sends ``notifications/cancelled``); a call not started yet is never sent."""
+        self.cancelled = True
+        if self.task is not None and self.task is not asyncio.current_task():
+            self.task.cancel()
 
     def release_slot(self) -> None:
         slot, self.slot = self.slot, None
@@ -154,8 +163,7 @@ class CallHandle:
             return
         self.finished = True
         self.abandoning = True
-        if self.scope is not None:
-            self.scope.cancel()
+        self.cancel()
         question = self.pending_question
         try:
             if question is not None and not question.reply.done():
@@ -355,45 +363,49 @@ class ServerConnection:
         def fail(error: BaseException) -> None:
             if not handle.waits_for_human:
                 handle.end(FailedEvent(error))
-                if handle.scope is not None:
-                    handle.scope.cancel()
+                handle.cancel()
+
+        def cancelled() -> FailedEvent:
+            return FailedEvent(ServerConnectionError(self.name, f"call {tool!r} cancelled", tool=tool))
 
         async def job() -> None:
+            # Cancelled through its own task (CallHandle.cancel), not an anyio scope: ~5 us less per call.
+            handle.task = asyncio.current_task()
             if handle.route is not None:
                 self.router.enter(handle.route)
             try:
-                with anyio.CancelScope() as scope:
-                    handle.scope = scope
-                    try:
-                        result = await client.session.call_tool(
-                            tool,
-                            arguments,
-                            read_timeout_seconds=read_timeout,
-                            progress_callback=cast(Any, progress),
-                            input_responses=cast(Any, input_responses),
-                            request_state=request_state,
-                            allow_input_required=True,
-                        )
-                    except asyncio.CancelledError:
-                        self.end_legacy_call(handle, "unsettled")
-                        if not scope.cancel_called:  # not our own abandon or timeout: the transport failed
-                            handle.transport_failed = True
-                            self.mark_dead(ServerConnectionError(self.name, "the transport failed"), client)
-                            handle.end(FailedEvent(ServerConnectionError(self.name, "the transport failed")))
-                        raise
-                    except BaseException as exc:
-                        error = self._call_error(tool, exc, client)
-                        # An error response means the server finished the request; a lost or timed-out one doesn't.
-                        answered = isinstance(error, MCPError) and error.code not in _UNANSWERED_CODES
-                        self.end_legacy_call(handle, "server" if answered else "unsettled")
-                        handle.end(FailedEvent(error))
-                    else:
-                        self.end_legacy_call(handle, "server")
-                        handle.end(DoneEvent(result))
-                if scope.cancelled_caught:
-                    handle.end(
-                        FailedEvent(ServerConnectionError(self.name, f"call {tool!r} cancelled", tool=tool))
-                    )
+                if handle.cancelled:  # abandoned before it started: never sent
+                    self.end_legacy_call(handle, "unsent")
+                    handle.end(cancelled())
+                    return
+                result = await client.session.call_tool(
+                    tool,
+                    arguments,
+                    read_timeout_seconds=read_timeout,
+                    progress_callback=cast(Any, progress),
+                    input_responses=cast(Any, input_responses),
+                    request_state=request_state,
+                    allow_input_required=True,
+                )
+            except asyncio.CancelledError:
+                self.end_legacy_call(handle, "unsettled")
+                if handle.cancelled:  # our own abandon or timeout: the call ends here
+                    handle.end(cancelled())
+                    return
+                # Not ours: the session ended under it (the transport failed, or the connection is closing).
+                handle.transport_failed = True
+                self.mark_dead(ServerConnectionError(self.name, "the transport failed"), client)
+                handle.end(FailedEvent(ServerConnectionError(self.name, "the transport failed")))
+                raise
+            except BaseException as exc:
+                error = self._call_error(tool, exc, client)
+                # An error response means the server finished the request; a lost or timed-out one doesn't.
+                answered = isinstance(error, MCPError) and error.code not in _UNANSWERED_CODES
+                self.end_legacy_call(handle, "server" if answered else "unsettled")
+                handle.end(FailedEvent(error))
+            else:
+                self.end_legacy_call(handle, "server")
+                handle.end(DoneEvent(result))
             finally:
                 self.jobs.untrack(key)
                 if not handle.abandoning:
