@@ -70,6 +70,8 @@ class ClientOwner:
         self._client: Client | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
         self._call_tasks: CallTasks | None = None
+        self._legacy = False
+        """The live client negotiated a 2025-11-25-or-earlier version."""
         self._owner: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
         self._ready: asyncio.Event | None = None
@@ -139,8 +141,7 @@ class ClientOwner:
 
     @property
     def is_legacy(self) -> bool:
-        version = self.protocol_version
-        return version is not None and version in HANDSHAKE_PROTOCOL_VERSIONS
+        return self._client is not None and self._legacy  # read on every call: kept, not recomputed
 
     @property
     def server_info(self) -> types.Implementation | None:
@@ -293,6 +294,7 @@ class ClientOwner:
                 await self._on_connected(client)
                 calls = CallTasks()
                 tg.start_soon(calls.hold)
+                self._legacy = client.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS
                 self._client = client
                 self._task_group = tg
                 self._call_tasks = calls
