@@ -21,7 +21,15 @@ from mcp.server import Server, ServerRequestContext
 
 from langgraph_mcp import McpServers
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import OpenServers, child_pids, event_pids, free_port, stdio_demo_spec, wait_exit
+from tests.helpers import (
+    OpenServers,
+    child_pids,
+    event_pids,
+    free_port,
+    stdio_demo_spec,
+    wait_exit,
+    wait_for_writes,
+)
 from tests.node_support import (
     TOMORROW,
     accept_all,
@@ -67,33 +75,35 @@ async def test_legacy_server_restarted_while_paused_the_answer_is_replayed_on_th
     assert child_pids() == {second[0]}
 
 
-def start_http_demo(port: int, events: Path) -> subprocess.Popen[bytes]:
+async def start_http_demo(
+    port: int, events: Path, log: Path, started: list[subprocess.Popen[bytes]]
+) -> subprocess.Popen[bytes]:
+    """The demo server over HTTP in a process of its own (appended to ``started`` at once, for the caller to stop),
+    returned once uvicorn's log says it listens."""
     env = {**os.environ, "DEMO_EVENTS_FILE": str(events)}
     argv = [sys.executable, "-m", "langgraph_mcp.examples.demo_server", "http", str(port)]
-    return subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with log.open("wb") as stderr:
+        process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
+    started.append(process)
 
+    def listening() -> bool:
+        assert process.poll() is None, (
+            f"the demo server exited ({process.returncode}): {log.read_text()[-2000:]}"
+        )
+        return b"Uvicorn running on" in log.read_bytes()
 
-async def wait_listening(port: int) -> None:
-    with anyio.fail_after(20):
-        while True:
-            try:
-                stream = await anyio.connect_tcp("127.0.0.1", port)
-            except OSError:
-                await anyio.sleep(0.05)
-            else:
-                await stream.aclose()
-                return
+    await wait_for_writes(log.parent, listening, bound=20)
+    return process
 
 
 async def test_legacy_http_server_restarted_while_paused_the_answer_is_replayed_on_the_new_session(
     tmp_path: Path,
 ) -> None:
     events, port = tmp_path / "events.jsonl", free_port()
-    first = start_http_demo(port, events)
-    second: subprocess.Popen[bytes] | None = None
+    started: list[subprocess.Popen[bytes]] = []
     servers = McpServers({"demo": {"url": f"http://127.0.0.1:{port}/mcp", "mode": "legacy"}})
     try:
-        await wait_listening(port)
+        first = await start_http_demo(port, events, tmp_path / "first.log", started)
         graph = one_turn_graph(
             servers, [call("demo_book_trip_legacy", "c1", destination="Rome")], InMemorySaver()
         )
@@ -101,8 +111,7 @@ async def test_legacy_http_server_restarted_while_paused_the_answer_is_replayed_
         (pending,) = out["__interrupt__"]
         first.kill()  # the server dies while the call is parked in its question (its POST stream open)
         first.wait(10)
-        second = start_http_demo(port, events)
-        await wait_listening(port)
+        second = await start_http_demo(port, events, tmp_path / "second.log", started)
         out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), config())
         message = tool_messages(out)["c1"]
         assert message.status == "success", text_of(message)
@@ -111,8 +120,8 @@ async def test_legacy_http_server_restarted_while_paused_the_answer_is_replayed_
         assert "__interrupt__" not in out
     finally:
         await servers.aclose()
-        for process in (first, second):
-            if process is not None and process.poll() is None:
+        for process in started:
+            if process.poll() is None:
                 process.terminate()
                 process.wait(10)
 
