@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import weakref
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
 from typing import Literal
@@ -39,7 +40,10 @@ out, connection lost), so a question of its may still arrive; or it was never se
 # How long a call that ended without the server finishing it stays a possible owner of a question.
 UNSETTLED_GRACE_SECONDS = 1.0
 
-_SENDING_CALL: contextvars.ContextVar[RoutedCall | None] = contextvars.ContextVar(
+# A weak reference: the contextvar is copied into every timer and task the call's request starts, and a cancelled
+# timer stays in the loop's heap with that copy until its deadline (the SDK's read timeout: minutes), which kept
+# finished calls (their handle, queue, scope) alive by the hundred.
+_SENDING_CALL: contextvars.ContextVar[weakref.ref[RoutedCall] | None] = contextvars.ContextVar(
     "langgraph_mcp_sending_call", default=None
 )
 
@@ -122,7 +126,7 @@ class LegacyCallRouter:
 
     def enter(self, call: RoutedCall) -> None:
         """Mark the current task (the call's job, before it sends) as the sender of ``call``."""
-        _SENDING_CALL.set(call)
+        _SENDING_CALL.set(weakref.ref(call))
 
     def pause(self, call: RoutedCall) -> None:
         """The call is parked inside its question: let other calls run meanwhile."""
@@ -202,9 +206,10 @@ class LegacyCallRouter:
 
     async def route(self, params: types.ElicitRequestParams) -> ElicitReply:
         """Answer a pushed question: through the call it belongs to, or with an error if that can't be told."""
-        sender = _SENDING_CALL.get()
-        if sender is not None:  # even if it has ended: then the question is a late one of a finished call
-            return await self._ask(sender, params)
+        sending = _SENDING_CALL.get()
+        if sending is not None:  # even if it has ended: then the question is a late one of a finished call
+            sender = sending()
+            return await self._ask(sender, params) if sender is not None else _abandoned()
         owners = self._possible_owners()
         if not owners:
             return types.ErrorData(
@@ -232,7 +237,7 @@ class LegacyCallRouter:
 
     async def _ask(self, call: RoutedCall, params: types.ElicitRequestParams) -> ElicitReply:
         if call.ended is not None:
-            return types.ErrorData(code=types.INTERNAL_ERROR, message="The client abandoned this tool call.")
+            return _abandoned()
         call.questions += 1
         try:
             return await call.deliver(params)
@@ -270,3 +275,7 @@ class LegacyCallRouter:
                 "them in this server's exclusive_tools to start that way."
             ),
         )
+
+
+def _abandoned() -> types.ErrorData:
+    return types.ErrorData(code=types.INTERNAL_ERROR, message="The client abandoned this tool call.")

@@ -19,8 +19,10 @@ from langgraph.types import Command
 from mcp.server.mcpserver import AcceptedElicitation, Context, MCPServer
 from pydantic import BaseModel
 
+from langgraph_mcp.connection import CallHandle
+from langgraph_mcp.examples.demo_server import build_server
 from tests.helpers import OpenServers, http_demo_server
-from tests.node_support import call, one_turn_graph, start, text_of, tool_messages
+from tests.node_support import call, in_process, one_turn_graph, start, text_of, tool_messages
 
 pytestmark = pytest.mark.anyio
 
@@ -59,6 +61,11 @@ async def steps_servers(open_servers: OpenServers, transport: str) -> Any:
 def pregel_loops() -> set[int]:
     gc.collect()
     return {id(o) for o in gc.get_objects() if isinstance(o, AsyncPregelLoop)}
+
+
+def call_handles() -> list[CallHandle]:
+    gc.collect()
+    return [o for o in gc.get_objects() if isinstance(o, CallHandle)]
 
 
 def answer(pending: Any, date: str) -> dict[str, Any]:
@@ -107,3 +114,13 @@ async def test_a_resumed_legacy_call_streams_its_progress_and_logs_to_the_resume
     assert [e["data"] for e in resumed if e.get("type") == "mcp_log"] == ["booking Rome on 2027-05-01"]
     state = await graph.aget_state(cfg)
     assert text_of(tool_messages(state.values)["c1"]) == "Booked Rome on 2027-05-01"
+
+
+async def test_a_finished_legacy_call_is_freed_at_once(open_servers: OpenServers) -> None:
+    """The call's request leaves timers behind (cancelled, they stay in the loop's heap until their deadline, with a
+    copy of the request's context): that copy must not keep the finished call's handle alive."""
+    servers = open_servers({"demo": in_process(build_server(), "legacy")})
+    for i in range(3):
+        result = await servers.call_tool("demo_add", {"a": i, "b": 1})
+        assert result.structured_content == {"result": i + 1}
+    assert call_handles() == []
