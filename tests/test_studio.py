@@ -34,6 +34,7 @@ from langgraph_sdk.client import LangGraphClient
 from langgraph_mcp.examples.scripted_model import DEMO_PROMPT, demo_call_ids
 from langgraph_mcp.examples.studio import CHAT_GRAPH_ID, CHAT_TOOL_CALLS, GRAPH_ID, make_graph
 from langgraph_mcp.resume import pending_interrupts, resume_command
+from tests.helpers import wait_exit
 
 ROOT = Path(__file__).resolve().parents[1]
 LANGGRAPH = Path(sys.executable).with_name("langgraph")
@@ -239,11 +240,13 @@ async def _run(client: LangGraphClient, thread: str, **kwargs: Any) -> dict[str,
 
 
 async def _wait_for_no_demo_servers(server: DevServer, timeout: float = 15.0) -> dict[int, str]:
-    """Wait until the run's connections are closed (the factory exits after the run's result is stored)."""
-    deadline = time.monotonic() + timeout
-    while (running := server.demo_servers()) and time.monotonic() < deadline:
-        await anyio.sleep(0.1)
-    return running
+    """Wait (bounded) until the run's MCP servers have exited, on their pidfds (the factory exits after the run's
+    result is stored); returns those still running."""
+    with anyio.move_on_after(timeout):
+        while running := server.demo_servers():
+            for pid in running:
+                await wait_exit(pid, bound=timeout + 5)  # the move_on_after above ends the wait first
+    return server.demo_servers()
 
 
 @pytest.mark.slow
