@@ -353,12 +353,14 @@ def gated_graph(servers: McpServers, tool: str) -> CompiledStateGraph[Any, Any, 
 
 
 async def failures_seen_by(servers: McpServers, token: str) -> tuple[set[str], str | None]:
-    """What a run with ``token`` sees: the servers in ``report.failed_servers``, and ``ident``'s status error."""
+    """What a run with ``token`` sees: the servers in ``report.failed_servers``, and ``ident``'s status error;
+    its name resolution of ``ident_whoami`` must agree (an owner it can't establish while the listing fails)."""
     seen: dict[str, Any] = {}
 
     async def look(state: MessagesState) -> dict[str, Any]:
         seen["failed"] = set(servers.report.failed_servers)
         seen["error"] = servers.server_status("ident")["error"]
+        seen["resolution"] = await servers.resolve_tool("ident_whoami")
         return {}
 
     builder = StateGraph(MessagesState)
@@ -366,6 +368,11 @@ async def failures_seen_by(servers: McpServers, token: str) -> tuple[set[str], s
     builder.add_edge(START, "look")
     builder.add_edge("look", END)
     await builder.compile().ainvoke({"messages": []}, run_config(0, token))
+    resolution = seen["resolution"]
+    if seen["failed"]:
+        assert not resolution.tools and set(resolution.unknown) == {"ident"}
+    else:
+        assert [t.name for t in resolution.tools] == ["whoami"] and not resolution.unknown
     return seen["failed"], seen["error"]
 
 
