@@ -24,6 +24,7 @@ from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from langgraph_mcp.backoff import ReconnectBackoff
 from langgraph_mcp.call_tasks import CallTasks
 from langgraph_mcp.config import ServerSpec, StdioServer
+from langgraph_mcp.deadlines import deadline
 from langgraph_mcp.errors import InvalidResponseError, ServerConnectionError, ServerUnavailableError
 from langgraph_mcp.failures import describe_error, flatten_exception
 from langgraph_mcp.stderr_capture import StderrCapture
@@ -245,7 +246,10 @@ class ClientOwner:
             self._own(), name=f"mcp-owner:{self.name}", context=contextvars.Context()
         )
         try:
-            await asyncio.wait_for(asyncio.shield(self._ready.wait()), self.spec.connect_timeout)
+            # Not wait_for (one more task, and a timer holding a copy of this caller's context - its graph run -
+            # in the loop's heap for connect_timeout even once connected): a deadline in an empty context.
+            async with deadline(self.spec.connect_timeout):
+                await self._ready.wait()
         except TimeoutError:
             self._stop.set()
             # The owner is still in the handshake, where its stop event can't reach it: cancel it, so the failed
@@ -359,8 +363,10 @@ class ClientOwner:
         owner = self._owner
         if owner is None or owner.done():
             return
-        done, _ = await asyncio.wait([owner], timeout=timeout)
-        if not done:
+        try:
+            async with deadline(timeout):  # no timer left holding this caller's context (see deadlines)
+                await asyncio.wait([owner])
+        except TimeoutError:
             logger.warning("MCP server %r: its connection did not stop within %gs", self.name, timeout)
 
     def mark_dead(self, error: BaseException, client: Client | None = None) -> None:

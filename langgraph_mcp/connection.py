@@ -32,6 +32,7 @@ from langgraph_mcp.errors import (
     ServerError,
     ToolCallTimeoutError,
 )
+from langgraph_mcp.event_deadlines import EventDeadlines
 from langgraph_mcp.failures import (
     describe_error,
 )
@@ -80,6 +81,9 @@ class FailedEvent:
 
 CallEvent = ElicitEvent | DoneEvent | FailedEvent
 
+_WAKE_UP: Any = object()
+"""Queued on a call's events when its wait for the next one has timed out."""
+
 
 @dataclass(eq=False)
 class CallHandle:
@@ -103,6 +107,8 @@ class CallHandle:
     """The connection's task group cancelled the call: its failure is explained once the owner has the reason."""
     slot: asyncio.Semaphore | None = None
     """Legacy over HTTP: the connection's call slot this call holds (see ``transport.legacy_call_slots``)."""
+    timed_out: bool = False
+    """The current :meth:`next_event` wait ran past its timeout."""
     abandoning: bool = False
     """:meth:`abandon` runs: it, not the job, gives the slot back once the server let go of the question."""
 
@@ -128,12 +134,17 @@ class CallHandle:
 
     async def next_event(self, timeout: float) -> CallEvent:
         """Wait for the server's next move; cancel the call and raise ``ToolCallTimeoutError`` after ``timeout``."""
+        # The connection's one timer for all such waits (see event_deadlines), not a timer per wait.
+        self.timed_out = False
+        deadlines = self.connection.event_deadlines
+        deadlines.watch(self, timeout, self._expire)
         try:
-            # Not wait_for (on 3.11 it wraps the get in one more task), and not asyncio.timeout: its cancelled timer
-            # would keep the caller's graph run alive after a pause (see deadlines).
-            async with deadline(timeout):
-                event = await self.events.get()
-        except TimeoutError:
+            while (event := await self.events.get()) is _WAKE_UP:
+                if self.timed_out:
+                    break  # else a wake-up left over from an earlier wait that got its event at the same time
+        finally:
+            deadlines.forget(self)
+        if event is _WAKE_UP:
             await self.abandon()
             raise ToolCallTimeoutError(self.connection.name, self.tool, timeout) from None
         if isinstance(event, ElicitEvent):
@@ -144,6 +155,10 @@ class CallHandle:
                 what = f"the call to {self.tool!r}"
                 event = FailedEvent(await self.connection.transport_failed(what, None, tool=self.tool))
         return event
+
+    def _expire(self) -> None:
+        self.timed_out = True
+        self.events.put_nowait(_WAKE_UP)
 
     async def deliver(self, params: types.ElicitRequestParams) -> ElicitReply:
         """A question the router attributed to this call: queue it for the driver and wait for the answer."""
@@ -221,6 +236,8 @@ class ServerConnection:
         """The owner task holding the ``Client``: starts, restarts with backoff, stops."""
         self.failures = FailureReader(name, spec, self.owner)
         """What a caller sees for a failure under a request."""
+        self.event_deadlines = EventDeadlines()
+        """The one timer for the waits of this connection's calls for their next event."""
         self.jobs = RequestJobs(name, self.owner, self.failures)
         """The requests in flight (a bad server message fails them at once), and :meth:`request`'s owner job."""
 

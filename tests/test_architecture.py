@@ -106,6 +106,7 @@ LAYERS: list[tuple[str, list[str]]] = [
             "connection",
             "client_owner",
             "call_tasks",
+            "event_deadlines",
             "failures",
             "request_failures",
             "request_jobs",

@@ -1,0 +1,56 @@
+"""Legacy calls share one timer for their waits for the server's next move (``event_deadlines``): every wait still
+gets its own ``tool_timeout`` - after quick calls whose deadlines came earlier, alongside other waits, and as the
+earliest of several - and the connection keeps serving.
+
+Real servers: the demo server in-process, legacy era (``sleep`` sleeps on the server; ``add`` returns at once).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from langgraph_mcp import ToolCallTimeoutError
+from langgraph_mcp.examples.demo_server import build_server
+from tests.helpers import OpenServers
+
+pytestmark = pytest.mark.anyio
+
+
+def legacy_demo(open_servers: OpenServers, timeout: float = 0.5):  # type: ignore[no-untyped-def]
+    return open_servers(
+        {
+            "demo": {
+                "transport": "in_process",
+                "server": build_server(),
+                "mode": "legacy",
+                "tool_timeout": timeout,
+            }
+        }
+    )
+
+
+async def test_a_slow_call_after_quick_ones_still_times_out(open_servers: OpenServers) -> None:
+    servers = legacy_demo(open_servers)
+    for _ in range(
+        3
+    ):  # their deadlines come before the slow call's: the shared timer fires for nothing first
+        assert (await servers.call_tool("demo_add", {"a": 1, "b": 2})).structured_content == {"result": 3}
+
+    # Had the 0.5 s timeout not fired, the 5 s sleep would have returned a result instead of raising.
+    with pytest.raises(ToolCallTimeoutError) as caught:
+        await servers.call_tool("demo_sleep", {"seconds": 5})
+    assert (caught.value.tool, caught.value.timeout) == ("sleep", 0.5)
+    assert (await servers.call_tool("demo_add", {"a": 2, "b": 2})).structured_content == {"result": 4}
+
+
+async def test_concurrent_slow_calls_each_time_out_while_quick_ones_go_on(open_servers: OpenServers) -> None:
+    servers = legacy_demo(open_servers)
+    slow = [asyncio.ensure_future(servers.call_tool("demo_sleep", {"seconds": 5})) for _ in range(3)]
+    quick = [await servers.call_tool("demo_add", {"a": i, "b": 1}) for i in range(5)]  # meanwhile
+
+    outcomes = await asyncio.gather(*slow, return_exceptions=True)
+    assert all(isinstance(outcome, ToolCallTimeoutError) for outcome in outcomes), outcomes
+    assert [result.structured_content for result in quick] == [{"result": i + 1} for i in range(5)]
+    assert servers.connection("demo").starts == 1
