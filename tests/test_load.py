@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
@@ -59,34 +60,33 @@ async def test_150_paused_threads_over_http_resume_with_their_own_answers(era: s
     saver = InMemorySaver()
 
     with anyio.fail_after(BOUND):
-        async with http_demo_server(server) as url:
-            servers = McpServers({"demo": {"url": url, "mode": era}})
-            try:
-                graphs = {
-                    thread: one_turn_graph(servers, [call("demo_book_trip", "c1", destination=city)], saver)
-                    for thread, (city, _) in threads.items()
-                }
+        async with (
+            http_demo_server(server) as url,
+            aclosing(McpServers({"demo": {"url": url, "mode": era}})) as servers,
+        ):
+            graphs = {
+                thread: one_turn_graph(servers, [call("demo_book_trip", "c1", destination=city)], saver)
+                for thread, (city, _) in threads.items()
+            }
 
-                async def pause(thread: str) -> Any:
-                    out = await graphs[thread].ainvoke(start(), {"configurable": {"thread_id": thread}})
-                    [interrupt] = out["__interrupt__"]
-                    return interrupt
+            async def pause(thread: str) -> Any:
+                out = await graphs[thread].ainvoke(start(), {"configurable": {"thread_id": thread}})
+                [interrupt] = out["__interrupt__"]
+                return interrupt
 
-                interrupts = dict(zip(threads, await asyncio.gather(*map(pause, threads)), strict=True))
-                assert len({i.id for i in interrupts.values()}) == THREADS
-                assert server.events.counts["book_trip.commit"] == 0
+            interrupts = dict(zip(threads, await asyncio.gather(*map(pause, threads)), strict=True))
+            assert len({i.id for i in interrupts.values()}) == THREADS
+            assert server.events.counts["book_trip.commit"] == 0
 
-                async def resume(thread: str) -> dict[str, Any]:
-                    interrupt = interrupts[thread]
-                    answer = {"action": "accept", "content": {"date": threads[thread][1]}}
-                    value = {key: answer for key in interrupt.value["requests"]}
-                    return await graphs[thread].ainvoke(
-                        Command(resume={interrupt.id: value}), {"configurable": {"thread_id": thread}}
-                    )
+            async def resume(thread: str) -> dict[str, Any]:
+                interrupt = interrupts[thread]
+                answer = {"action": "accept", "content": {"date": threads[thread][1]}}
+                value = {key: answer for key in interrupt.value["requests"]}
+                return await graphs[thread].ainvoke(
+                    Command(resume={interrupt.id: value}), {"configurable": {"thread_id": thread}}
+                )
 
-                finished = dict(zip(threads, await asyncio.gather(*map(resume, threads)), strict=True))
-            finally:
-                await servers.aclose()
+            finished = dict(zip(threads, await asyncio.gather(*map(resume, threads)), strict=True))
 
     for thread, (city, date) in threads.items():
         out = finished[thread]
