@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from contextlib import aclosing
 from pathlib import Path
 
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
@@ -26,13 +27,14 @@ async def main(db: str, mode: str, tool: str, args: str, events: str, resume: st
         "env": {"DEMO_EVENTS_FILE": events},
         "mode": mode,
     }
-    servers = McpServers({"demo": spec})
-    async with AsyncSqliteSaver.from_conn_string(db) as saver:
+    async with (
+        aclosing(McpServers({"demo": spec})) as servers,
+        AsyncSqliteSaver.from_conn_string(db) as saver,
+    ):
         graph = one_turn_graph(servers, [call(tool, "c1", **json.loads(args))], saver)
         config = {"configurable": {"thread_id": "cross-process"}}
         value = Command(resume=json.loads(resume)) if resume else start()
         out = await graph.ainvoke(value, config)
-    await servers.aclose()
     report = {
         "interrupts": [{"id": i.id, "value": i.value} for i in out.get("__interrupt__", [])],
         "messages": {k: {"status": m.status, "text": text_of(m)} for k, m in tool_messages(out).items()},

@@ -208,9 +208,8 @@ async def test_aclose_leaves_no_child_process(open_servers: OpenServers) -> None
     assert demo_pid in child_pids()
     assert len(child_pids()) == 2  # the demo server and the raw server
 
-    await (
-        servers.aclose()
-    )  # what this test is about (the fixture closes it again if an assertion above fails)
+    # What this test is about (the fixture closes it again if an assertion above fails).
+    await servers.aclose()
 
     assert not process_exists(demo_pid)
     assert child_pids() == set()
