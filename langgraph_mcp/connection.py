@@ -11,6 +11,7 @@ stay open ("parked") after the graph node that started it has been interrupted.
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -81,6 +82,34 @@ class FailedEvent:
 
 CallEvent = ElicitEvent | DoneEvent | FailedEvent
 
+
+class CallEvents:
+    """The events of one call, for its one reader (:meth:`CallHandle.next_event`): an ``asyncio.Queue`` without the
+    parts one writer and one reader don't need (its getter and putter queues, its join event), read on every call."""
+
+    __slots__ = ("_items", "_reader")
+
+    def __init__(self) -> None:
+        self._items: collections.deque[CallEvent] = collections.deque()
+        self._reader: asyncio.Future[None] | None = None
+
+    def put(self, event: CallEvent) -> None:
+        self._items.append(event)
+        reader = self._reader
+        if reader is not None and not reader.done():
+            reader.set_result(None)
+
+    async def get(self) -> CallEvent:
+        """The next event, once there is one (a cancelled wait loses none)."""
+        while not self._items:
+            self._reader = asyncio.get_running_loop().create_future()
+            try:
+                await self._reader
+            finally:
+                self._reader = None
+        return self._items.popleft()
+
+
 _WAKE_UP: Any = object()
 """Queued on a call's events when its wait for the next one has timed out."""
 
@@ -91,7 +120,7 @@ class CallHandle:
 
     connection: ServerConnection
     tool: str
-    events: asyncio.Queue[CallEvent] = field(default_factory=asyncio.Queue)
+    events: CallEvents = field(default_factory=CallEvents)
     task: asyncio.Task[None] | None = None
     """The call task, once it has started (see :mod:`~langgraph_mcp.call_tasks`): a task is only cancelled once
     it runs, so its handlers always do."""
@@ -126,7 +155,7 @@ class CallHandle:
     def end(self, event: DoneEvent | FailedEvent) -> None:
         if not self.ended:
             self.ended = True
-            self.events.put_nowait(event)
+            self.events.put(event)
 
     @property
     def waits_for_human(self) -> bool:
@@ -158,12 +187,12 @@ class CallHandle:
 
     def _expire(self) -> None:
         self.timed_out = True
-        self.events.put_nowait(_WAKE_UP)
+        self.events.put(_WAKE_UP)
 
     async def deliver(self, params: types.ElicitRequestParams) -> ElicitReply:
         """A question the router attributed to this call: queue it for the driver and wait for the answer."""
         reply: asyncio.Future[ElicitReply] = asyncio.get_running_loop().create_future()
-        self.events.put_nowait(ElicitEvent(params, reply))
+        self.events.put(ElicitEvent(params, reply))
         return await reply
 
     def reply(self, answer: ElicitReply) -> None:

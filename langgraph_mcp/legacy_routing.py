@@ -88,6 +88,8 @@ class LegacyCallRouter:
         self._alone: RoutedCall | None = None
         self._alone_waiting = 0
         self._changed = asyncio.Event()
+        self._waiting = 0
+        """Calls waiting for a turn (on ``_changed``)."""
         self._session = 0
 
     def new_session(self) -> None:
@@ -192,9 +194,15 @@ class LegacyCallRouter:
         self._notify()
 
     async def _wait_for_change(self) -> None:
-        await self._changed.wait()
+        self._waiting += 1
+        try:
+            await self._changed.wait()
+        finally:
+            self._waiting -= 1
 
     def _notify(self) -> None:
+        if not self._waiting:
+            return  # nobody to wake: keep the event (a new one per turn given back cost every call)
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
 
