@@ -402,9 +402,16 @@ class ServerConnection:
                 tool=tool,
             )
         # Legacy calls may wait for a human inside an elicitation: the per-event timeout in next_event bounds the
-        # server's work, and the park timeout bounds the human's, so the SDK-level timeout only has to cover both.
+        # server's work, and the park timeout bounds the human's, so the bound on the whole call only has to cover
+        # both (it ends a call nobody waits for any more). On the connection's one timer (see event_deadlines), not
+        # the SDK's read timeout: a timer per call less.
         spec = self.spec
-        read_timeout = spec.tool_timeout + spec.park_timeout + 5 if legacy else spec.tool_timeout + 5
+        bound = spec.tool_timeout + spec.park_timeout + 5 if legacy else spec.tool_timeout + 5
+
+        def out_of_time() -> None:
+            timed_out = MCPError(code=types.REQUEST_TIMEOUT, message="Request 'tools/call' timed out")
+            handle.end(FailedEvent(self._call_error(tool, timed_out, client)))
+            handle.cancel()
 
         def fail(error: BaseException) -> None:
             if not handle.waits_for_human:
@@ -427,7 +434,6 @@ class ServerConnection:
                 result = await client.session.call_tool(
                     tool,
                     arguments,
-                    read_timeout_seconds=read_timeout,
                     progress_callback=cast(Any, progress),
                     input_responses=cast(Any, input_responses),
                     request_state=request_state,
@@ -453,11 +459,13 @@ class ServerConnection:
                 self.end_legacy_call(handle, "server")
                 handle.end(DoneEvent(result))
             finally:
+                self.event_deadlines.forget(key)
                 self.jobs.untrack(key)
                 if not handle.abandoning:
                     handle.release_slot()
 
         key = self.jobs.track(fail)
+        self.event_deadlines.watch(key, bound, out_of_time)
         # Its own task, not the caller's (a legacy call may stay parked after its caller was interrupted), in a
         # fresh context (see call_tasks); ended with the session.
         tasks.start(job())

@@ -1,6 +1,7 @@
-"""One timer per connection for every wait of its legacy calls for the server's next move (``next_event``).
+"""One timer per connection for the deadlines of its calls in tasks: each wait for the server's next move
+(``CallHandle.next_event``), and each whole call (a bound that ends a call nobody waits for any more).
 
-A timer per wait (``asyncio.timeout``) costs ~5 us CPU per call to arm and cancel. Calls made one after another
+A timer per deadline (``asyncio.timeout``, the SDK's read timeout) costs ~5 us CPU per call to arm and cancel. Calls made one after another
 have later and later deadlines, so one timer, armed for the earliest, is enough: a wait that ends only forgets its
 deadline (the timer stays armed), and when the timer fires it expires the waits that are past theirs and re-arms
 for the earliest left. The timer runs in an empty context, so it keeps nothing of a caller's graph run alive.
@@ -20,7 +21,7 @@ _EARLY = 1e-3
 
 
 class EventDeadlines:
-    """The deadlines of the waits in flight on one connection (one event loop), and the one timer over them."""
+    """The deadlines in flight on one connection (one event loop), and the one timer over them."""
 
     def __init__(self) -> None:
         self._waits: dict[Hashable, tuple[float, Callable[[], None]]] = {}
@@ -28,7 +29,8 @@ class EventDeadlines:
         self._due = math.inf
 
     def watch(self, wait: Hashable, seconds: float, expire: Callable[[], None]) -> None:
-        """Call ``expire()`` once ``seconds`` have passed, unless :meth:`forget` is called for ``wait`` first."""
+        """Call ``expire()`` once ``seconds`` have passed, unless :meth:`forget` is called for ``wait`` first (a
+        later :meth:`watch` of the same ``wait`` replaces its deadline)."""
         loop = asyncio.get_running_loop()
         when = loop.time() + seconds
         self._waits[wait] = (when, expire)
