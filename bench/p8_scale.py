@@ -10,6 +10,11 @@ process against the same server:
 * ``waves`` — threads arrive 100 at a time until all are paused: RSS growth is then the memory a paused thread
   holds (target ≤ 50 KB; checkpoints included: they live in an ``InMemorySaver`` in the same process).
 
+Legacy runs twice: with the package's defaults — ``max_parked_calls`` 200, so at most 200 calls stay open (parked) inside
+their questions and the pauses past the cap are cancelled on the server and re-issued on resume (the durable path:
+``tools/call`` counts the replays) — and with every call parked (``max_parked_calls`` above the thread count), where
+each paused thread also holds an open HTTP response and the SDK's in-flight request.
+
 The benchmark keeps only each interrupt's id and request keys (a real server reads pending interrupts back from
 the checkpointer), so its own bookkeeping is not counted.
 """
@@ -33,10 +38,14 @@ from langgraph.types import Command
 
 from bench.common import ERAS, REPO, Section, http_demo_server, http_spec, main, open_fds, rss_bytes
 from langgraph_mcp import McpServers, McpToolNode, route_tool_calls
+from langgraph_mcp.config import HttpServer
 
 TARGET_KB = 50
 PHASE_TIMEOUT = 240.0
 WAVE = 100
+DEFAULT_CAP = HttpServer.model_fields["max_parked_calls"].default
+PARKED = {"modern": ["defaults"], "legacy": ["defaults", "all"]}
+"""Legacy: the default cap on parked calls, and every call parked."""
 _ids = itertools.count()
 
 
@@ -97,9 +106,10 @@ async def resume_all(graph: Any, tag: str, pending: list[tuple[int, str, list[st
     return sum(await asyncio.gather(*(one(*p) for p in pending)))
 
 
-async def child(era: str, arrival: str, url: str, n: int) -> dict[str, Any]:
-    # Each paused legacy call stays open on the server (one HTTP response each): allow all of them at once.
-    servers = McpServers({"demo": http_spec(url, era, max_parked_calls=n + 20)})
+async def child(era: str, arrival: str, parked: str, url: str, n: int) -> dict[str, Any]:
+    # "all": each paused legacy call stays open on the server (one HTTP response each); "defaults": up to the cap.
+    options = {"max_parked_calls": n + 20} if parked == "all" else {}
+    servers = McpServers({"demo": http_spec(url, era, **options)})
     graph = graph_for(servers, InMemorySaver())
     try:
         await servers.list_tools()
@@ -128,6 +138,7 @@ async def child(era: str, arrival: str, url: str, n: int) -> dict[str, Any]:
     return {
         "era": era,
         "arrival": arrival,
+        "parked": parked,
         "threads": n,
         "pause_seconds": pause_s,
         "resume_seconds": resume_s,
@@ -145,8 +156,8 @@ def requests_of(stats: Any) -> int:
     return int(counts.get("book_trip.request", 0))
 
 
-def run_child(era: str, arrival: str, url: str, n: int) -> dict[str, Any]:
-    cmd = [sys.executable, "-m", "bench.p8_scale", "--child", era, arrival, url, str(n)]
+def run_child(era: str, arrival: str, parked: str, url: str, n: int) -> dict[str, Any]:
+    cmd = [sys.executable, "-m", "bench.p8_scale", "--child", era, arrival, parked, url, str(n)]
     try:
         proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=3 * PHASE_TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -166,6 +177,7 @@ async def measure(quick: bool) -> Section:
         [
             "era",
             "arrival",
+            "parked calls",
             "pause all",
             "resume all",
             "RSS per paused thread",
@@ -175,39 +187,52 @@ async def measure(quick: bool) -> Section:
             "tools/call",
         ],
     )
+    cases = [
+        (era, arrival, parked) for era in ERAS for parked in PARKED[era] for arrival in ("burst", "waves")
+    ]
     with http_demo_server() as url:
-        for era in ERAS:
-            for arrival in ("burst", "waves"):
-                r = run_child(era, arrival, url, n)
-                section.data[f"{era}/{arrival}"] = r
-                if "error" in r:
-                    section.rows.append([era, arrival, f"failed: {r['error']}", "", "", "", "", "", ""])
-                    continue
+        for era, arrival, parked in cases:
+            r = run_child(era, arrival, parked, url, n)
+            section.data[f"{era}/{arrival}" + ("" if parked == "defaults" else f"/{parked}-parked")] = r
+            parked_text = (
+                "—"
+                if era == "modern"
+                else (f"≤ {DEFAULT_CAP} (default)" if parked == "defaults" else f"all {n:,}")
+            )
+            if "error" in r:
                 section.rows.append(
-                    [
-                        era,
-                        arrival if arrival == "burst" else f"waves of {WAVE}",
-                        f"{r['pause_seconds']:.1f} s",
-                        f"{r['resume_seconds']:.1f} s",
-                        f"{r['rss_per_paused_thread_kb'] * 1.024:.0f} KB",
-                        f"{r['rss_after_resume_kb'] / 1024:+.0f} MiB",
-                        " / ".join(map(str, r["fds"])),
-                        f"{r['own_answer']}/{n}",
-                        str(r["book_trip_requests"]),
-                    ]
+                    [era, arrival, parked_text, f"failed: {r['error']}", "", "", "", "", "", ""]
                 )
+                continue
+            section.rows.append(
+                [
+                    era,
+                    arrival if arrival == "burst" else f"waves of {WAVE}",
+                    parked_text,
+                    f"{r['pause_seconds']:.1f} s",
+                    f"{r['resume_seconds']:.1f} s",
+                    f"{r['rss_per_paused_thread_kb'] * 1.024:.0f} KB",
+                    f"{r['rss_after_resume_kb'] / 1024:+.0f} MiB",
+                    " / ".join(map(str, r["fds"])),
+                    f"{r['own_answer']}/{n}",
+                    str(r["book_trip_requests"]),
+                ]
+            )
     section.notes.append(
-        f"Target ≤ {TARGET_KB} KB per paused thread. `max_parked_calls` is set to the thread count (default 200: "
-        "each paused legacy call holds one HTTP response open). Each (era, arrival) is a fresh process; each phase is bounded "
-        f"by {PHASE_TIMEOUT:g} s; 20 threads are paused and resumed first as a warm-up. `RSS kept after resume` is "
-        "mostly the finished threads' checkpoints (InMemorySaver keeps every checkpoint)."
+        f"Target ≤ {TARGET_KB} KB per paused thread, with the package's defaults. Legacy with the defaults parks "
+        f"{DEFAULT_CAP} calls (`max_parked_calls`: each parked call holds one HTTP response open) and cancels the pauses past the cap "
+        f"on the server, re-issuing them on resume (`tools/call` counts the replays); `all {n:,}` parks every call "
+        "(`max_parked_calls` above the thread count): each paused thread then also holds the SDK's in-flight request "
+        "and its open HTTP response. Each row is a fresh process; each phase is bounded by "
+        f"{PHASE_TIMEOUT:g} s; 20 threads are paused and resumed first as a warm-up. `RSS kept after resume` is the "
+        "finished threads' checkpoints (InMemorySaver keeps every checkpoint) and what the allocator keeps of the peak."
     )
     return section
 
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
-        era, arrival, url, count = sys.argv[2:6]
-        sys.stdout.write(json.dumps(asyncio.run(child(era, arrival, url, int(count)))) + "\n")
+        era, arrival, parked, url, count = sys.argv[2:7]
+        sys.stdout.write(json.dumps(asyncio.run(child(era, arrival, parked, url, int(count)))) + "\n")
     else:
         main(__doc__ or "", measure)
