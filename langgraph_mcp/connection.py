@@ -520,8 +520,9 @@ class ServerConnection:
         timeout = self.spec.tool_timeout
         try:
             # This bound covers the whole request in this very task (the write too), so the SDK gets none of its
-            # own: a second timer per call that could never fire first.
-            async with asyncio.timeout(timeout):
+            # own: a second timer per call that could never fire first. On the connection's one timer (see
+            # event_deadlines): no timer per call, and none holding a copy of the caller's graph run once done.
+            async with self.event_deadlines.cancel_after(timeout):
                 return await client.session.call_tool(
                     tool,
                     arguments,
@@ -530,7 +531,7 @@ class ServerConnection:
                     request_state=request_state,
                     allow_input_required=True,
                 )
-        except TimeoutError:  # asyncio.timeout cancelled the request: the SDK sent notifications/cancelled
+        except TimeoutError:  # the deadline cancelled the request: the SDK sent notifications/cancelled
             raise ToolCallTimeoutError(self.name, tool, timeout) from None
         except Exception as exc:
             error = self._call_error(tool, exc, client)

@@ -1,5 +1,6 @@
-"""One timer per connection for the deadlines of its calls in tasks: each wait for the server's next move
-(``CallHandle.next_event``), and each whole call (a bound that ends a call nobody waits for any more).
+"""One timer per connection for the deadlines of its calls: each wait for the server's next move
+(``CallHandle.next_event``), each whole call in a task (a bound that ends a call nobody waits for any more), and
+each call awaited in the caller's task (:meth:`EventDeadlines.cancel_after`, ``asyncio.timeout`` on this timer).
 
 A timer per deadline (``asyncio.timeout``, the SDK's read timeout) costs ~5 us CPU per call to arm and cancel. Calls made one after another
 have later and later deadlines, so one timer, armed for the earliest, is enough: a wait that ends only forgets its
@@ -13,8 +14,9 @@ import asyncio
 import contextvars
 import math
 from collections.abc import Callable, Hashable
+from types import TracebackType
 
-__all__ = ["EventDeadlines"]
+__all__ = ["CancelAfter", "EventDeadlines"]
 
 # The loop runs a timer up to its clock resolution early: a wait this close to its deadline counts as past it.
 _EARLY = 1e-3
@@ -40,6 +42,10 @@ class EventDeadlines:
     def forget(self, wait: Hashable) -> None:
         self._waits.pop(wait, None)
 
+    def cancel_after(self, seconds: float) -> CancelAfter:
+        """``asyncio.timeout(seconds)`` for the current task (raises ``TimeoutError``), on this timer."""
+        return CancelAfter(self, seconds)
+
     def _arm(self, loop: asyncio.AbstractEventLoop, when: float) -> None:
         if self._timer is not None:
             self._timer.cancel()
@@ -56,3 +62,35 @@ class EventDeadlines:
             expire()
         if self._waits:
             self._arm(loop, min(when for when, _ in self._waits.values()))
+
+
+class CancelAfter:
+    """What ``asyncio.timeout`` does (cancel the task at the deadline; a cancellation that is the deadline's own
+    leaves as ``TimeoutError``), with the deadline on an :class:`EventDeadlines` timer instead of one of its own."""
+
+    __slots__ = ("_cancelling", "_deadlines", "_expired", "_seconds", "_task")
+
+    def __init__(self, deadlines: EventDeadlines, seconds: float) -> None:
+        self._deadlines = deadlines
+        self._seconds = seconds
+        self._expired = False
+
+    async def __aenter__(self) -> None:
+        task = asyncio.current_task()
+        if task is None:
+            raise RuntimeError("cancel_after() must be used inside a task")
+        self._task = task
+        self._cancelling = task.cancelling()
+        self._deadlines.watch(self, self._seconds, self._expire)
+
+    def _expire(self) -> None:
+        self._expired = True
+        self._task.cancel()
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._deadlines.forget(self)
+        # As asyncio.Timeout.__aexit__: only a cancellation beyond those pending on entry is the deadline's.
+        if self._expired and self._task.uncancel() <= self._cancelling and kind is asyncio.CancelledError:
+            raise TimeoutError from error
