@@ -200,6 +200,18 @@ class InterruptAsker:
             return validate_answers(requests, stored)
         self._advance_to(index)
         self.raised_at = index
+        if stored is not None and not self.compat:
+            # The answer interrupt() is about to take is known: one that fits is taken without building the answers
+            # model (a pydantic class per distinct question, ~1 ms and ~15 KiB; LangGraph adds a TypeAdapter). One
+            # that doesn't goes through the model below, so LangGraph refuses it before saving it, as always.
+            try:
+                checked = validate_answers(requests, stored)
+            except Exception:
+                pass
+            else:
+                interrupt(payload)
+                self.consumed = index + 1
+                return checked
         model: type[ElicitationAnswersModel]
         if self.compat:
             payload = elicitation_card({**payload, "requests": dict(requests)})
