@@ -53,8 +53,9 @@ async def test_calls_reuse_their_tcp_connections(open_servers: OpenServers, era:
     before = set(counter.seen)
     await parallel_sleeps(servers)
     # A call returns as soon as its result event arrives, a moment before its connection is back in the pool, so
-    # a burst sent right after may open a few; without reuse it opens all 32 (or 12 past 20 kept alive).
-    assert counter.opened_by(before) <= PARALLEL // 4, (
+    # a burst sent right after may open some (up to 9 seen on a loaded 2-core machine); without reuse it opens all
+    # 32 (the pool keeps every connection alive while idle).
+    assert counter.opened_by(before) <= PARALLEL // 2, (
         "a second burst should reuse the first burst's connections"
     )
 
