@@ -127,11 +127,18 @@ class SkippedTool:
 
 @dataclass
 class CatalogReport:
-    """What discovery left out: skipped tools, and the servers whose listing failed for the current run."""
+    """What discovery left out for the current run: skipped tools, and the servers whose listing failed."""
 
-    skipped: list[SkippedTool] = field(default_factory=list)
+    skips: Callable[[], list[SkippedTool]] = field(default=list, repr=False)
+    """Reads the tools skipped from the current run's listings (set by the listing cache, kept per identity)."""
     failures: Callable[[], dict[str, BaseException]] = field(default=dict, repr=False)
     """Reads the current run's failed listings (set by the listing cache, which keeps them per identity)."""
+
+    @property
+    def skipped(self) -> list[SkippedTool]:
+        """The tools left out of the listings made with the current run's credentials, and why (another user's
+        listing, which may list other tools, never shows here). A snapshot: don't write to it."""
+        return self.skips()
 
     @property
     def failed_servers(self) -> dict[str, BaseException]:

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import Literal, TypeAlias
 
-from langgraph_mcp.catalog import CatalogReport, McpTool, ServerCatalog, check_collisions
+from langgraph_mcp.catalog import CatalogReport, McpTool, ServerCatalog, SkippedTool, check_collisions
 from langgraph_mcp.config import McpServersConfig
 from langgraph_mcp.errors import CredentialError, LangGraphMcpError, ServerDiscoveryError
 from langgraph_mcp.live_connections import ConnectionKey, LiveConnections
@@ -38,7 +38,7 @@ class ListingCache:
         # The error of each identity's last failed listing: one user's failure never shows in (or is cleared by)
         # another user's report. A run whose credentials can't be resolved is its own identity here.
         self._failures: dict[ConnectionKey, BaseException] = {}
-        self.report = CatalogReport(failures=self._current_failures)
+        self.report = CatalogReport(skips=self._current_skips, failures=self._current_failures)
         self._catalogs: dict[str, ServerCatalog] = {}
         self.version = 0
         """Changes whenever a listing is stored, invalidated or forgotten (what was resolved from it may differ)."""
@@ -85,7 +85,6 @@ class ListingCache:
                 continue
             self._listed(name)
             tools.extend(result.tools)
-        self.report.skipped = [s for listing in self._current_listings() for s in listing.skipped]
         check_collisions(tools)
         return tools
 
@@ -170,6 +169,9 @@ class ListingCache:
 
     def cached_tools(self) -> list[McpTool]:
         return [tool for listing in self._current_listings() for tool in listing.tools]
+
+    def _current_skips(self) -> list[SkippedTool]:
+        return [skip for listing in self._current_listings() for skip in listing.skipped]
 
     def _current_listings(self) -> list[Listing]:
         """The cached listings made with the current run's credentials, one per server that has one."""

@@ -40,6 +40,7 @@ from tests.helpers import ERAS, OpenServers, serve_asgi
 from tests.node_support import call, one_turn_graph
 from tests.servers.identity_server import (
     REFUSED_TOKEN,
+    UNUSABLE_ADMIN_TOOL,
     Binding,
     Record,
     binding_app,
@@ -405,6 +406,37 @@ async def test_a_failed_listing_is_one_users_a_healthy_one_another_users(
     again = await graph.ainvoke({"messages": [HumanMessage("who?")]}, run_config(4, refused))
     assert "__interrupt__" in again
     assert [c["authorization"] for c in record.of("whoami")] == ["Bearer alice", "Bearer bob"]
+
+
+async def skipped_seen_by(servers: McpServers, token: str, *, list_first: bool) -> set[str]:
+    """The tools ``report.skipped`` names in a run with ``token`` (after that run listed its tools, if asked)."""
+    seen: set[str] = set()
+
+    async def look(state: MessagesState) -> dict[str, Any]:
+        if list_first:
+            await servers.list_tools()
+        seen.update(skip.tool for skip in servers.report.skipped)
+        return {}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("look", look)
+    builder.add_edge(START, "look")
+    builder.add_edge("look", END)
+    await builder.compile().ainvoke({"messages": []}, run_config(0, token))
+    return seen
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_skipped_tools_are_reported_per_user(open_servers: OpenServers, mode: str) -> None:
+    """Only the admin's listing has an unusable tool: only the admin's runs report it skipped, whoever listed last."""
+    (url, _, _) = await open_servers.enter(identity_server())
+    servers = open_servers({"ident": {"url": url, "mode": mode, "headers": TOKEN_HEADERS}})
+
+    assert await skipped_seen_by(servers, "admin", list_first=True) == {UNUSABLE_ADMIN_TOOL.name}
+    assert await skipped_seen_by(servers, "alice", list_first=True) == set()
+    # Both listings are cached now; each user's report reads their own, not the last one made.
+    assert await skipped_seen_by(servers, "admin", list_first=False) == {UNUSABLE_ADMIN_TOOL.name}
+    assert await skipped_seen_by(servers, "alice", list_first=False) == set()
 
 
 @pytest.mark.parametrize("resumer", ["alice", "bob"])

@@ -1,8 +1,8 @@
 """An ``MCPServer`` that records who called it, for per-run credential and interceptor tests (both eras, HTTP).
 
 Every tool records the call's ``authorization``, ``x-user`` and ``x-key`` headers and its arguments in ``calls``;
-``tools/list`` fails for ``REFUSED_TOKEN`` and hides ``admin_reset`` from all but ``ADMIN_TOKEN``. Over HTTP,
-:func:`binding_app` wraps the ASGI app like a server that binds a legacy session to the first caller's token: it
+``tools/list`` fails for ``REFUSED_TOKEN`` and hides ``admin_reset`` (and an unusable tool) from all but
+``ADMIN_TOKEN``. Over HTTP, :func:`binding_app` wraps the ASGI app like a server that binds a legacy session to the first caller's token: it
 records every request whose token differs from the one that opened its ``mcp-session-id`` (``violations``), and
 sets ``closed`` events when a client ends a session (``DELETE``).
 """
@@ -18,7 +18,7 @@ from typing import Annotated, Any
 from mcp import MCPError
 from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import INTERNAL_ERROR, ToolAnnotations
+from mcp.types import INTERNAL_ERROR, Tool, ToolAnnotations
 from pydantic import BaseModel
 
 Scope = MutableMapping[str, Any]
@@ -48,7 +48,10 @@ class Record:
 
 
 ADMIN_TOKEN = "Bearer admin"
-"""Only calls with this ``authorization`` see the ``admin_reset`` tool listed (a per-user catalog)."""
+"""Only calls with this ``authorization`` see the ``admin_reset`` tool listed (a per-user catalog), and
+``admin_legacy_report`` too: a tool whose ``inputSchema`` is not an object, which a client must skip."""
+
+UNUSABLE_ADMIN_TOOL = Tool(name="admin_legacy_report", inputSchema={"type": "string"})
 
 
 async def _admin_only_listing(ctx: Any, call_next: Any) -> Any:
@@ -56,13 +59,18 @@ async def _admin_only_listing(ctx: Any, call_next: Any) -> Any:
     if ctx.method == "tools/list":
         request = ctx.request
         token = request.headers.get("authorization") if request is not None else None
-        if token != ADMIN_TOKEN:
-            tools = result.tools if hasattr(result, "tools") else result["tools"]
+        tools = result.tools if hasattr(result, "tools") else result["tools"]
+        if token == ADMIN_TOKEN:
+            kept = [
+                *tools,
+                UNUSABLE_ADMIN_TOOL if hasattr(result, "tools") else UNUSABLE_ADMIN_TOOL.model_dump(),
+            ]
+        else:
             kept = [t for t in tools if (t.name if hasattr(t, "name") else t["name"]) != "admin_reset"]
-            if hasattr(result, "tools"):
-                result = result.model_copy(update={"tools": kept})
-            else:
-                result = {**result, "tools": kept}
+        if hasattr(result, "tools"):
+            result = result.model_copy(update={"tools": kept})
+        else:
+            result = {**result, "tools": kept}
     return result
 
 
