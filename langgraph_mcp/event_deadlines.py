@@ -77,8 +77,7 @@ class CancelAfter:
 
     async def __aenter__(self) -> None:
         task = asyncio.current_task()
-        if task is None:
-            raise RuntimeError("cancel_after() must be used inside a task")
+        assert task is not None  # an async with runs in a task
         self._task = task
         self._cancelling = task.cancelling()
         self._deadlines.watch(self, self._seconds, self._expire)

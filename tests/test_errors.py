@@ -46,6 +46,10 @@ BUILTIN_RAISES: dict[tuple[str, str], str] = {
     ("elicitation/forms.py", "request_from_params"): (
         "exhaustiveness guard over the SDK's ElicitRequest*Params union: only a programming error reaches it"
     ),
+    ("event_deadlines.py", "CancelAfter.__aexit__"): (
+        "asyncio.timeout's own contract (TimeoutError): its one user, ServerConnection.call, catches it at once and "
+        "raises ToolCallTimeoutError"
+    ),
     ("examples/demo_server.py", "Registration._check_email"): (
         "the demo server's pydantic model validator (server side: becomes a validation error result)"
     ),
