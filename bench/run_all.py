@@ -108,7 +108,10 @@ def targets(sections: dict[str, dict[str, Any]]) -> list[list[str]]:
                 kb = cell["rss_per_paused_thread_kb"] * 1.024  # KiB -> kB
                 label = f"RSS per paused graph thread, {cell['threads']:,} threads, HTTP, {era}, {arrival}"
                 own = f"; own answer {cell['own_answer']}/{cell['threads']}"
-                rows.append([label, "≤ 50 KB", f"{kb:.0f} KB{own}", ok_text(kb <= 50)])
+                # A thread that did not get its own answer back fails the row, whatever its memory.
+                complete = cell["own_answer"] == cell["threads"]
+                verdict = ok_text(kb <= 50) if complete else "**failed**"
+                rows.append([label, "≤ 50 KB", f"{kb:.0f} KB{own}", verdict])
             elif "error" in cell:
                 rows.append([label, "≤ 50 KB", f"failed: {cell['error'][:100]}", "**failed**"])
     return rows
