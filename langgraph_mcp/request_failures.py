@@ -19,6 +19,7 @@ from langgraph_mcp.errors import (
     ServerError,
 )
 from langgraph_mcp.failures import describe_error, first_error, is_connection_lost, unwrap_for_caller
+from langgraph_mcp.post_failures import is_post_failure
 
 # How long a failed request waits for its dead connection's owner to record why it ended (for the message).
 OWNER_REPORT_SECONDS = 2.0
@@ -41,6 +42,9 @@ class FailureReader:
             return unreadable
         if (gone := self.session_gone(error, client, tool)) is not None:
             return gone
+        if is_post_failure(error):
+            # Only this request's HTTP connection failed: the session and its other calls live on.
+            return self.lost(what, error, tool=tool)
         if is_connection_lost(error):
             self.owner.mark_dead(error, client)
             return self.lost(what, error, tool=tool)

@@ -29,6 +29,7 @@ from mcp.shared.message import SessionMessage
 from langgraph_mcp._compat import wrap_pool_backend
 from langgraph_mcp.config import HttpServer, InProcessServer, ServerSpec, SseServer, StdioServer
 from langgraph_mcp.http_keepalive import PoolBackend, drain_event_streams_on_close
+from langgraph_mcp.post_failures import ContainedPosts
 
 logger = logging.getLogger("langgraph_mcp.connection")
 
@@ -38,6 +39,11 @@ HTTP_POOL_HEADROOM = 32
 # Pooled connections legacy calls never take: the GET stream, and the one notification or answer the SDK POSTs at a
 # time (``notifications/cancelled`` of a call past ``max_parked_calls``, an answer to a question).
 HTTP_POOL_RESERVE = 2
+
+HTTP_KEEPALIVE_EXPIRY = 4.0
+"""How long (s) an idle pooled connection is kept for reuse: below common servers' own keep-alive (uvicorn's and
+Node's 5 s), so a connection is not reused at the instant the server closes it. httpx2's default is 5 s, the same as
+uvicorn's, which made that race (``ReadError('')`` on a reused connection) a matter of luck under load."""
 
 
 class TransportWatch:
@@ -148,15 +154,22 @@ def http_client(spec: HttpServer) -> httpx2.AsyncClient:
     Each parked legacy call holds one POST response open, so the pool is sized past ``max_parked_calls``. A POST's
     event stream is read to its end before it is closed, so its connection is reused (``http_keepalive``), and
     every pooled connection may stay open idle (for httpx2's 5 s keep-alive): after a burst of N parallel calls the
-    next burst reuses all N instead of opening N - 20 new ones. The pool's check of its idle connections for a
-    server hang-up is one ``poll()`` each, and a request goes out in one write (``http_keepalive.PoolBackend``).
+    next burst reuses all N instead of opening N - 20 new ones (for ``HTTP_KEEPALIVE_EXPIRY``). The pool's check
+    of its idle connections for a server hang-up is one ``poll()`` each, and a request goes out in one write
+    (``http_keepalive.PoolBackend``). A network failure under one request's POST fails that request alone
+    (``post_failures.ContainedPosts``), not the whole connection.
     """
     max_connections = http_pool_size(spec)
+    limits = httpx2.Limits(
+        max_connections=max_connections,
+        max_keepalive_connections=max_connections,
+        keepalive_expiry=HTTP_KEEPALIVE_EXPIRY,
+    )
     client = httpx2.AsyncClient(
         headers=spec.headers or None,
         timeout=httpx2.Timeout(spec.timeout, read=spec.read_timeout),
         auth=spec.auth,
-        limits=httpx2.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
+        transport=ContainedPosts(limits=limits),
         event_hooks={"response": [drain_event_streams_on_close]},
     )
     wrap_pool_backend(client, PoolBackend)
