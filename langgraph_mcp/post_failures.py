@@ -26,13 +26,17 @@ failure to connect or to get a pooled connection (the server is unreachable: the
 before) and timeouts (bounded by the call's own deadlines)."""
 
 
-class ContainedPosts(httpx2.AsyncHTTPTransport):
-    """httpx2's HTTP transport, whose JSON-RPC request POSTs (``initialize`` aside) fail alone: a network error
-    under one is its JSON-RPC error response (an HTTP 502), not an exception that ends the MCP transport."""
+class ContainedPosts(httpx2.AsyncClient):
+    """An ``httpx2.AsyncClient`` whose JSON-RPC request POSTs (``initialize`` aside) fail alone: a network error
+    under one is its JSON-RPC error response (an HTTP 502), not an exception that ends the MCP transport.
 
-    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+    A client, not a ``transport=``: httpx2 ignores the environment's proxies (``HTTPS_PROXY``, ``NO_PROXY``) for a
+    client given its own transport.
+    """
+
+    async def send(self, request: httpx2.Request, *args: Any, **kwargs: Any) -> httpx2.Response:
         try:
-            return await super().handle_async_request(request)
+            return await super().send(request, *args, **kwargs)
         except CONTAINED as exc:
             request_id = _contained_request_id(request)
             if request_id is None:

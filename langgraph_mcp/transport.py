@@ -165,11 +165,11 @@ def http_client(spec: HttpServer) -> httpx2.AsyncClient:
         max_keepalive_connections=max_connections,
         keepalive_expiry=HTTP_KEEPALIVE_EXPIRY,
     )
-    client = httpx2.AsyncClient(
+    client = ContainedPosts(
         headers=spec.headers or None,
         timeout=httpx2.Timeout(spec.timeout, read=spec.read_timeout),
         auth=spec.auth,
-        transport=ContainedPosts(limits=limits),
+        limits=limits,
         event_hooks={"response": [drain_event_streams_on_close]},
     )
     wrap_pool_backend(client, PoolBackend)

@@ -147,3 +147,30 @@ async def test_idle_pooled_connections_expire_before_uvicorns_keep_alive_closes_
         assert isinstance(pool, httpcore2.AsyncConnectionPool)
         assert pool._keepalive_expiry == HTTP_KEEPALIVE_EXPIRY
     assert uvicorn.Config(app=None).timeout_keep_alive > HTTP_KEEPALIVE_EXPIRY
+
+
+async def test_the_environments_http_proxy_is_still_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Containing POST failures must not cost users behind a proxy their connectivity (httpx2 ignores the
+    environment's proxies for a client given its own transport): the request goes to the proxy in absolute form."""
+    seen: list[bytes] = []
+
+    async def proxy(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        seen.append(await reader.readuntil(b"\r\n\r\n"))
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}")
+        await writer.drain()
+        writer.close()
+
+    listener = await asyncio.start_server(proxy, "127.0.0.1", 0)
+    port = listener.sockets[0].getsockname()[1]
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{port}")
+    try:
+        async with http_client(HttpServer(url="http://mcp.example.test/mcp")) as http:
+            with anyio.fail_after(10):
+                response = await http.post("http://mcp.example.test/mcp", json={"jsonrpc": "2.0", "id": 1})
+    finally:
+        listener.close()
+        await listener.wait_closed()
+    assert response.status_code == 200
+    assert [head.split(b"\r\n", 1)[0] for head in seen] == [b"POST http://mcp.example.test/mcp HTTP/1.1"]
