@@ -66,8 +66,9 @@ class BackgroundLoop:
             task.add_done_callback(finish)
             holder.append(task)
 
-        self.loop.call_soon_threadsafe(start)
         try:
+            # Inside the try: the coroutine may already run (and Ctrl-C arrive) before this call returns.
+            self.loop.call_soon_threadsafe(start)
             return done.result()
         except KeyboardInterrupt:
             self.loop.call_soon_threadsafe(lambda: holder and holder[0].cancel())
