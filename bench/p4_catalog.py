@@ -19,7 +19,7 @@ from typing import Any
 
 from bench.common import CATALOG_SERVER, ERAS, PY, Section, Summary, main
 from langgraph_mcp import McpServers
-from langgraph_mcp.tools import make_langchain_tools
+from langgraph_mcp.calls.tools import make_langchain_tools
 
 TOOLS = 2000
 TARGET_MS = 2.0

@@ -225,8 +225,8 @@ async def shown_interrupt_value(configurable: Mapping[str, Any], index: int) -> 
 #
 # Replaced by public API (mcp 2.3): the transport's end-of-stream is no longer read from the session's private
 # dispatcher (``_dispatcher._closed``) but from our own wrapper around the public ``mcp.client.Transport``
-# (``langgraph_mcp.transport``), and ``mcp.shared._httpx_utils.create_mcp_http_client`` is a plain
-# ``httpx2.AsyncClient`` built in ``langgraph_mcp.transport.http_client``.
+# (``langgraph_mcp.connection.transport``), and ``mcp.shared._httpx_utils.create_mcp_http_client`` is a plain
+# ``httpx2.AsyncClient`` built in ``langgraph_mcp.connection.transport.http_client``.
 
 
 def dependency_version(package: str) -> str:

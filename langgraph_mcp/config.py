@@ -16,8 +16,7 @@ import httpx2
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator
 
 from langgraph_mcp.credentials import expand_env
-from langgraph_mcp.errors import ConfigError
-from langgraph_mcp.validation_errors import problems
+from langgraph_mcp.errors import ConfigError, problems
 
 ProtocolMode: TypeAlias = Literal["auto", "modern", "legacy"]
 Route: TypeAlias = Literal["content", "artifact"]
@@ -90,7 +89,7 @@ class _ServerOptions(BaseModel):
     """Legacy era: tools whose calls run alone on the connection (``"all"``: every call), so a question they push
     can never be ambiguous. Only matters where the transport names no originating request (stdio, SSE): a tool seen
     to ask is run alone automatically, but the first concurrent burst before that may have a question refused (see
-    ``langgraph_mcp.legacy_routing``)."""
+    ``langgraph_mcp.connection.legacy_routing``)."""
     question_match: Literal["strict", "schema"] = "strict"
     """How a replayed legacy question is matched to a stored answer: message and schema, or schema only."""
     roots: list[str] | None = None

@@ -1,4 +1,6 @@
-"""The package's exceptions: one base class to catch, each error naming what was wrong and what to do.
+"""The one error vocabulary: every exception the package raises, and one reading of pydantic errors.
+
+The package's exceptions: one base class to catch, each error naming what was wrong and what to do.
 
 The tree (every exception the package raises is one of these)::
 
@@ -37,12 +39,22 @@ The tree (every exception the package raises is one of these)::
 
 Code never parses an error's text: read ``server``, ``tool`` and ``detail`` instead.
 
-One exception lives elsewhere: ``langgraph_mcp.tools.McpToolError`` (a ``LangGraphMcpError`` and LangChain's
+One exception lives elsewhere: ``langgraph_mcp.calls.tools.McpToolError`` (a ``LangGraphMcpError`` and LangChain's
 ``ToolException``, raised by the LangChain tools for an ``isError`` result) is defined next to those tools, so
 this module imports nothing from LangChain.
+
+Pydantic ``ValidationError``s read as (location, message) pairs: one reading for config and policy errors.
+
+Pydantic puts a tagged union's tag into an error's location (``servers.fs.stdio.command``) and prefixes a
+validator's own ``ValueError`` with ``"Value error, "``; neither means anything to the person who wrote the file.
 """
 
 from __future__ import annotations
+
+from collections.abc import Collection
+from typing import NamedTuple
+
+from pydantic import ValidationError
 
 
 class LangGraphMcpError(Exception):
@@ -268,3 +280,28 @@ class NoCheckpointerError(LangGraphMcpError):
         self.tool = tool
         """The published tool name."""
         self.detail = detail
+
+
+class Problem(NamedTuple):
+    """One invalid value: where it is (keys and list indexes, union tags dropped) and what is wrong."""
+
+    location: tuple[str | int, ...]
+    message: str
+
+
+def problems(exc: ValidationError, *, tags: Collection[str] = (), at: int = 2) -> list[Problem]:
+    """Every error of ``exc``; a location part at index ``at`` that is one of ``tags`` is left out.
+
+    ``tags`` are the discriminator tags of a tagged union that is the value type of a dict field, so the tag
+    sits right after the dict key (``servers.<name>.<tag>.command``: ``at=2``). Parts elsewhere (a server or a
+    tool pattern that happens to be called like a tag) are kept.
+    """
+    out = []
+    for error in exc.errors():
+        location = tuple(
+            part
+            for i, part in enumerate(error["loc"])
+            if not (i == at and isinstance(part, str) and part in tags)
+        )
+        out.append(Problem(location, error["msg"].removeprefix("Value error, ")))
+    return out

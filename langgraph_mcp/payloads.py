@@ -72,7 +72,7 @@ class ElicitationInterrupt(TypedDict):
     """Questions keyed by the server's own opaque keys; answer every key."""
     action_requests: NotRequired[list[ActionRequest]]
     """Agent Chat UI mode only (``McpToolNode(compat=True)``): LangChain ``HITLRequest`` keys, one action
-    request per question, in the order of ``requests`` (see :mod:`langgraph_mcp.hitl`)."""
+    request per question, in the order of ``requests`` (see :mod:`langgraph_mcp.humans.hitl`)."""
     review_configs: NotRequired[list[ReviewConfig]]
     previous_answers: NotRequired[ElicitationAnswers]
     """Set when the server changed a question it had asked before: the answer given then, which no longer fits

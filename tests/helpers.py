@@ -30,7 +30,7 @@ import uvicorn
 from mcp.server.mcpserver import MCPServer
 
 from langgraph_mcp import McpServers
-from langgraph_mcp.client_owner import ListKind
+from langgraph_mcp.connection.owner import ListKind
 from langgraph_mcp.examples.demo_server import build_server, http_app
 
 T = TypeVar("T")

@@ -4,45 +4,30 @@
 Layers
 ======
 
-Bottom first. A module may import modules of its own layer or of a layer below it, never above; and no import
-cycle anywhere, not even inside one layer.
+Folders are the layers. Bottom first; a module may import modules of its own layer or of a layer below it, never
+above; and no import cycle anywhere, not even inside one layer. ``ARCHITECTURE.md`` at the repository root
+explains each folder and traces one call and one pause through them.
 
-0. **vocabulary** — ``errors`` (the one error vocabulary), ``payloads`` (the JSON-shaped interrupt payloads and
-   answers UIs depend on), ``_compat`` (the one guarded door to dependencies' internals), ``validation_errors``
-   (one reading of pydantic errors), ``background_loop``. Everyone may read them.
-1. **descriptions** — ``config`` (server specs), ``credentials`` (per-run header values), ``catalog`` (tool
-   descriptors, naming, collisions), ``messages`` (what the gate leaves on a message), ``results``
-   (``CallToolResult`` → ToolMessage content), ``coercion``, ``response_schema`` and ``untrusted_schema``
-   (checking values against schemas). Plain data and pure functions over it: no connection, no graph.
-2. **human decisions** — ``approval.policy`` (what needs a human), ``approval.decisions`` and
-   ``elicitation.answers`` (what a valid answer is), ``resume`` (checking a human's answers against what is
-   pending and building the ``Command``). They read descriptions and payloads, never a live server, so a UI or
-   the CLI can use them without opening a connection.
-3. **connection** — ``connection`` (one live server) and its parts (``transport``, ``client_owner``, ``call_tasks``,
-   ``http_keepalive``, ``legacy_routing``, ``backoff``, ``failures``, ``request_failures``, ``stderr_capture``,
-   ``server_logs``), ``identities`` (which
-   per-identity connections to keep), ``resources`` (resources and prompts of a connection), ``tool_listing``
-   (one server's ``tools/list``, every page), ``server_status`` (what is known about one server).
-4. **calls** — ``elicitation.*`` other than the answer rules (the round driver, the interrupt asker, the
-   paused-call state), ``interceptors`` (wrapped around every call), ``call_stream`` (a call's progress and logs
-   on the graph's stream) and ``tools`` (LangChain tools). They run one call over a connection; they are handed what they need
-   (a ``Connections``/``ToolHost`` protocol), so they never import ``servers``.
-5. **servers** — ``servers`` (``McpServers``: many connections, one lifecycle, routing names to servers) and
-   its parts: ``live_connections`` (which connection a call uses: per loop, per credential identity, idle
-   sweeping; it holds the paused rounds, so it sits above ``elicitation``), ``sync_bridge`` (the private loop
-   for sync callers), ``listing_cache`` (tool listings per connection key, the listing policy) and
-   ``name_resolution`` (which server publishes a name, failing closed).
-6. **graph** — ``node`` (``McpToolNode`` and the routers) and ``approval.*`` other than the two above (the gate
-   subgraph): the LangGraph parts users wire.
-7. **examples** — ``examples.*`` (demo server, demo/Studio graph, scripted model).
-8. **cli** — ``cli.*``.
-9. **facade** — ``langgraph_mcp`` itself (the lazy public exports) and ``__main__``; nothing in the package
+0. **vocabulary** — the top-level modules: ``errors`` (the one error vocabulary), ``payloads`` (the JSON-shaped
+   interrupt payloads and answers UIs depend on), ``config`` (server specs), ``credentials`` (per-run header
+   values, the principal), ``catalog`` (tool descriptors, naming, definition hashes), ``_compat`` (the one guarded
+   door to dependencies' internals). Everyone may read them.
+1. **humans** — ``humans/``: what a human is asked and may answer, with no I/O: policy, decisions, forms, answer
+   validation, URL and secret inspection, Agent Chat UI shapes, resume, coercion, schemas.
+2. **connection** — ``connection/``: one live server (owner task, transports, HTTP, requests, timers, legacy
+   routing of pushed questions, server logs).
+3. **calls** — ``calls/``: one call over a connection (round driver, asker, paused calls, interceptors, progress
+   stream, results, LangChain tools). They are handed what they need, so they never import ``servers``.
+4. **servers** — ``servers/``: many servers, one lifecycle (``McpServers``, per-identity connections, listings,
+   name resolution, the sync bridge, status, resources and prompts).
+5. **graph** — ``graph/``: what users wire into a StateGraph (``McpToolNode``, routers, the gate, messages).
+6. **examples** — ``examples/`` (demo server, demo/Studio graph, scripted model).
+7. **cli** — ``cli/``.
+8. **facade** — ``langgraph_mcp`` itself (the lazy public exports) and ``__main__``; nothing in the package
    imports the facade (import from the defining module).
 
-This refines ``DESIGN.md``'s order where the code has moved on: ``resume`` checks answers with the same rules
-the nodes use (``approval.decisions``, ``elicitation.answers``), so it sits with them rather than below
-``elicitation``; ``tools`` sits below ``servers`` (``get_tools()`` builds them; the tools reach the servers
-through the ``ToolHost`` protocol), and the driver below both.
+Every module matches exactly one entry of :data:`LAYERS` (a new top-level module must be added to the vocabulary
+list on purpose; anything else goes in the folder whose job it does).
 
 What counts as an import: every ``import``/``from … import`` in a module, at any depth — inside functions
 (a function-level import still ties the modules together, and is the usual way to hide a cycle) and under
@@ -50,9 +35,8 @@ What counts as an import: every ``import``/``from … import`` in a module, at a
 the importer, and it is the other usual way to hide a cycle; break a real cycle with a ``Protocol`` instead).
 The facade's ``TYPE_CHECKING`` block is the exception only in that the facade is the top layer anyway.
 
-A module not named in :data:`LAYERS` (a new one) is placed at the lowest layer its imports allow; name it in
-:data:`LAYERS` to pin its job. Known cycles and known private accesses that their owners are removing are
-listed below; each list only shrinks: the test fails when an entry is no longer true, so remove it then.
+Known cycles and known private accesses that their owners are removing are listed below; each list only
+shrinks: the test fails when an entry is no longer true, so remove it then.
 """
 
 from __future__ import annotations
@@ -73,58 +57,12 @@ PACKAGE_DIR = ROOT / "langgraph_mcp"
 PACKAGE = "langgraph_mcp"
 
 LAYERS: list[tuple[str, list[str]]] = [
-    ("vocabulary", ["errors", "payloads", "_compat", "background_loop", "validation_errors"]),
-    (
-        "descriptions",
-        [
-            "config",
-            "credentials",
-            "catalog",
-            "messages",
-            "results",
-            "coercion",
-            "response_schema",
-            "untrusted_schema",
-        ],
-    ),
-    (
-        "human decisions",
-        [
-            "approval.policy",
-            "approval.decisions",
-            "elicitation.answers",
-            "elicitation.forms",
-            "elicitation.validation",
-            "elicitation.inspection",
-            "hitl",
-            "resume",
-        ],
-    ),
-    (
-        "connection",
-        [
-            "connection",
-            "client_owner",
-            "call_tasks",
-            "event_deadlines",
-            "failures",
-            "request_failures",
-            "request_jobs",
-            "transport",
-            "http_keepalive",
-            "backoff",
-            "stderr_capture",
-            "legacy_routing",
-            "server_logs",
-            "identities",
-            "resources",
-            "tool_listing",
-            "server_status",
-        ],
-    ),
-    ("calls", ["elicitation.*", "interceptors", "call_stream", "tools"]),
-    ("servers", ["servers", "live_connections", "sync_bridge", "listing_cache", "name_resolution"]),
-    ("graph", ["node", "approval.*"]),
+    ("vocabulary", ["errors", "payloads", "config", "credentials", "catalog", "_compat"]),
+    ("humans", ["humans.*"]),
+    ("connection", ["connection.*"]),
+    ("calls", ["calls.*"]),
+    ("servers", ["servers.*"]),
+    ("graph", ["graph.*"]),
     ("examples", ["examples.*"]),
     ("cli", ["cli.*"]),
     ("facade", ["", "__main__"]),
@@ -303,18 +241,18 @@ def test_import_graph_is_read_at_every_depth() -> None:
         "from typing import TYPE_CHECKING\n"
         "import langgraph_mcp.config\n"
         "from langgraph_mcp import errors\n"
-        "from .catalog import McpTool\n"
+        "from ..catalog import McpTool\n"
         "if TYPE_CHECKING:\n"
-        "    from langgraph_mcp.servers import McpServers\n"
+        "    from langgraph_mcp.servers.mcp_servers import McpServers\n"
         "def f():\n"
-        "    from langgraph_mcp.elicitation.driver import run_call\n"
+        "    from langgraph_mcp.calls.driver import run_call\n"
         "    import langgraph_mcp.cli.demo as demo\n"
     )
-    module = Module("node", PACKAGE_DIR / "node.py")
+    module = Module("graph.node", PACKAGE_DIR / "graph" / "node.py")
     seen = set(imported_modules(module, tree))
-    assert seen == {"config", "errors", "catalog", "servers", "elicitation.driver", "cli.demo"}
+    assert seen == {"config", "errors", "catalog", "servers.mcp_servers", "calls.driver", "cli.demo"}
     graph = import_graph()
-    assert "servers" in graph["node"] and "errors" in graph["catalog"]
+    assert "servers.mcp_servers" in graph["graph.node"] and "errors" in graph["catalog"]
     assert all(target in MODULES for targets in graph.values() for target in targets)
 
 
@@ -357,14 +295,45 @@ def test_layer_table_names_real_modules() -> None:
         assert pattern in MODULES, f"LAYERS names a subpackage that does not exist: {pattern}"
 
 
+def _matching_entries(name: str) -> list[str]:
+    return [
+        pattern
+        for _, patterns in LAYERS
+        for pattern in patterns
+        if pattern == name
+        or (pattern.endswith(".*") and (name == pattern[:-2] or name.startswith(pattern[:-2] + ".")))
+    ]
+
+
+def test_every_module_is_in_exactly_one_layer() -> None:
+    """Folders are the layers: every module matches one entry of LAYERS, and only one."""
+    unmatched = sorted(_show(name) for name in MODULES if not _matching_entries(name))
+    assert not unmatched, (
+        f"modules in no layer: {unmatched}. Put a new module in the folder whose job it does "
+        "(humans/, connection/, calls/, servers/, graph/); a new top-level module is a vocabulary module "
+        "and must be named in LAYERS on purpose."
+    )
+    doubled = {_show(name): found for name in MODULES if len(found := _matching_entries(name)) > 1}
+    assert not doubled, f"modules matched by more than one LAYERS entry: {doubled}"
+
+
+def test_top_level_stays_small() -> None:
+    """At most 15 entries at the package's top level: the vocabulary modules, the layer folders, the facade."""
+    entries = sorted(p.name for p in PACKAGE_DIR.iterdir() if p.name != "__pycache__")
+    assert len(entries) <= 15, f"{len(entries)} top-level entries in langgraph_mcp/: {entries}"
+
+
 def test_layer_check_catches_a_cycle_and_an_upward_import() -> None:
     """The checks can fail: a made-up graph with a cycle and an upward arrow is caught."""
     graph = {"errors": {"servers"}, "servers": {"errors"}, "node": set()}
     assert strongly_connected(graph) == [frozenset({"errors", "servers"})]
-    level, _ = layers({"errors": {"node"}, "node": set()})
-    assert level["errors"] < level["node"]
-    level, unpinned = layers({"brand_new": {"servers"}, "servers": set(), "node": {"brand_new"}})
-    assert unpinned == {"brand_new"} and level["brand_new"] == level["servers"]
+    level, _ = layers({"errors": {"graph.node"}, "graph.node": set()})
+    assert level["errors"] < level["graph.node"]
+    level, unpinned = layers(
+        {"brand_new": {"servers.names"}, "servers.names": set(), "graph.node": {"brand_new"}}
+    )
+    assert unpinned == {"brand_new"} and level["brand_new"] == level["servers.names"]
+    assert not _matching_entries("brand_new") and _matching_entries("graph.node") == ["graph.*"]
 
 
 # ------------------------------------------------------------------------------------------- the public API
@@ -402,6 +371,40 @@ def test_all_is_the_documented_public_api() -> None:
     readme = _readme_imports()
     assert readme, "the README imports nothing from langgraph_mcp (the parser is broken?)"
     assert readme <= set(exported), f"the README imports non-public names: {sorted(readme - set(exported))}"
+
+
+def test_the_public_surface_is_lean_and_typed() -> None:
+    """At most 35 exported names, and type checkers see each one (the TYPE_CHECKING imports are __all__)."""
+    assert len(langgraph_mcp.__all__) <= 35, f"{len(langgraph_mcp.__all__)} exported names"
+    tree = TREES[""]
+    typed = {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+        for stmt in node.body
+        if isinstance(stmt, ast.ImportFrom)
+        for alias in stmt.names
+    }
+    assert typed == set(langgraph_mcp.__all__)
+
+
+@pytest.mark.parametrize("name", sorted(langgraph_mcp._COMPATIBLE))
+def test_names_once_exported_still_import(name: str) -> None:
+    namespace: dict[str, object] = {}
+    exec(f"from langgraph_mcp import {name}", namespace)
+    assert namespace[name] is getattr(importlib.import_module(langgraph_mcp._COMPATIBLE[name]), name)
+    assert name not in langgraph_mcp.__all__
+
+
+@pytest.mark.parametrize("old", sorted(langgraph_mcp._MOVED))
+def test_module_paths_from_before_the_folders_still_import(old: str) -> None:
+    module = importlib.import_module(f"{PACKAGE}.{old}")
+    new = langgraph_mcp._MOVED[old]
+    if new is None:
+        assert module.__path__ == []
+    else:
+        assert module is importlib.import_module(f"{PACKAGE}.{new}")
+        assert _relative(module.__name__) == new
 
 
 @pytest.mark.parametrize("name", sorted(langgraph_mcp.__all__))

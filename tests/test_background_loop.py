@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from langgraph_mcp.background_loop import BackgroundLoop
+from langgraph_mcp.servers.sync import BackgroundLoop
 
 VAR: contextvars.ContextVar[str] = contextvars.ContextVar("VAR", default="unset")
 

@@ -17,7 +17,7 @@ from mcp.server.mcpserver import Context
 from opentelemetry import trace
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
-from langgraph_mcp.connection import CallHandle, DoneEvent, ElicitEvent
+from langgraph_mcp.connection.connection import CallHandle, DoneEvent, ElicitEvent
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
 from tests.helpers import OpenServers
 

@@ -15,10 +15,10 @@ import pytest
 from mcp import Client
 from mcp.server.mcpserver import AcceptedElicitation, Context
 
-import langgraph_mcp.connection as connection_module
-from langgraph_mcp.client_owner import ClientOwner
+import langgraph_mcp.connection.connection as connection_module
 from langgraph_mcp.config import InProcessServer
-from langgraph_mcp.connection import DoneEvent, ElicitEvent
+from langgraph_mcp.connection.connection import DoneEvent, ElicitEvent
+from langgraph_mcp.connection.owner import ClientOwner
 from langgraph_mcp.examples.demo_server import DemoServer, TripDate, build_server
 from tests.helpers import OpenServers
 

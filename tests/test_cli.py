@@ -17,9 +17,10 @@ from typing import Any, cast
 import pytest
 
 from langgraph_mcp.cli.responders import auto_answer, sample_value
-from langgraph_mcp.elicitation.answers import sensitive_fields, validate_answers
 from langgraph_mcp.examples.demo_server import Registration
 from langgraph_mcp.examples.scripted_model import ScriptedChatModel
+from langgraph_mcp.humans.answers import validate_answers
+from langgraph_mcp.humans.inspection import sensitive_fields
 from langgraph_mcp.payloads import FormRequest
 
 TIMEOUT = 20

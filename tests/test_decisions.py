@@ -12,12 +12,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command, interrupt
 from pydantic import TypeAdapter, ValidationError
 
-from langgraph_mcp.approval.decisions import (
-    decision_json_schema,
-    decision_response_schema,
-    validate_decision,
-)
 from langgraph_mcp.errors import DecisionError
+from langgraph_mcp.humans.decisions import decision_json_schema, decision_response_schema, validate_decision
 from langgraph_mcp.payloads import ApprovalInterrupt, DecisionType
 
 INPUT_SCHEMA: dict[str, Any] = {

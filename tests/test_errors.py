@@ -19,8 +19,8 @@ import pytest
 
 import langgraph_mcp
 from langgraph_mcp import errors
-from langgraph_mcp.elicitation.answers import validate_answers
 from langgraph_mcp.errors import AnswerError, ServerError
+from langgraph_mcp.humans.answers import validate_answers
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1] / "langgraph_mcp"
 

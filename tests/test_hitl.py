@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from langgraph_mcp.errors import AnswerError
-from langgraph_mcp.hitl import answers_from_decisions, elicitation_card, stored_answers
+from langgraph_mcp.humans.hitl import answers_from_decisions, elicitation_card, stored_answers
 from langgraph_mcp.payloads import ElicitationInterrupt
 
 

@@ -15,8 +15,8 @@ import pytest
 
 from langgraph_mcp import _compat, http_keepalive
 from langgraph_mcp.config import HttpServer
-from langgraph_mcp.http_keepalive import PoolBackend
-from langgraph_mcp.transport import http_client
+from langgraph_mcp.connection.http import PoolBackend
+from langgraph_mcp.connection.transport import http_client
 
 pytestmark = pytest.mark.anyio
 

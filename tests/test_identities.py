@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from langgraph_mcp.identities import IdentityPool
+from langgraph_mcp.servers.connections import IdentityPool
 
 
 class Clock:

@@ -18,8 +18,8 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
+from langgraph_mcp.calls.interceptors import McpToolCallRequest, ToolCallHandler, ToolCallOutcome
 from langgraph_mcp.examples.demo_server import build_server
-from langgraph_mcp.interceptors import McpToolCallRequest, ToolCallHandler, ToolCallOutcome
 from tests.helpers import ERAS, OpenServers, serve_asgi
 from tests.node_support import call, one_turn_graph, text_of, tool_messages
 from tests.servers.identity_server import Record, build_identity_server

@@ -153,7 +153,7 @@ async def test_over_stdio_exclusive_tools_run_alone_from_the_first_call() -> Non
 
 @pytest.mark.parametrize("transport", ["streamable_http", "in_process"])
 async def test_the_sdk_runs_the_elicitation_callback_in_the_sending_tasks_context(transport: str) -> None:
-    """Rule 1 of ``langgraph_mcp.legacy_routing`` rests on this mcp SDK behaviour (its dispatcher propagates the
+    """Rule 1 of ``langgraph_mcp.connection.legacy_routing`` rests on this mcp SDK behaviour (its dispatcher propagates the
     sender's contextvars); if an mcp upgrade drops it, questions on these transports fall back to rule 2."""
     sender: contextvars.ContextVar[str | None] = contextvars.ContextVar("sender", default=None)
     seen: list[tuple[str | None, str]] = []

@@ -13,7 +13,7 @@ import contextvars
 import mcp.types as types
 import pytest
 
-from langgraph_mcp.legacy_routing import ElicitReply, LegacyCallRouter, RoutedCall
+from langgraph_mcp.connection.legacy_routing import ElicitReply, LegacyCallRouter, RoutedCall
 
 pytestmark = pytest.mark.anyio
 QUESTION = types.ElicitRequestFormParams(

@@ -15,9 +15,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from langgraph_mcp import CallNotSentError
-from langgraph_mcp.connection import DoneEvent
+from langgraph_mcp.connection.connection import DoneEvent
+from langgraph_mcp.connection.transport import HTTP_POOL_HEADROOM
 from langgraph_mcp.examples.demo_server import EVENTS_FILE_ENV, build_server
-from langgraph_mcp.transport import HTTP_POOL_HEADROOM
 from tests.helpers import OpenServers, http_demo_server
 from tests.node_support import TOMORROW, accept_all, call, one_turn_graph, start, text_of, tool_messages
 

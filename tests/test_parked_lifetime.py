@@ -19,7 +19,7 @@ from langgraph.types import Command
 from mcp.server.mcpserver import AcceptedElicitation, Context, MCPServer
 from pydantic import BaseModel
 
-from langgraph_mcp.connection import CallHandle
+from langgraph_mcp.connection.connection import CallHandle
 from langgraph_mcp.examples.demo_server import build_server
 from tests.helpers import OpenServers, http_demo_server
 from tests.node_support import call, in_process, one_turn_graph, start, text_of, tool_messages

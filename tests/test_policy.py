@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from langchain_core.messages import ToolCall
 
-from langgraph_mcp.approval.policy import ApprovalPolicy, PredicateResult, Verdict
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.errors import ConfigError, PolicyError
+from langgraph_mcp.humans.policy import ApprovalPolicy, PredicateResult, Verdict
 from langgraph_mcp.payloads import ALL_DECISIONS
 
 

@@ -10,9 +10,9 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
 from langgraph_mcp import McpServers
+from langgraph_mcp.calls.results import to_tool_message
 from langgraph_mcp.errors import PromptError, RequestTimeoutError, ResourceError
 from langgraph_mcp.examples.demo_server import build_server
-from langgraph_mcp.results import to_tool_message
 from tests.helpers import ERAS, TRANSPORTS, OpenServers, serve_asgi
 from tests.servers.library_server import LOGO, REPORT_TEXT, LibraryServer
 

@@ -1,4 +1,4 @@
-"""Tests for langgraph_mcp.results: MCP CallToolResult → ToolMessage content, artifact and status."""
+"""Tests for langgraph_mcp.calls.results: MCP CallToolResult → ToolMessage content, artifact and status."""
 
 from __future__ import annotations
 
@@ -12,14 +12,14 @@ from mcp import Client
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from langgraph_mcp.config import OutputRouting
-from langgraph_mcp.results import (
+from langgraph_mcp.calls.results import (
     EMPTY_ERROR_PLACEHOLDER,
     EMPTY_RESULT_PLACEHOLDER,
     ConvertedResult,
     convert_result,
     to_tool_message,
 )
+from langgraph_mcp.config import OutputRouting
 
 PNG_B64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
 WAV_B64 = "UklGRi4uLi5XQVZF"

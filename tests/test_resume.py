@@ -19,17 +19,17 @@ from langgraph.prebuilt import tools_condition
 from langgraph.types import Command, GraphOutput, Interrupt, interrupt
 
 from langgraph_mcp import McpServers, McpToolNode, ResumeError, ToolCallRouter
-from langgraph_mcp.approval.gate import create_approval_gate
-from langgraph_mcp.approval.policy import ApprovalPolicy
 from langgraph_mcp.examples.demo_server import build_server
-from langgraph_mcp.payloads import ApprovalInterrupt, ElicitationInterrupt
-from langgraph_mcp.resume import (
+from langgraph_mcp.graph.gate import create_approval_gate
+from langgraph_mcp.humans.policy import ApprovalPolicy
+from langgraph_mcp.humans.resume import (
     PendingMcpInterrupt,
     apending_for_thread,
     pending_for_thread,
     pending_interrupts,
     resume_command,
 )
+from langgraph_mcp.payloads import ApprovalInterrupt, ElicitationInterrupt
 from tests.helpers import OpenServers
 
 HERE = Path(__file__).parent

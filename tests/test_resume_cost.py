@@ -10,8 +10,8 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from langgraph_mcp.elicitation import validation
 from langgraph_mcp.examples.demo_server import build_server
+from langgraph_mcp.humans import answers as validation
 from tests.helpers import ERAS, OpenServers
 from tests.node_support import (
     TOMORROW,

@@ -17,8 +17,8 @@ from langgraph.types import Command
 from pydantic import ValidationError
 
 from langgraph_mcp import ApprovalPolicy, DecisionError, McpServers, ResumeError, _compat, resume_command
-from langgraph_mcp.approval.decisions import validate_decision
 from langgraph_mcp.examples.demo_server import build_server
+from langgraph_mcp.humans.decisions import validate_decision
 from tests.helpers import ERAS, OpenServers, demo_entry
 from tests.node_support import call, fill, one_turn_graph, start, tool_messages
 from tests.security_support import (

@@ -24,8 +24,8 @@ from langgraph_mcp import (
     resume_command,
     route_tool_calls,
 )
+from langgraph_mcp.calls.tools import make_langchain_tools
 from langgraph_mcp.examples.demo_server import build_server, http_app
-from langgraph_mcp.tools import make_langchain_tools
 from tests.helpers import ERAS, OpenServers, demo_entry, http_demo_server, serve_asgi
 from tests.security_support import (
     SECURITY_TRANSPORTS,

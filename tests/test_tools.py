@@ -15,8 +15,8 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
 
 from langgraph_mcp import McpServers
+from langgraph_mcp.calls.tools import McpToolError
 from langgraph_mcp.examples.demo_server import build_server
-from langgraph_mcp.tools import McpToolError
 from tests.helpers import ERAS, OpenServers, OpenServersSync
 
 

@@ -17,7 +17,6 @@ from langgraph.graph.state import CompiledStateGraph
 from rich.console import Console
 from rich.text import Text
 
-from langgraph_mcp.approval.policy import ApprovalPolicy
 from langgraph_mcp.cli.hints import pending_hint, print_hint, report_pending, resume_hint
 from langgraph_mcp.cli.models import demo_model
 from langgraph_mcp.cli.render import RunView, render_pending, render_tools, server_target
@@ -39,7 +38,8 @@ from langgraph_mcp.cli.runner import (
 )
 from langgraph_mcp.cli.store import ThreadRecord, default_db_path, load_thread, new_thread_id, save_thread
 from langgraph_mcp.examples.demo_graph import build_graph
-from langgraph_mcp.resume import pending_interrupts
+from langgraph_mcp.humans.policy import ApprovalPolicy
+from langgraph_mcp.humans.resume import pending_interrupts
 
 __all__ = ["cmd_call", "cmd_pending", "cmd_resume", "cmd_tools", "load_policy"]
 

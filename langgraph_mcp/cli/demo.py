@@ -25,7 +25,6 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
-from langgraph_mcp.approval.policy import ApprovalPolicy
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.cli.hints import report_pending
 from langgraph_mcp.cli.models import demo_model
@@ -36,6 +35,7 @@ from langgraph_mcp.cli.store import ThreadRecord, new_thread_id, save_thread
 from langgraph_mcp.errors import LangGraphMcpError
 from langgraph_mcp.examples.demo_graph import build_graph
 from langgraph_mcp.examples.scripted_model import DEMO_PROMPT, ScriptedChatModel, demo_call_ids
+from langgraph_mcp.humans.policy import ApprovalPolicy
 
 __all__ = ["cmd_demo"]
 

@@ -19,12 +19,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 from rich.text import Text
 
-from langgraph_mcp.approval.policy import ApprovalPolicy, Verdict
 from langgraph_mcp.catalog import McpTool, SkippedTool
 from langgraph_mcp.cli.pending import PendingMcpInterrupt, Reply
 from langgraph_mcp.config import HttpServer, ServerSpec, SseServer, StdioServer
-from langgraph_mcp.elicitation.forms import field_options
-from langgraph_mcp.elicitation.inspection import inspect_url
+from langgraph_mcp.humans.forms import field_options
+from langgraph_mcp.humans.inspection import inspect_url
+from langgraph_mcp.humans.policy import ApprovalPolicy, Verdict
 
 __all__ = ["RunView", "content_text", "render_tools", "server_target", "structured_content", "verdict_text"]
 

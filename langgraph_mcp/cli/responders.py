@@ -32,12 +32,12 @@ from typing import Any, Protocol, cast
 
 from rich.console import Console
 
-from langgraph_mcp.approval.decisions import validate_decision
 from langgraph_mcp.cli.pending import PendingMcpInterrupt, Reply, published_name
 from langgraph_mcp.cli.prompts import ask_approval, ask_elicitation
-from langgraph_mcp.elicitation.answers import validate_answers
-from langgraph_mcp.elicitation.forms import field_options
 from langgraph_mcp.errors import AnswerError, AnswersFileError, DecisionError
+from langgraph_mcp.humans.answers import validate_answers
+from langgraph_mcp.humans.decisions import validate_decision
+from langgraph_mcp.humans.forms import field_options
 from langgraph_mcp.payloads import (
     ApprovalInterrupt,
     ElicitationAnswer,

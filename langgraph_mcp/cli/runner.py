@@ -2,13 +2,13 @@
 
 :func:`drive` runs the graph until it finishes or pauses, shows what it waits for, gets a reply per pending
 interrupt from the responders (answers file, ``--yes``, the terminal), resumes with one ``Command`` built by
-:func:`langgraph_mcp.resume.resume_command`, and repeats. A pause nobody answers (``--no-input``, Ctrl-C or
+:func:`langgraph_mcp.humans.resume.resume_command`, and repeats. A pause nobody answers (``--no-input``, Ctrl-C or
 end of input at a prompt) leaves the thread pending in the database, to be resumed by ``langgraph-mcp resume``
 in another process. Answers given before a Ctrl-C at a later prompt are kept: the thread is resumed with them
 (the unanswered interrupts stay pending under the same ids) and stops at its next pause.
 
 The graph runs on a private event loop in a background thread
-(:class:`~langgraph_mcp.background_loop.BackgroundLoop`, the class ``McpServers`` uses for its sync API) while
+(:class:`~langgraph_mcp.servers.sync.BackgroundLoop`, the class ``McpServers`` uses for its sync API) while
 prompts block the main thread, so Ctrl-C at a prompt
 stops right there.
 """
@@ -29,20 +29,20 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import StateSnapshot
 from pydantic import ValidationError
 
-from langgraph_mcp.approval.gate import create_approval_gate
-from langgraph_mcp.approval.policy import ApprovalPolicy
-from langgraph_mcp.background_loop import BackgroundLoop
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.cli.pending import PendingMcpInterrupt, Reply, command_for
 from langgraph_mcp.cli.render import RunView, server_target
 from langgraph_mcp.cli.responders import Responder, first_reply
 from langgraph_mcp.errors import CliError, ResumeError, ToolNotFoundError, ToolOwnerUnknownError
 from langgraph_mcp.examples.demo_graph import DEMO_SERVER_CONFIG
-from langgraph_mcp.messages import last_ai_message
-from langgraph_mcp.node import McpToolNode, ToolCallRouter
-from langgraph_mcp.resume import pending_interrupts
-from langgraph_mcp.servers import ConnectionErrorPolicy, McpServers
-from langgraph_mcp.untrusted_schema import argument_problems
+from langgraph_mcp.graph.gate import create_approval_gate
+from langgraph_mcp.graph.messages import last_ai_message
+from langgraph_mcp.graph.node import McpToolNode, ToolCallRouter
+from langgraph_mcp.humans.policy import ApprovalPolicy
+from langgraph_mcp.humans.resume import pending_interrupts
+from langgraph_mcp.humans.schemas import argument_problems
+from langgraph_mcp.servers.mcp_servers import ConnectionErrorPolicy, McpServers
+from langgraph_mcp.servers.sync import BackgroundLoop
 
 __all__ = [
     "EXIT_FAILED",

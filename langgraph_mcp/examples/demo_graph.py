@@ -12,7 +12,7 @@
 * :func:`~langgraph_mcp.route_through_gate` sends each allowed call straight to ``tools`` and the rest
   through ``approval_gate`` in the same step, so a pending approval never holds up an allowed call, and an
   approval and a server's question can be answered with one ``Command``.
-* ``approval_gate`` is the approval subgraph (:func:`langgraph_mcp.approval.gate.create_approval_gate`): it
+* ``approval_gate`` is the approval subgraph (:func:`langgraph_mcp.graph.gate.create_approval_gate`): it
   pauses on ``mcp_approval`` interrupts, and answers rejected and denied calls itself; then ``tools`` runs
   the approved calls.
 * ``tools`` is :class:`~langgraph_mcp.McpToolNode` (``mcp_elicitation`` interrupts when a server asks the
@@ -34,10 +34,10 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from langgraph_mcp.approval.gate import create_approval_gate, route_through_gate
-from langgraph_mcp.approval.policy import ApprovalPolicy
-from langgraph_mcp.node import McpToolNode, ToolCallsDone
-from langgraph_mcp.servers import McpServers
+from langgraph_mcp.graph.gate import create_approval_gate, route_through_gate
+from langgraph_mcp.graph.node import McpToolNode, ToolCallsDone
+from langgraph_mcp.humans.policy import ApprovalPolicy
+from langgraph_mcp.servers.mcp_servers import McpServers
 
 __all__ = ["DEMO_SERVER_CONFIG", "build_graph", "demo_server_config"]
 

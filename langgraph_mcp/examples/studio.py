@@ -38,10 +38,10 @@ from typing import Any
 from langgraph.graph.state import CompiledStateGraph
 from langgraph_sdk.runtime import ServerRuntime
 
-from langgraph_mcp.approval.policy import ApprovalPolicy
 from langgraph_mcp.examples.demo_graph import build_graph, demo_server_config
 from langgraph_mcp.examples.scripted_model import ScriptedChatModel
-from langgraph_mcp.servers import McpServers
+from langgraph_mcp.humans.policy import ApprovalPolicy
+from langgraph_mcp.servers.mcp_servers import McpServers
 
 __all__ = ["CHAT_GRAPH_ID", "CHAT_TOOL_CALLS", "GRAPH_ID", "make_chat_graph", "make_graph"]
 

@@ -18,10 +18,10 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, Interrupt
 
 from langgraph_mcp import McpServers, McpToolNode, ToolCallRouter
-from langgraph_mcp.approval.gate import create_approval_gate
-from langgraph_mcp.approval.policy import ApprovalPolicy
-from langgraph_mcp.messages import last_ai_message
-from langgraph_mcp.resume import resume_command
+from langgraph_mcp.graph.gate import create_approval_gate
+from langgraph_mcp.graph.messages import last_ai_message
+from langgraph_mcp.humans.policy import ApprovalPolicy
+from langgraph_mcp.humans.resume import resume_command
 
 FINAL_ANSWER = "done"
 

@@ -27,7 +27,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from mcp import MCPError
 
 from langgraph_mcp import McpServers, ServerDiscoveryError
-from langgraph_mcp.approval.policy import ApprovalPolicy
+from langgraph_mcp.humans.policy import ApprovalPolicy
 
 pytestmark = [pytest.mark.interop, pytest.mark.anyio]
 

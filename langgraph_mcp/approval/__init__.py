@@ -1,1 +1,0 @@
-"""Approval: the policy that gives each tool call a verdict, and the gate subgraph that asks humans."""

@@ -1,0 +1,220 @@
+"""The answer book: a task's stored LangGraph resume values, matched to the questions a tool call asks.
+
+LangGraph re-runs an interrupted node from the top and hands each ``interrupt()`` call the stored answer with the
+same index. A re-issued MCP call may not ask exactly what it asked before (a legacy server's question can change
+between attempts), so answers are matched by the question's request keys — the server's own keys in the 2026-07-28
+era, a hash of message and schema for legacy questions — and a stored answer that no longer fits is skipped rather
+than fed to the wrong question. A stored answer whose keys match but whose content no longer fits (the server
+changed the question since it was accepted) is not forced either: the new question is asked, with that answer as
+``previous_answers`` context. The same holds for a new answer that fits the question as the human was shown it (read
+back from the checkpoint on the durable path) but not the server's current one.
+
+A fresh answer is always taken through ``interrupt(payload, response_schema=...)``, so LangGraph validates it
+against the question before saving it: a bad answer is refused and the same interrupt can be answered again.
+
+In Agent Chat UI mode (``compat=True``) the payload also carries its ``HITLRequest`` card and the answer may be a
+``{"decisions": [...]}`` value (:mod:`langgraph_mcp.humans.hitl`); stored values of that shape are mapped back to
+answers keyed by request key before they are matched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, cast
+
+from langgraph.config import get_config
+from langgraph.types import interrupt
+
+from langgraph_mcp._compat import (
+    fresh_resume_index,
+    has_checkpointer,
+    shown_interrupt_value,
+    stored_resume_values,
+    task_scratchpad,
+)
+from langgraph_mcp.errors import AnswerError, NoCheckpointerError
+from langgraph_mcp.humans.answers import ElicitationAnswersModel, answers_response_schema, validate_answers
+from langgraph_mcp.humans.hitl import elicitation_card, hitl_answers_response_schema, stored_answers
+from langgraph_mcp.payloads import ElicitationAnswers, ElicitationInterrupt, ElicitationRequest
+
+
+def _fits(requests: Mapping[str, ElicitationRequest], stored: Mapping[str, Any]) -> bool:
+    try:
+        validate_answers(requests, stored)
+    except AnswerError:
+        return False
+    return True
+
+
+def _without_sensitive(
+    requests: Mapping[str, ElicitationRequest], stored: Mapping[str, Any]
+) -> ElicitationAnswers:
+    shown: dict[str, Any] = {}
+    for key, answer in stored.items():
+        request = requests.get(key)
+        hidden = (
+            set(request.get("sensitive", [])) if request is not None and request["mode"] == "form" else set()
+        )
+        content = answer.get("content") if isinstance(answer, Mapping) else None
+        if isinstance(content, Mapping) and hidden:
+            answer = {**answer, "content": {k: v for k, v in content.items() if k not in hidden}}
+        shown[key] = answer
+    return cast(ElicitationAnswers, shown)
+
+
+class InterruptAsker:
+    """Gets answers for one tool call's questions from LangGraph interrupts (one instance per node run)."""
+
+    def __init__(self, tool_call_id: str, *, compat: bool = False) -> None:
+        self.compat = compat
+        """Agent Chat UI mode: ask with a ``HITLRequest`` card, accept ``{"decisions": [...]}`` answers."""
+        try:
+            configurable = get_config().get("configurable", {})
+        except RuntimeError:  # called outside a graph: calls work, questions can't pause
+            configurable = {}
+        self._scratchpad = task_scratchpad(configurable)
+        self._fresh = None if self._scratchpad is None else fresh_resume_index(self._scratchpad, configurable)
+        """Where this invocation's new answer sits in the book: it is always checked, never skipped."""
+        self._configurable = configurable
+        self._shown: Mapping[str, Any] | None = None
+        """The questions of the interrupt the new answer answers, as shown (see :meth:`load_shown_question`)."""
+        self.has_checkpointer = has_checkpointer(configurable)
+        self.key: tuple[str, ...] = (
+            str(configurable.get("thread_id", "")),
+            str(configurable.get("checkpoint_ns", "")),
+            tool_call_id,
+        )
+        self.consumed = 0
+        """How many ``interrupt()`` calls this node run has made (LangGraph's per-task counter)."""
+        self.raised_at = 0
+        """The index of the interrupt most recently raised (where the call paused)."""
+
+    async def load_shown_question(self) -> None:
+        """Read the questions the new answer was given for from the checkpoint (the durable path: no live round
+        remembers them), so an answer to a question the server has changed since is told from a wrong answer."""
+        if self._fresh is None or self._shown is not None:
+            return
+        value = await shown_interrupt_value(self._configurable, self._fresh)
+        requests = value.get("requests") if isinstance(value, Mapping) else None
+        self._shown = requests if isinstance(requests, Mapping) else None
+
+    def _answers_a_changed_question(self, requests: Mapping[str, ElicitationRequest], stored: Any) -> bool:
+        """The new answer fits the question shown, not the one the server asks now: the server changed it."""
+        shown = self._shown
+        if shown is None or not isinstance(stored, Mapping) or set(stored) != set(requests):
+            return False
+        return dict(shown) != dict(requests) and _fits(shown, stored) and not _fits(requests, stored)
+
+    def _book(self) -> list[Any]:
+        return [] if self._scratchpad is None else stored_resume_values(self._scratchpad)
+
+    def _advance_to(self, index: int) -> None:
+        # Stale answers are consumed without a schema: they were validated when saved, for another question.
+        while self.consumed < index:
+            interrupt(None)
+            self.consumed += 1
+
+    def answer(
+        self, payload: ElicitationInterrupt, requests: Mapping[str, ElicitationRequest], resume_index: int
+    ) -> tuple[ElicitationAnswers, int]:
+        """Answers for ``requests``: the first stored answer from ``resume_index`` on with the same keys, or a new
+        interrupt. Returns the answers and the resume index after them; raises ``GraphInterrupt`` to pause.
+
+        In Agent Chat UI mode a round of several questions is asked one question per interrupt (that UI shows
+        one card at a time); a pause anywhere in the round resumes it from its first question (``raised_at``),
+        whose answers are then found stored."""
+        if self.compat and len(requests) > 1:
+            return self._answer_one_by_one(payload, requests, resume_index)
+        return self._answer_round(payload, requests, resume_index)
+
+    def _answer_one_by_one(
+        self, payload: ElicitationInterrupt, requests: Mapping[str, ElicitationRequest], resume_index: int
+    ) -> tuple[ElicitationAnswers, int]:
+        answers: dict[str, Any] = {}
+        index = resume_index
+        first: int | None = None
+        for key, request in requests.items():
+            one = {key: request}
+            try:
+                got, index = self._answer_round({**payload, "requests": one}, one, index)
+            except BaseException:
+                if first is not None:  # paused (or refused) past the round's first question
+                    self.raised_at = first
+                raise
+            if first is None:
+                first = index - 1
+            answers.update(got)
+        return cast(ElicitationAnswers, answers), index
+
+    def _answer_round(
+        self, payload: ElicitationInterrupt, requests: Mapping[str, ElicitationRequest], resume_index: int
+    ) -> tuple[ElicitationAnswers, int]:
+        if not self.has_checkpointer:
+            raise NoCheckpointerError(
+                payload["published_name"],
+                f"MCP tool {payload['published_name']!r} asked for input, but the graph has no checkpointer to "
+                "pause on: compile it with one, e.g. graph.compile(checkpointer=InMemorySaver())",
+            )
+        book = self._book()
+        keys = set(requests)
+        index = resume_index
+        previous: Mapping[str, Any] | None = None
+        while index < len(book):
+            stored = book[index]
+            if index == self._fresh and index >= self.consumed:
+                if self._answers_a_changed_question(requests, stored):
+                    # It answered the question as shown, which the server has changed since: saved as given
+                    # (it was checked against what it answered), never forced on the new question.
+                    self._advance_to(index + 1)
+                    previous = stored
+                    index += 1
+                    continue
+                # A new answer is checked against the question (response_schema), whatever its shape: a
+                # wrong one is refused before it is saved and the same interrupt id stays pending.
+                return self._take(index, payload, requests, stored), index + 1
+            if self.compat:
+                stored = stored_answers(requests, stored, name=payload["published_name"])
+            if isinstance(stored, Mapping) and set(stored) == keys:
+                if _fits(requests, stored):
+                    return self._take(index, payload, requests, stored), index + 1
+                # An answer accepted earlier that no longer fits: the server changed its question since.
+                # Never forced on the new question; shown as context when it is asked.
+                previous = stored
+            index += 1
+        if previous is not None:
+            payload = {**payload, "previous_answers": _without_sensitive(requests, previous)}
+        return self._take(len(book), payload, requests, None), len(book) + 1
+
+    def _take(
+        self,
+        index: int,
+        payload: ElicitationInterrupt,
+        requests: Mapping[str, ElicitationRequest],
+        stored: Mapping[str, Any] | None,
+    ) -> ElicitationAnswers:
+        if index < self.consumed and stored is not None:
+            return validate_answers(requests, stored)
+        self._advance_to(index)
+        self.raised_at = index
+        if stored is not None and not self.compat:
+            # The answer interrupt() is about to take is known: one that fits is taken without building the answers
+            # model (a pydantic class per distinct question, ~1 ms and ~15 KiB; LangGraph adds a TypeAdapter). One
+            # that doesn't goes through the model below, so LangGraph refuses it before saving it, as always.
+            try:
+                checked = validate_answers(requests, stored)
+            except Exception:
+                pass
+            else:
+                interrupt(payload)
+                self.consumed = index + 1
+                return checked
+        model: type[ElicitationAnswersModel]
+        if self.compat:
+            payload = elicitation_card({**payload, "requests": dict(requests)})
+            model = hitl_answers_response_schema(payload)
+        else:
+            model = answers_response_schema(requests)
+        validated = interrupt(payload, response_schema=model)
+        self.consumed = index + 1
+        answers: ElicitationAnswers = validated.answers()
+        return answers

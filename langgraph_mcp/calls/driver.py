@@ -1,0 +1,409 @@
+"""The call driver: runs one MCP tool call to its end, pausing the graph for every round of questions (both eras).
+
+Every pause has two ways back:
+
+* **fast path** — the resume arrives in this process while the paused round is still live. Modern: the round's
+  ``requestState`` was kept in memory (never in a checkpoint) and goes out with the answers, one round trip.
+  Legacy: the call itself was kept open ("parked") inside its ``elicitation/create``, and the answer goes straight
+  to it; the server sees one ordinary attempt.
+* **durable path** — after a restart (of this process or of a legacy server), on another worker, after the park
+  timeout, or when the server rejects a saved ``requestState``: the call is re-issued and each question is answered
+  from the stored answers. Pre-question work on the server may therefore repeat; post-question work runs once.
+
+A refused answer (one that doesn't fit its question) leaves the live round kept, so the same interrupt takes the
+corrected answer and a legacy server's tool body still runs once; a fast-path call that must end for any other
+reason is cancelled on the server first.
+
+It never answers "cancel" or "decline" on the user's behalf: an abandoned legacy call is ended by cancelling its
+request, with an error answer only as a fallback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import mcp.types as types
+from langgraph.errors import GraphInterrupt, is_invalid_resume
+from mcp import MCPError
+from mcp.shared.exceptions import UrlElicitationRequiredError
+
+from langgraph_mcp.calls.asker import InterruptAsker
+from langgraph_mcp.calls.paused import PausedRound, PausedRounds, ProgressRelay
+from langgraph_mcp.catalog import McpTool
+from langgraph_mcp.connection.connection import (
+    CallHandle,
+    DoneEvent,
+    ElicitEvent,
+    FailedEvent,
+    ServerConnection,
+    roots_result,
+)
+from langgraph_mcp.connection.failures import is_connection_lost
+from langgraph_mcp.errors import (
+    CallNotSentError,
+    ElicitationUnavailableError,
+    ServerConnectionError,
+    TooManyRoundsError,
+    UnsupportedRequestError,
+)
+from langgraph_mcp.humans.answers import to_elicit_result
+from langgraph_mcp.humans.forms import question_key, request_from_params
+from langgraph_mcp.payloads import (
+    ELICITATION_INTERRUPT_TYPE,
+    ElicitationAnswers,
+    ElicitationInterrupt,
+    ElicitationRequest,
+)
+
+ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
+STATE_ONLY_BACKOFF = (0.05, 0.1, 0.2, 0.25)
+PING_TIMEOUT = 5.0
+"""Seconds a parked legacy call's session gets to answer a ping before its answer is delivered."""
+
+
+class Connections(Protocol):
+    """What the driver needs from :class:`~langgraph_mcp.servers.mcp_servers.McpServers`: this event loop's connection to a
+    server, and the paused rounds kept for it."""
+
+    def connection(self, server: str) -> ServerConnection: ...
+
+    def paused_rounds(self, server: str) -> PausedRounds: ...
+
+
+async def call_without_questions(
+    servers: Connections,
+    tool: McpTool,
+    arguments: dict[str, Any],
+    *,
+    progress: ProgressCallback | None = None,
+) -> types.CallToolResult:
+    """Run a call where nobody can answer questions: one that asks for input fails with a clear error."""
+    return await run_call(servers, tool, arguments, tool_call_id="", asker=None, progress=progress)
+
+
+async def run_call(
+    servers: Connections,
+    tool: McpTool,
+    arguments: dict[str, Any],
+    *,
+    tool_call_id: str,
+    asker: InterruptAsker | None,
+    progress: ProgressCallback | None = None,
+) -> types.CallToolResult:
+    """Run ``tool`` to its final result, retrying transport failures only when the tool is read-only/idempotent
+    (or the call provably never ran: :class:`~langgraph_mcp.errors.CallNotSentError`)."""
+    call = _Call(
+        servers.connection(tool.server),
+        servers.paused_rounds(tool.server),
+        tool,
+        arguments,
+        tool_call_id,
+        asker,
+        progress,
+    )
+    attempts = 0
+    while True:
+        try:
+            await call.conn.client()
+            paused = call.paused.take(asker.key) if asker is not None else None
+            if paused is None and asker is not None:
+                await asker.load_shown_question()
+            if call.conn.is_legacy:
+                return await _legacy(call, paused)
+            return await _modern(call, paused)
+        except GraphInterrupt:
+            raise
+        except Exception as exc:
+            # A call that never reached a live session was not run: sending it again is safe for any tool.
+            resend = tool.retry_safe or isinstance(exc, CallNotSentError)
+            if is_connection_lost(exc) and resend and attempts < call.conn.spec.retries:
+                attempts += 1
+                continue
+            raise
+
+
+@dataclass(frozen=True)
+class _Call:
+    """One tool call being driven: where it goes, what it sends, and who answers its questions."""
+
+    conn: ServerConnection
+    paused: PausedRounds
+    tool: McpTool
+    arguments: dict[str, Any]
+    tool_call_id: str
+    asker: InterruptAsker | None
+    progress: ProgressCallback | None
+
+    def ask(
+        self,
+        round_: int,
+        requests: dict[str, ElicitationRequest],
+        resume_index: int,
+        live: PausedRound | None,
+    ) -> tuple[ElicitationAnswers, int]:
+        """Answers for one round (stored from ``resume_index`` on, or a new interrupt) and the resume index after
+        them. When the graph must pause, ``live`` (an open legacy call or a modern requestState) is kept, stamped
+        with the interrupt's index, so a same-process resume can continue it."""
+        if self.asker is None:
+            detail = (
+                f"MCP tool {self.tool.published_name!r} asked for user input; run it through McpToolNode (or the "
+                "tools from get_tools() inside a graph with a checkpointer) so the question can become an interrupt"
+            )
+            raise ElicitationUnavailableError(self.tool.server, detail, tool=self.tool.name, message=detail)
+        payload: ElicitationInterrupt = {
+            "type": ELICITATION_INTERRUPT_TYPE,
+            "tool_call_id": self.tool_call_id,
+            "server": self.tool.server,
+            "tool": self.tool.name,
+            "published_name": self.tool.published_name,
+            "arguments": self.arguments,
+            "round": round_,
+            "requests": requests,
+        }
+        try:
+            return self.asker.answer(payload, requests, resume_index)
+        except Exception as exc:
+            # Paused (GraphInterrupt), or a refused answer (the same interrupt stays pending): the live round keeps
+            # waiting for the next answer, so a legacy server's tool body still runs once.
+            if live is not None and (isinstance(exc, GraphInterrupt) or is_invalid_resume(exc)):
+                live.resume_index = self.asker.raised_at
+                self.paused.keep(self.asker.key, live)
+            raise
+
+    def check_rounds(self, round_: int, what: str) -> None:
+        cap = self.conn.spec.max_elicitation_rounds
+        if round_ > cap:
+            detail = (
+                f"MCP tool {self.tool.published_name!r} on server {self.tool.server!r} asked more than {cap} "
+                f"{what} (max_elicitation_rounds); stopped it"
+            )
+            raise TooManyRoundsError(self.tool.server, detail, tool=self.tool.name, message=detail)
+
+
+# ------------------------------------------------------------------------------------------------ modern era
+
+
+async def _modern(call: _Call, paused: PausedRound | None) -> types.CallToolResult:
+    conn = call.conn
+    responses: dict[str, Any] | None = None
+    state: str | None = None
+    round_ = 0
+    resume_index = 0
+    if paused is not None and paused.legacy_call is None and call.asker is not None:
+        # Fast path: answer the live round with its saved requestState.
+        live = paused
+        requests = _modern_requests(conn, live.input_requests or {})
+        round_ = live.round
+        answers, resume_index = call.ask(round_, requests, live.resume_index, live)
+        responses = _responses(requests, answers, live.input_requests or {}, conn)
+        state = live.request_state
+    state_only_rounds = 0
+    while True:
+        try:
+            result = await _one_leg(call, responses, state)
+        except MCPError as exc:
+            if exc.code == types.INVALID_PARAMS and state is not None and paused is not None:
+                # The saved requestState was refused (server restarted, TTL passed): re-issue from scratch and
+                # answer the fresh questions from the stored answers.
+                paused, responses, state, round_, resume_index = None, None, None, 0, 0
+                continue
+            raise
+        if isinstance(result, types.CallToolResult):
+            return result
+        assert isinstance(result, types.InputRequiredResult)
+        if not result.input_requests:
+            # A state-only round: no questions, just come back with the state.
+            state_only_rounds += 1
+            call.check_rounds(state_only_rounds, "state-only rounds")
+            await asyncio.sleep(STATE_ONLY_BACKOFF[min(state_only_rounds, len(STATE_ONLY_BACKOFF)) - 1])
+            responses, state = None, result.request_state
+            continue
+        round_ += 1
+        call.check_rounds(round_, "rounds of questions")
+        raw_requests = dict(result.input_requests)
+        requests = _modern_requests(conn, raw_requests)
+        round_answers: ElicitationAnswers = {}
+        if requests:
+            live_round = PausedRound(
+                legacy_call=None,
+                resume_index=0,
+                round=round_,
+                request_state=result.request_state,
+                input_requests={k: v.model_dump(mode="json", by_alias=True) for k, v in raw_requests.items()},
+            )
+            round_answers, resume_index = call.ask(round_, requests, resume_index, live_round)
+        responses = _responses(requests, round_answers, raw_requests, conn)
+        state = result.request_state
+
+
+def _modern_requests(conn: ServerConnection, raw: dict[str, Any]) -> dict[str, ElicitationRequest]:
+    """The elicitation questions of a round (roots requests are answered without asking anyone)."""
+    requests: dict[str, ElicitationRequest] = {}
+    for key, request in raw.items():
+        method = request.get("method") if isinstance(request, dict) else getattr(request, "method", None)
+        if method == "elicitation/create":
+            elicit = (
+                request
+                if isinstance(request, types.ElicitRequest)
+                else types.ElicitRequest.model_validate(request)
+            )
+            requests[key] = request_from_params(elicit.params)
+        elif method == "roots/list":
+            if conn.spec.roots is None:
+                raise UnsupportedRequestError(
+                    conn.name, "asked for roots; configure the server's 'roots' option to answer"
+                )
+        else:
+            raise UnsupportedRequestError(
+                conn.name,
+                f"asked the client to {method!r} (sampling); langgraph-mcp does not serve sampling requests",
+            )
+    return requests
+
+
+def _responses(
+    requests: dict[str, ElicitationRequest],
+    answers: ElicitationAnswers,
+    raw: dict[str, Any],
+    conn: ServerConnection,
+) -> dict[str, Any]:
+    responses: dict[str, Any] = {key: to_elicit_result(answers[key]) for key in requests}
+    for key in raw:
+        if key not in requests:  # roots/list
+            responses[key] = roots_result(conn.spec.roots)
+    return responses
+
+
+async def _one_leg(
+    call: _Call, responses: dict[str, Any] | None, state: str | None
+) -> types.CallToolResult | types.InputRequiredResult:
+    if not call.conn.is_legacy:  # nothing can be pushed mid-call: await it directly (no job, no event queue)
+        return await call.conn.call(
+            call.tool.name,
+            call.arguments,
+            progress=call.progress,
+            input_responses=responses,
+            request_state=state,
+        )
+    handle = await call.conn.start_call(
+        call.tool.name, call.arguments, progress=call.progress, input_responses=responses, request_state=state
+    )
+    while True:
+        event = await handle.next_event(call.conn.spec.tool_timeout)
+        if isinstance(event, DoneEvent):
+            return event.result
+        if isinstance(event, FailedEvent):
+            raise event.error
+        handle.reply(types.ErrorData(code=types.INVALID_REQUEST, message="unexpected elicitation"))
+
+
+# ------------------------------------------------------------------------------------------------ legacy era
+
+
+async def _legacy(call: _Call, paused: PausedRound | None) -> types.CallToolResult:
+    conn = call.conn
+    handle: CallHandle
+    resume_index = 0
+    round_ = 0
+    if paused is not None and paused.legacy_call is not None and call.asker is not None:
+        # Fast path: the call is still open inside its question; answer it directly.
+        live = paused
+        assert live.legacy_call is not None
+        handle = live.legacy_call
+        question = handle.pending_question
+        assert question is not None
+        requests = _legacy_requests(conn.spec.question_match, question)
+        round_ = live.round
+        try:
+            answers, resume_index = call.ask(round_, requests, live.resume_index, live)
+        except Exception as exc:
+            if not (isinstance(exc, GraphInterrupt) or is_invalid_resume(exc)):
+                await handle.abandon()  # the call can't go on: cancel it on the server before reporting why
+            raise
+        if not await _session_answers(conn, live.connection_start):
+            # The server went away while the call was parked (and this process had not noticed yet): the answer
+            # was never delivered, so the durable path re-issues the call and answers it from storage.
+            await handle.abandon()
+            return await _legacy(call, None)
+        await conn.resume_legacy_call(handle)
+        relay = live.progress
+        if relay is not None:
+            relay.target = call.progress  # the rest of the call streams to the resumed run
+        handle.reply(to_elicit_result(next(iter(answers.values()))))
+    else:
+        relay = ProgressRelay(call.progress) if call.progress is not None else None
+        handle = await conn.start_call(call.tool.name, call.arguments, progress=relay)
+    try:
+        while True:
+            event = await handle.next_event(conn.spec.tool_timeout)
+            if isinstance(event, DoneEvent):
+                assert isinstance(event.result, types.CallToolResult)
+                return event.result
+            if isinstance(event, FailedEvent):
+                error = event.error
+                if isinstance(error, MCPError) and error.code == types.URL_ELICITATION_REQUIRED:
+                    return await _url_required(call, error, resume_index)
+                raise error
+            round_ += 1
+            call.check_rounds(round_, "questions")
+            requests = _legacy_requests(conn.spec.question_match, event)
+            live_round = PausedRound(legacy_call=handle, resume_index=0, round=round_, progress=relay)
+            answers, resume_index = call.ask(round_, requests, resume_index, live_round)
+            handle.reply(to_elicit_result(next(iter(answers.values()))))
+    except (GraphInterrupt, asyncio.CancelledError):
+        raise
+    except BaseException as exc:
+        if not is_invalid_resume(exc):  # a refused answer keeps the call parked for the corrected one
+            await handle.abandon()
+        raise
+
+
+async def _session_answers(conn: ServerConnection, start: int) -> bool:
+    """Whether the session a parked call is open on still answers a ping (False: the server went away)."""
+    try:
+        # The session's ping (not Client.send_ping, deprecated for 2026-07-28): this is a legacy session.
+        await conn.request(
+            lambda client: client.session.send_ping(), timeout=min(PING_TIMEOUT, conn.spec.tool_timeout)
+        )
+    except TimeoutError:
+        pass  # slow, not gone
+    except Exception as exc:
+        if is_connection_lost(exc) or isinstance(exc, ServerConnectionError):
+            return False
+    return conn.starts == start
+
+
+def _legacy_requests(match: Any, event: ElicitEvent) -> dict[str, ElicitationRequest]:
+    params = event.params
+    request = request_from_params(params)
+    schema = getattr(params, "requested_schema", None)
+    url = getattr(params, "url", None)
+    return {question_key(params.message, schema, url, match): request}
+
+
+async def _url_required(call: _Call, error: MCPError, resume_index: int) -> types.CallToolResult:
+    """A legacy ``-32042``: show the URLs as one interrupt; once the user has been there, retry the call."""
+    conn = call.conn
+    elicitations = UrlElicitationRequiredError.from_error(error.error).elicitations
+    requests: dict[str, ElicitationRequest] = {
+        question_key(e.message, None, e.url, conn.spec.question_match): request_from_params(e)
+        for e in elicitations
+    }
+    answers, _ = call.ask(
+        1, requests, resume_index, live=None
+    )  # nothing stays open while the user visits the URL
+    if any(answer["action"] != "accept" for answer in answers.values()):
+        return types.CallToolResult(
+            content=[
+                types.TextContent(
+                    text="The user did not complete the requested URL step; the call was not run."
+                )
+            ],
+            is_error=True,
+        )
+    result = await _one_leg(call, None, None)
+    assert isinstance(result, types.CallToolResult)
+    return result

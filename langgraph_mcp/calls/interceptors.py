@@ -1,0 +1,210 @@
+"""Tool-call interceptors: async functions wrapped around every MCP tool call, composed onion-style.
+
+The shape users of ``langchain-mcp-adapters`` know: ``async def interceptor(request, handler) -> result``. The
+first interceptor given to ``McpServers(..., interceptors=[...])`` is the outermost. An interceptor may change the
+request (``request.override(args=..., headers=...)``) and call ``handler``, call it several times (retry), or not
+at all and return its own result (short-circuit): a ``CallToolResult`` or a ``ToolMessage``.
+
+They wrap the whole call as the driver runs it, so on a resume (fast or durable path) they run again and see the
+call that is really sent. A LangGraph interrupt raised inside the call (a server asking a question) passes through
+them untouched: once the handler has raised one, whatever the interceptor does with it, the interrupt is what
+leaves the composition, and a second ``handler(...)`` call raises it again instead of re-sending the call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeAlias
+
+import mcp.types as types
+from langchain_core.messages import ToolMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.errors import GraphBubbleUp
+from langgraph.runtime import Runtime, get_runtime
+
+from langgraph_mcp.calls.asker import InterruptAsker
+from langgraph_mcp.calls.driver import Connections, ProgressCallback, run_call
+from langgraph_mcp.catalog import McpTool
+from langgraph_mcp.credentials import CALL_HEADERS, current_config
+
+__all__ = [
+    "InterceptedHost",
+    "McpToolCallRequest",
+    "ToolCallHandler",
+    "ToolCallInterceptor",
+    "ToolCallOutcome",
+    "as_call_result",
+    "call_intercepted",
+    "compose",
+    "current_runtime",
+]
+
+_UNSET: Any = object()
+
+
+@dataclass(frozen=True)
+class McpToolCallRequest:
+    """One MCP tool call as an interceptor sees it. Immutable: :meth:`override` returns a changed copy."""
+
+    server: str
+    """The configured server name."""
+    name: str
+    """The server's own tool name (what goes on the wire)."""
+    published_name: str
+    """The name the model called (``<server>_<tool>`` by default)."""
+    args: dict[str, Any]
+    """The arguments that will be sent."""
+    headers: dict[str, str]
+    """The HTTP headers the call will be sent with (this run's resolved headers); ignored for stdio and
+    in-process servers. Calls with different headers use different connections (see "Serving many users")."""
+    tool_call_id: str = ""
+    """The id of the model's tool call (empty for a plain ``McpServers.call_tool``)."""
+    config: RunnableConfig | None = None
+    """The run's config (``configurable`` holds per-run values), or ``None`` outside a graph."""
+    runtime: Runtime[Any] | None = None
+    """The run's LangGraph ``Runtime`` (context, store, stream writer), or ``None`` outside a graph."""
+    tool: McpTool | None = field(default=None, repr=False, compare=False)
+    """The catalog entry (schemas, annotations)."""
+
+    def override(
+        self, *, args: dict[str, Any] = _UNSET, headers: dict[str, str] = _UNSET
+    ) -> McpToolCallRequest:
+        """A copy with new ``args`` and/or ``headers`` (each replaces the old value as a whole)."""
+        changes: dict[str, Any] = {}
+        if args is not _UNSET:
+            changes["args"] = dict(args)
+        if headers is not _UNSET:
+            changes["headers"] = {str(k): str(v) for k, v in headers.items()}
+        return dataclasses.replace(self, **changes)
+
+
+ToolCallOutcome: TypeAlias = types.CallToolResult | ToolMessage
+ToolCallHandler: TypeAlias = Callable[[McpToolCallRequest], Awaitable[ToolCallOutcome]]
+ToolCallInterceptor: TypeAlias = Callable[[McpToolCallRequest, ToolCallHandler], Awaitable[ToolCallOutcome]]
+
+
+def compose(interceptors: Sequence[ToolCallInterceptor], handler: ToolCallHandler) -> ToolCallHandler:
+    """``handler`` wrapped by ``interceptors``, the first outermost. Interrupts always come out unchanged."""
+    if not interceptors:
+        return handler
+
+    async def run(request: McpToolCallRequest) -> ToolCallOutcome:
+        paused: list[GraphBubbleUp] = []
+
+        async def innermost(req: McpToolCallRequest) -> ToolCallOutcome:
+            if paused:
+                raise paused[0]
+            try:
+                return await handler(req)
+            except GraphBubbleUp as exc:
+                paused.append(exc)
+                raise
+
+        def layer(interceptor: ToolCallInterceptor, inner: ToolCallHandler) -> ToolCallHandler:
+            async def wrapped(req: McpToolCallRequest) -> ToolCallOutcome:
+                if paused:
+                    raise paused[0]
+                try:
+                    outcome = await interceptor(req, inner)
+                except GraphBubbleUp:
+                    raise
+                except Exception:
+                    if paused:
+                        raise paused[0] from None
+                    raise
+                if paused:
+                    raise paused[0]
+                return outcome
+
+            return wrapped
+
+        chain: ToolCallHandler = innermost
+        for interceptor in reversed(interceptors):
+            chain = layer(interceptor, chain)
+        return await chain(request)
+
+    return run
+
+
+def current_runtime() -> Runtime[Any] | None:
+    """The running graph's ``Runtime``, or ``None`` outside a graph run."""
+    try:
+        return get_runtime()
+    except (RuntimeError, KeyError):
+        return None
+
+
+class InterceptedHost(Connections, Protocol):
+    """What an intercepted call needs from :class:`~langgraph_mcp.servers.mcp_servers.McpServers`."""
+
+    interceptors: Sequence[ToolCallInterceptor]
+
+    def call_headers(self, server: str) -> dict[str, str]:
+        """The HTTP headers a call to ``server`` is sent with in the current run."""
+        ...
+
+    def using(self, server: str) -> AbstractContextManager[None]:
+        """Keep the current run's connection to ``server`` from being closed as idle while the block runs."""
+        ...
+
+
+async def call_intercepted(
+    host: InterceptedHost,
+    tool: McpTool,
+    arguments: dict[str, Any],
+    *,
+    tool_call_id: str,
+    asker: InterruptAsker | None,
+    progress: ProgressCallback | None = None,
+) -> ToolCallOutcome:
+    """Run one tool call through the host's interceptors; without any, this is the driver's ``run_call``."""
+    if not host.interceptors:
+        with host.using(tool.server):
+            return await run_call(
+                host, tool, arguments, tool_call_id=tool_call_id, asker=asker, progress=progress
+            )
+    request = McpToolCallRequest(
+        server=tool.server,
+        name=tool.name,
+        published_name=tool.published_name,
+        args=dict(arguments),
+        headers=host.call_headers(tool.server),
+        tool_call_id=tool_call_id,
+        config=current_config(),
+        runtime=current_runtime(),
+        tool=tool,
+    )
+
+    async def send(req: McpToolCallRequest) -> ToolCallOutcome:
+        token = CALL_HEADERS.set(req.headers if req.headers != request.headers else None)
+        try:
+            with host.using(tool.server):
+                return await run_call(
+                    host, tool, req.args, tool_call_id=tool_call_id, asker=asker, progress=progress
+                )
+        finally:
+            CALL_HEADERS.reset(token)
+
+    return await compose(host.interceptors, send)(request)
+
+
+def as_call_result(outcome: ToolCallOutcome) -> types.CallToolResult:
+    """An interceptor's ``ToolMessage`` as a ``CallToolResult`` (text of its content; error status kept)."""
+    if isinstance(outcome, types.CallToolResult):
+        return outcome
+    content = outcome.content
+    if isinstance(content, str):
+        texts = [content]
+    else:
+        texts = [
+            block if isinstance(block, str) else str(block.get("text", ""))
+            for block in content
+            if isinstance(block, str) or block.get("type") == "text"
+        ]
+    return types.CallToolResult(
+        content=[types.TextContent(text=text) for text in texts if text],
+        is_error=outcome.status == "error",
+    )

@@ -1,0 +1,64 @@
+"""One tool call's events on the graph's custom stream: progress (``mcp_progress``) and server logs (``mcp_log``).
+
+The SDK calls back from the connection's task, while LangGraph's stream writer belongs to the graph task that runs
+the call; so the writer is taken, with that task's context, when the call starts, and every event is written
+in that context. Outside a graph run there is no writer and the events go nowhere (logs still reach the logger).
+
+Both are let go when the call ends for this run — with a result, an error or a pause: a legacy call parked in its
+question outlives the run, and the writer and context would keep the whole paused run (its loop, config and
+callbacks) alive. A resumed run streams the rest of the call through its own ``CallStream``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import mcp.types as types
+from langgraph.config import get_stream_writer
+
+from langgraph_mcp.connection.logs import LOG_SINK, log_event
+
+__all__ = ["CallStream"]
+
+
+class CallStream:
+    """The stream events of one call (``tool_call_id`` on ``server``'s ``tool``); build it in the graph task."""
+
+    def __init__(self, tool_call_id: str, server: str, tool: str) -> None:
+        self.where = {"tool_call_id": tool_call_id, "server": server, "tool": tool}
+        self._writer = _stream_writer()
+        self._context: contextvars.Context | None = contextvars.copy_context()
+
+    def _write(self, event: dict[str, Any]) -> None:
+        if self._writer is not None and self._context is not None:
+            self._context.run(self._writer, event)
+
+    async def progress(self, value: float, total: float | None, message: str | None) -> None:
+        """The progress callback for the call."""
+        self._write(
+            {"type": "mcp_progress", **self.where, "progress": value, "total": total, "message": message}
+        )
+
+    async def log(self, params: types.LoggingMessageNotificationParams) -> None:
+        self._write(log_event(params, **self.where))
+
+    @contextlib.contextmanager
+    def open(self) -> Iterator[None]:
+        """The call as this run sees it: while the block runs, the server's log messages for calls in this context
+        go to the stream; when it ends, later events go nowhere and the run's writer and context are let go."""
+        token = LOG_SINK.set(self.log if self._writer is not None else None)
+        try:
+            yield
+        finally:
+            LOG_SINK.reset(token)
+            self._writer = self._context = None
+
+
+def _stream_writer() -> Callable[[Any], None] | None:
+    try:
+        return get_stream_writer()
+    except (RuntimeError, KeyError):  # no runnable context, or a config without a graph run (a direct invoke)
+        return None

@@ -1,0 +1,1 @@
+"""One live MCP server: the owner task, transports, HTTP, request jobs, timers, legacy routing, logs."""

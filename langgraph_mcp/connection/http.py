@@ -1,0 +1,259 @@
+"""The HTTP stack under streamable HTTP: pooled keep-alive connections, and one POST's failure kept to its request.
+
+Contain a network failure of one streamable-HTTP POST to its own request, so the connection lives on.
+
+mcp 2.3's streamable-HTTP client runs each request's POST in the transport's task group: an ``httpx2`` error out
+of one POST (its pooled TCP connection closed by the server just as it was reused: ``ReadError('')``,
+``RemoteProtocolError``) ends the whole transport, and every call in flight on the connection fails with it. Our
+HTTP transport answers such a POST with a JSON-RPC error instead (an HTTP 502 whose body the SDK hands to that one
+request), marked so :func:`is_post_failure` tells it from a server's error: the call fails alone, as one whose
+connection was lost (it may or may not have run), and the session goes on.
+
+Keep streamable-HTTP connections reusable and cheap to pool: drain a POST's SSE response before it is closed,
+check an idle pooled connection for a server hang-up with one ``poll()``, send a request in one write.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+import select
+import socket
+import ssl
+from collections.abc import AsyncIterator, Iterable
+from typing import Any
+
+import anyio
+import httpcore2
+import httpx2
+from mcp import MCPError
+from mcp.types import CONNECTION_CLOSED
+
+POST_FAILURE_MARK = "langgraph_mcp.post_failed"
+"""The key of the ``data`` of a JSON-RPC error that stands for a POST's network failure (never a server's)."""
+
+CONTAINED = (httpx2.ReadError, httpx2.WriteError, httpx2.RemoteProtocolError)
+"""Failures of a request that may have reached the server: the call may or may not have run. Not contained: a
+failure to connect or to get a pooled connection (the server is unreachable: the connection is reconnected, as
+before) and timeouts (bounded by the call's own deadlines)."""
+
+
+class ContainedPosts(httpx2.AsyncClient):
+    """An ``httpx2.AsyncClient`` whose JSON-RPC request POSTs (``initialize`` aside) fail alone: a network error
+    under one is its JSON-RPC error response (an HTTP 502), not an exception that ends the MCP transport.
+
+    A client, not a ``transport=``: httpx2 ignores the environment's proxies (``HTTPS_PROXY``, ``NO_PROXY``) for a
+    client given its own transport.
+    """
+
+    async def send(self, request: httpx2.Request, *args: Any, **kwargs: Any) -> httpx2.Response:
+        try:
+            return await super().send(request, *args, **kwargs)
+        except CONTAINED as exc:
+            request_id = _contained_request_id(request)
+            if request_id is None:
+                raise
+            return _failure_response(request, request_id, exc)
+
+
+def _contained_request_id(request: httpx2.Request) -> Any:
+    """The JSON-RPC id of the request ``request`` POSTs, or ``None`` (not a POST of a JSON-RPC request, or its
+    ``initialize``: a connection that fails to start fails as before)."""
+    if request.method != "POST":
+        return None
+    try:
+        message = json.loads(request.content)
+    except (ValueError, httpx2.RequestNotRead):
+        return None
+    if not isinstance(message, dict) or "method" not in message or message.get("method") == "initialize":
+        return None
+    return message.get("id")
+
+
+def _failure_response(request: httpx2.Request, request_id: Any, exc: Exception) -> httpx2.Response:
+    error = {
+        "code": CONNECTION_CLOSED,
+        "message": f"the HTTP request failed before its response arrived ({type(exc).__name__}: {exc!s:.200})",
+        "data": {POST_FAILURE_MARK: type(exc).__name__},
+    }
+    body = json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode()
+    return httpx2.Response(502, headers={"content-type": "application/json"}, content=body, request=request)
+
+
+def is_post_failure(error: BaseException) -> bool:
+    """Whether ``error`` is one request's contained POST failure (see :class:`ContainedPosts`)."""
+    if not isinstance(error, MCPError) or error.code != CONNECTION_CLOSED:
+        return False
+    data = error.data
+    return isinstance(data, dict) and POST_FAILURE_MARK in data
+
+
+DRAIN_SECONDS = 1.0
+"""How long closing a POST's event stream waits for the server to end it (a conforming server ends it right after
+the JSON-RPC response: ~0.2 ms on loopback). Past this the connection is dropped, as before."""
+
+DRAIN_MAX_BYTES = 64 * 1024
+"""How much of an unfinished stream closing it reads before dropping the connection instead."""
+
+
+class _DrainOnClose(httpx2.AsyncByteStream):
+    """A response body that, when closed before its end, first reads the rest (bounded) so the connection can be
+    reused; it reads from one iterator, so bytes the consumer left unread are the ones drained."""
+
+    def __init__(self, inner: httpx2.AsyncByteStream) -> None:
+        self._inner = inner
+        self._chunks: AsyncIterator[bytes] = inner.__aiter__()
+
+    @property
+    def elapsed(self) -> datetime.timedelta | None:
+        # httpx2 reads a response's elapsed time from its stream.
+        elapsed: datetime.timedelta | None = getattr(self._inner, "elapsed", None)
+        return elapsed
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        # A generator of its own, not the inner iterator: httpx2 closes an abandoned iteration's stream (from the
+        # garbage collector's finalizer task), which must not close the inner one while aclose drains it.
+        while True:
+            try:
+                chunk = await self._chunks.__anext__()
+            except StopAsyncIteration:
+                return
+            yield chunk
+
+    async def aclose(self) -> None:
+        try:
+            with anyio.move_on_after(DRAIN_SECONDS):
+                drained = 0
+                while drained <= DRAIN_MAX_BYTES:
+                    drained += len(await self._chunks.__anext__())
+        except StopAsyncIteration:
+            pass  # the end of the body: the connection goes back to the pool
+        except httpx2.TransportError:
+            pass  # the read failed, so the connection is dropped: what closing unread did anyway
+        finally:
+            await self._inner.aclose()
+
+
+async def drain_event_streams_on_close(response: httpx2.Response) -> None:
+    """An ``httpx2`` response hook: a POST's ``text/event-stream`` body is drained when closed.
+
+    mcp's streamable-HTTP client closes each POST's SSE response as soon as the JSON-RPC response event arrives
+    (mcp 2.3 ``_handle_sse_response``), a moment before the server's end of the chunked body. httpcore then cannot
+    reuse the connection, so every call opened a new TCP connection. The standalone GET stream is left alone: it
+    only ends when it is closed.
+    """
+    if (
+        response.request.method == "POST"
+        and response.headers.get("content-type", "").startswith("text/event-stream")
+        and isinstance(response.stream, httpx2.AsyncByteStream)
+    ):
+        response.stream = _DrainOnClose(response.stream)
+
+
+def server_hung_up(sock: socket.socket | None) -> bool:
+    """Whether an idle connection's socket is readable: with no response due, that is the server's hang-up (EOF).
+
+    What httpcore2 checks before reusing an idle connection, on a socket kept since the connection opened.
+    """
+    fileno = -1 if sock is None else sock.fileno()
+    if fileno < 0:
+        return True
+    poll = select.poll()
+    poll.register(fileno, select.POLLIN)
+    return bool(poll.poll(0))
+
+
+_BODY_LENGTH = re.compile(rb"\r\ncontent-length: *([0-9]+)\r\n", re.IGNORECASE)
+
+
+def _announces_body(head: bytes) -> bool:
+    """Whether ``head`` is a whole HTTP/1.1 request head that a body of ``content-length`` > 0 follows."""
+    if not head.endswith(b"\r\n\r\n"):
+        return False
+    length = _BODY_LENGTH.search(head)
+    return length is not None and int(length.group(1)) > 0
+
+
+class _PoolStream(httpcore2.AsyncNetworkStream):
+    """A pooled connection's stream: ``is_readable`` answered from its socket (kept once at connect), and a
+    request's head sent together with its body.
+
+    httpcore2's pool asks every idle connection ``is_readable`` on each request it assigns and each response it
+    releases (to drop connections the server closed), so a burst of N calls asks ~N² times; its anyio stream
+    looks the socket up anew each time (a ``getpeername()`` and a dict of attribute getters), about a fifth of a
+    burst's client CPU. And httpcore2 writes a request's head and its body separately: two sends, two segments,
+    and two wake-ups of the server for every POST. A head announcing a body is held until the body's first write
+    (or any read, so nothing can wait on it). Everything else is the inner stream's.
+    """
+
+    def __init__(self, inner: httpcore2.AsyncNetworkStream) -> None:
+        self._inner = inner
+        sock = inner.get_extra_info("socket")
+        self._socket: socket.socket | None = sock if hasattr(sock, "fileno") else None
+        self._head: bytes | None = None
+        """A request head waiting for its body, to go out in one write."""
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        if self._head is not None:
+            await self._send_head(timeout)
+        return await self._inner.read(max_bytes, timeout)
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        if self._head is not None:
+            buffer, self._head = self._head + buffer, None
+        elif not buffer:  # the end of a body of known length
+            return
+        elif _announces_body(buffer):
+            self._head = buffer
+            return
+        await self._inner.write(buffer, timeout)
+
+    async def _send_head(self, timeout: float | None) -> None:
+        head, self._head = self._head, None
+        if head is not None:
+            await self._inner.write(head, timeout)
+
+    async def aclose(self) -> None:
+        self._head = None
+        await self._inner.aclose()
+
+    async def start_tls(
+        self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None
+    ) -> httpcore2.AsyncNetworkStream:
+        return _PoolStream(await self._inner.start_tls(ssl_context, server_hostname, timeout))
+
+    def get_extra_info(self, info: str) -> Any:
+        if info == "is_readable" and self._socket is not None:
+            return server_hung_up(self._socket)
+        return self._inner.get_extra_info(info)
+
+
+class PoolBackend(httpcore2.AsyncNetworkBackend):
+    """httpcore2's network backend (``inner``) with leaner streams (see ``_PoolStream``): a hang-up check is one
+    ``poll()``, a request goes out in one write."""
+
+    def __init__(self, inner: httpcore2.AsyncNetworkBackend) -> None:
+        self._inner = inner
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore2.AsyncNetworkStream:
+        stream = await self._inner.connect_tcp(
+            host, port, timeout=timeout, local_address=local_address, socket_options=socket_options
+        )
+        return _PoolStream(stream)
+
+    async def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+    ) -> httpcore2.AsyncNetworkStream:
+        stream = await self._inner.connect_unix_socket(path, timeout=timeout, socket_options=socket_options)
+        return _PoolStream(stream)
+
+    async def sleep(self, seconds: float) -> None:
+        await self._inner.sleep(seconds)

@@ -1,0 +1,1 @@
+"""What users wire into a StateGraph: McpToolNode, the routers, the approval gate, message records."""

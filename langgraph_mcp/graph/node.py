@@ -1,0 +1,308 @@
+"""``McpToolNode`` runs MCP tool calls as graph steps; ``route_tool_calls`` gives each call its own task.
+
+The standard wiring is one ``Send`` per tool call (``add_conditional_edges("gate", route_tool_calls)``): each call
+then has its own checkpoint namespace and interrupt id, a finished call is never re-run when a sibling resumes, and
+answers can't cross between calls. Given several calls in one task, the node runs each as a LangGraph ``@task``
+inside the node, which gives every call the same isolation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+from collections.abc import Callable, Sequence
+from typing import Any, cast
+
+from langchain_core.messages import AIMessage, ToolCall, ToolMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.constants import END
+from langgraph.errors import GraphBubbleUp, GraphInterrupt, is_invalid_resume
+from langgraph.func import task
+from langgraph.types import Send
+
+from langgraph_mcp._compat import RunnableCallable
+from langgraph_mcp.calls.asker import InterruptAsker
+from langgraph_mcp.calls.interceptors import call_intercepted
+from langgraph_mcp.calls.results import to_tool_message
+from langgraph_mcp.calls.stream import CallStream
+from langgraph_mcp.catalog import McpTool
+from langgraph_mcp.errors import NoCheckpointerError, ToolNotFoundError
+from langgraph_mcp.graph.messages import (
+    GateRecord,
+    RefusedCalls,
+    call_with_context,
+    gate_records,
+    messages_of,
+    pending_calls,
+    pending_tool_calls,
+    split_calls,
+    turn_of,
+)
+from langgraph_mcp.servers.mcp_servers import McpServers
+
+ErrorHandler = bool | str | Callable[[Exception], str] | type[Exception] | tuple[type[Exception], ...]
+
+
+class _Work:
+    """What one node run was given: calls to run, refused groups to answer, and the gate's records."""
+
+    def __init__(self, runnable: list[ToolCall], refused: list[RefusedCalls], ai: AIMessage | None) -> None:
+        self.runnable = runnable
+        self.refused = refused
+        self.records = gate_records(ai)
+        """``None`` when no approval gate judged the message; else only recorded calls may run."""
+
+
+def _is_send_payload(value: Any) -> bool:
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and isinstance(value[-1], dict)
+        and value[-1].get("type") == "tool_call"
+    )
+
+
+class McpToolNode(RunnableCallable):
+    """A graph node that runs the pending tool calls of the last AI message against MCP servers.
+
+    Input: a state with ``messages`` (every call of the last AIMessage without a ToolMessage), or the list of tool
+    calls that ``route_tool_calls`` sends. Output: ``{"messages": [ToolMessage, ...]}``.
+
+    * Calls sharing one id, or without an id, are never run: one error ToolMessage per id says why (see
+      :mod:`langgraph_mcp.graph.messages`).
+    * When an approval gate judged the message, a call runs only if it resolves to exactly the server and tool
+      the gate recorded for it (what the human approved); anything else gets an error ToolMessage.
+    * Unknown tool → error ToolMessage naming close matches; a name two servers publish, or whose server could
+      not be listed, is never guessed (error ToolMessage).
+    * Transport failures and timeouts → error ToolMessage (``handle_tool_errors``, as in ``ToolNode``); LangGraph
+      interrupts always propagate.
+    * A server's questions (elicitation) become ``mcp_elicitation`` interrupts; the graph needs a checkpointer.
+    * Progress notifications are streamed as ``{"type": "mcp_progress", ...}`` on ``stream_mode="custom"``, and the
+      server's log messages during the call as ``{"type": "mcp_log", ...}`` (see :mod:`langgraph_mcp.connection.logs`).
+    * ``compat=True`` (Agent Chat UI mode, with the same switch on the gate and ``route_through_gate``): the
+      calls of one task run one after another, so at most one question is pending; each ``mcp_elicitation``
+      also carries its ``HITLRequest`` card and is answered with ``{"decisions": [...]}``
+      (:mod:`langgraph_mcp.humans.hitl`). The cost: calls that would run in parallel run in sequence.
+    """
+
+    def __init__(
+        self,
+        servers: McpServers,
+        *,
+        name: str = "tools",
+        messages_key: str = "messages",
+        handle_tool_errors: ErrorHandler = True,
+        tags: list[str] | None = None,
+        compat: bool = False,
+    ) -> None:
+        super().__init__(self._func, self._afunc, name=name, tags=tags, trace=False)
+        self.servers = servers
+        self.messages_key = messages_key
+        self.handle_tool_errors = handle_tool_errors
+        self.compat = compat
+
+    # ------------------------------------------------------------------------------------------- entry points
+
+    def _func(self, input: Any, config: RunnableConfig) -> Any:
+        work = self._work(input)
+        if len(work.runnable) > 1:  # a synchronous run can't call async @tasks: each call is a sync @task
+            return self._run_many_sync(work)
+        context = contextvars.copy_context()
+        return self.servers.run_sync(lambda: self._afunc(input, config), context=context)
+
+    def _run_many_sync(self, work: _Work) -> Any:
+        refusals = [group.message() for group in work.refused]
+        task_fn = cast(Any, _call_task_sync)
+        if self.compat:  # Agent Chat UI: one after another, so at most one question is pending
+            done = [task_fn(self, call, work).result() for call in work.runnable]
+            return {self.messages_key: [*refusals, *done]}
+        futures = [task_fn(self, call, work) for call in work.runnable]
+        outcomes: list[Any] = []
+        for future in futures:
+            try:
+                outcomes.append(future.result())
+            except BaseException as exc:
+                outcomes.append(exc)
+        return {self.messages_key: [*refusals, *_settled(outcomes)]}
+
+    async def _afunc(self, input: Any, config: RunnableConfig) -> Any:
+        work = self._work(input)
+        refusals = [group.message() for group in work.refused]
+        calls = work.runnable
+        if len(calls) == 1:
+            message = await self._run_one(calls[0], work)
+            return {self.messages_key: [*refusals, message]}
+        # Several calls in one task: each runs as its own @task, so one call's pause never re-runs a sibling.
+        if self.compat:  # Agent Chat UI: one after another, so at most one question is pending
+            done = [await cast(Any, _call_task)(self, call, work) for call in calls]
+            return {self.messages_key: [*refusals, *done]}
+        futures = [cast(Any, _call_task)(self, call, work) for call in calls]
+        outcomes = await asyncio.gather(*futures, return_exceptions=True)
+        return {self.messages_key: [*refusals, *_settled(outcomes)]}
+
+    def _work(self, input: Any) -> _Work:
+        if _is_send_payload(input):  # a bare list of calls: no message, so no gate records to check
+            runnable, refused = split_calls(cast(list[ToolCall], input))
+            return _Work(runnable, refused, None)
+        if isinstance(input, dict) and input.get("__type") == "tool_call_with_context":
+            call = cast(ToolCall, input["tool_call"])
+            state = input.get("state")
+            if state is None:
+                runnable, refused = split_calls([call])
+                return _Work(runnable, refused, None)
+            pending = pending_calls(messages_of(state, self.messages_key))
+            group = pending.refusal_for(call)
+            if group is not None:
+                return _Work([], [group], pending.ai)
+            ids = {c.get("id") for c in pending.runnable}
+            return _Work([call] if call.get("id") in ids else [], [], pending.ai)
+        pending = pending_calls(messages_of(input, self.messages_key))
+        return _Work(pending.runnable, pending.refused, pending.ai)
+
+    # ------------------------------------------------------------------------------------------- one call
+
+    async def _run_one(self, call: ToolCall, work: _Work) -> ToolMessage:
+        call_id = call.get("id") or ""
+        name = call["name"]
+        record = work.records.get(call_id) if work.records is not None else None
+        if work.records is not None and record is None:
+            return _not_run(call, "the approval gate that judged this message did not judge this call")
+        try:
+            tool = await self.servers.get_tool(name)
+        except ToolNotFoundError as exc:
+            return ToolMessage(content=f"Error: {exc}", name=name, tool_call_id=call_id, status="error")
+        except GraphBubbleUp:
+            raise
+        except Exception as exc:
+            return self._error_message(exc, name, call_id)
+        if record is not None and not _matches(record, tool):
+            return _not_run(
+                call,
+                f"it was judged as {_target(record)} but now resolves to server {tool.server!r}, tool "
+                f"{tool.name!r}; call it again to have it reviewed",
+            )
+        stream = CallStream(call_id, tool.server, tool.name)
+        try:
+            asker = InterruptAsker(call_id, compat=self.compat)
+            with stream.open():
+                result = await call_intercepted(
+                    self.servers,
+                    tool,
+                    dict(call.get("args") or {}),
+                    tool_call_id=call_id,
+                    asker=asker,
+                    progress=stream.progress,
+                )
+        except GraphBubbleUp:
+            raise
+        except NoCheckpointerError as exc:
+            return ToolMessage(content=f"Error: {exc}", name=name, tool_call_id=call_id, status="error")
+        except Exception as exc:
+            if is_invalid_resume(exc):
+                raise
+            return self._error_message(exc, name, call_id)
+        if isinstance(result, ToolMessage):  # an interceptor answered
+            return result.model_copy(update={"tool_call_id": call_id, "name": result.name or name})
+        return to_tool_message(
+            result, tool_call_id=call_id, name=name, routing=self.servers.routing_for(tool.server)
+        )
+
+    def _error_message(self, exc: Exception, name: str, call_id: str) -> ToolMessage:
+        handler = self.handle_tool_errors
+        if handler is False:
+            raise exc
+        if isinstance(handler, str):
+            text = handler
+        elif isinstance(handler, type | tuple):
+            if not isinstance(exc, handler):
+                raise exc
+            text = f"Error: {exc}"
+        elif callable(handler):
+            text = handler(exc)
+        else:
+            text = f"Error: {exc}" if str(exc) else f"Error: {exc!r}"
+        return ToolMessage(content=text, name=name, tool_call_id=call_id, status="error")
+
+
+@task(name="mcp_tool_call")  # type: ignore[arg-type]
+async def _call_task(node: McpToolNode, call: ToolCall, work: _Work) -> ToolMessage:
+    return await node._run_one(call, work)
+
+
+@task(name="mcp_tool_call")  # type: ignore[arg-type]
+def _call_task_sync(node: McpToolNode, call: ToolCall, work: _Work) -> ToolMessage:
+    context = contextvars.copy_context()  # this task's LangGraph config, for interrupt() inside the call
+    return node.servers.run_sync(lambda: node._run_one(call, work), context=context)
+
+
+def _settled(outcomes: list[Any]) -> list[ToolMessage]:
+    """The messages of several calls run as tasks; every call's pause is raised together, else the first error."""
+    interrupts = [i for o in outcomes if isinstance(o, GraphInterrupt) for i in o.args[0]]
+    if interrupts:
+        raise GraphInterrupt(tuple(interrupts))
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            raise outcome
+    return cast(list[ToolMessage], outcomes)
+
+
+def _matches(record: GateRecord, tool: McpTool) -> bool:
+    return record["server"] == tool.server and record["tool"] == tool.name
+
+
+def _target(record: GateRecord) -> str:
+    if record["server"] is None:
+        return "a call to no MCP server"
+    return f"server {record['server']!r}, tool {record['tool']!r}"
+
+
+def _not_run(call: ToolCall, why: str) -> ToolMessage:
+    return ToolMessage(
+        content=f"Error: the call to {call['name']!r} was not run: {why}.",
+        name=call["name"],
+        tool_call_id=call.get("id") or "",
+        status="error",
+    )
+
+
+class ToolCallRouter:
+    """Conditional-edge function: one ``Send`` per pending tool call to the tool node, else ``otherwise``.
+
+    Each ``Send`` carries the call with its turn (LangGraph's ``ToolCallWithContext``), so the tool node checks
+    it against the approval gate's records. Calls sharing an id (or without one) are sent once per id, and the
+    node answers them with an error instead of running them.
+
+    ``route_tool_calls`` is the default instance (tool node ``"tools"``, otherwise ``END``); build your own with
+    ``ToolCallRouter(node="mcp_tools", otherwise="agent")``.
+    """
+
+    def __init__(self, node: str = "tools", otherwise: str = END, *, messages_key: str = "messages") -> None:
+        self.node = node
+        self.otherwise = otherwise
+        self.messages_key = messages_key
+
+    def __call__(self, state: Any) -> Sequence[Send] | str:
+        messages = messages_of(state, self.messages_key)
+        pending = pending_calls(messages)
+        if not pending:
+            return self.otherwise
+        turn = turn_of(messages)
+        calls = [*pending.runnable, *(group.calls[0] for group in pending.refused)]
+        return [Send(self.node, call_with_context(call, turn, self.messages_key)) for call in calls]
+
+
+class ToolCallsDone:
+    """Conditional edge after the tool node when one turn's calls run in different steps (some straight away,
+    some after the approval gate): go on to ``next`` only once every call of the last AI message has its
+    ToolMessage; until then go nowhere (the remaining calls are on their way)."""
+
+    def __init__(self, next: str = "agent", *, messages_key: str = "messages") -> None:
+        self.next = next
+        self.messages_key = messages_key
+
+    def __call__(self, state: Any) -> list[str]:
+        return [] if pending_tool_calls(messages_of(state, self.messages_key)) else [self.next]
+
+
+route_tool_calls = ToolCallRouter()
+"""Route each pending tool call to the ``"tools"`` node in its own task; ``END`` when there is none."""

@@ -1,0 +1,109 @@
+"""Which server a called name belongs to, as the gate sees it: every way of not knowing becomes a reason to ask.
+
+The gate never concludes "not an MCP tool" from a failed lookup. Whatever the lookup raises (a server error, a
+cut response surfacing as ``CancelledError``, anything unexpected) is a *problem*, and a call with a problem gets
+the policy's ``unresolved`` verdict (``ask`` by default, never ``allow``). Only a name that no candidate server's
+current listing contains, with every candidate listed, is a non-MCP call. Two servers publishing one name are a
+collision: denied, since no human could tell which one would run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from langchain_core.messages import ToolCall
+
+from langgraph_mcp.catalog import McpTool, ToolResolution
+from langgraph_mcp.graph.messages import GateRecord, GateVerdict
+from langgraph_mcp.humans.policy import ApprovalPolicy, Verdict
+from langgraph_mcp.servers.mcp_servers import McpServers
+
+__all__ = ["Owner", "cached_owners", "establish_owner", "establish_owners", "owner_verdict", "record_for"]
+
+
+@dataclass(frozen=True)
+class Owner:
+    """What the gate knows about who publishes one called name."""
+
+    name: str
+    tool: McpTool | None
+    """The one listed tool with this name, if any."""
+    problem: str | None = None
+    """Why another (or any) server can't be ruled out; ``None`` when the owner is established."""
+    collision: str | None = None
+    """Set when several servers publish the name."""
+
+
+async def establish_owner(servers: McpServers, name: str) -> Owner:
+    """Look ``name`` up, turning every failure into ``Owner.problem`` (the caller's own cancellation aside)."""
+    try:
+        resolution = await servers.resolve_tool(name)
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise
+        return Owner(name, None, problem="the tool lookup was cut short (CancelledError)")
+    except Exception as exc:
+        return Owner(name, None, problem=f"the tool lookup failed ({type(exc).__name__}: {exc})")
+    return _owner(resolution)
+
+
+def cached_owners(servers: McpServers, names: Sequence[str]) -> dict[str, Owner] | None:
+    """:func:`establish_owners` without I/O when every candidate listing is fresh, else ``None``."""
+    owners: dict[str, Owner] = {}
+    for name in dict.fromkeys(names):
+        try:
+            resolution = servers.cached_resolution(name)
+        except Exception:  # anything odd: take the full (fail-closed) path
+            return None
+        if resolution is None:
+            return None
+        owners[name] = _owner(resolution)
+    return owners
+
+
+def _owner(resolution: ToolResolution) -> Owner:
+    name = resolution.published_name
+    if len(resolution.tools) > 1:
+        where = ", ".join(f"server {t.server!r} (tool {t.name!r})" for t in resolution.tools)
+        return Owner(name, None, collision=f"{name!r} is published by more than one server: {where}")
+    tool = resolution.tools[0] if resolution.tools else None
+    problem = None
+    if resolution.unknown:
+        why = "; ".join(f"server {server!r}: {detail}" for server, detail in resolution.unknown.items())
+        problem = f"a server that may publish it could not be checked ({why})"
+    return Owner(name, tool, problem=problem)
+
+
+async def establish_owners(servers: McpServers, names: Sequence[str]) -> dict[str, Owner]:
+    return {name: await establish_owner(servers, name) for name in dict.fromkeys(names)}
+
+
+def owner_verdict(policy: ApprovalPolicy, call: ToolCall, owner: Owner) -> Verdict:
+    """The policy's verdict for ``call``, made fail-closed by what is not known about its owner."""
+    if owner.collision is not None:
+        return Verdict.deny(f"{owner.collision}; rename or filter one of them")
+    if owner.problem is not None and owner.tool is None:
+        return policy.unresolved_verdict(call, owner.problem)
+    verdict = policy.verdict(call, owner.tool)
+    if owner.problem is None or verdict.denied:
+        return verdict
+    assert owner.tool is not None
+    reason = (
+        f"{verdict.reason}; listed by server {owner.tool.server!r}, but {owner.problem}"
+        if verdict.reason
+        else f"listed by server {owner.tool.server!r}, but {owner.problem}"
+    )
+    if policy.unresolved == "deny":
+        return Verdict.deny(reason)
+    decisions = verdict.allowed_decisions if verdict.needs_approval else tuple(policy.default_decisions)
+    return Verdict.ask(reason, decisions)
+
+
+def record_for(tool: McpTool | None, verdict: GateVerdict) -> GateRecord:
+    """The gate record of a call that may run: the server and tool it was judged as (``None``: no MCP tool)."""
+    if tool is None:
+        return {"server": None, "tool": None, "verdict": verdict}
+    return {"server": tool.server, "tool": tool.name, "verdict": verdict}

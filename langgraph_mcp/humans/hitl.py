@@ -1,0 +1,308 @@
+"""Agent Chat UI mode: MCP elicitation questions rendered as LangChain ``HITLRequest`` cards, and their answers.
+
+Agent Chat UI renders an interrupt only when it carries LangChain's ``HITLRequest`` keys (``action_requests``,
+``review_configs``) and answers it with a bare ``{"decisions": [...]}``. With ``compat=True`` on
+:class:`~langgraph_mcp.graph.node.McpToolNode`, an ``mcp_elicitation`` payload keeps all its own keys and also carries
+one action request per question in ``requests`` (the asker puts one question in each interrupt: a round of
+several is asked one at a time, see :class:`~langgraph_mcp.calls.asker.InterruptAsker`):
+
+* **form** — ``args`` are the form's fields, defaults filled in (``""`` where there is none); allowed decisions
+  ``edit`` (= accept, the edited args are the content) and ``reject`` (= decline);
+* **URL** — ``args`` is ``{"url": ...}`` and the description shows the URL and its host; allowed decisions
+  ``approve`` (= accepted, after the user visited it themselves) and ``reject`` (= decline). A URL that is not
+  offered as a link (not ``http``/``https`` with a host: ``openable`` is false) can only be rejected, and the
+  description says why.
+
+A form that asks for secrets says so in its description: Agent Chat UI cannot mask what is typed.
+
+The resume value maps back to the MCP answers, ``{request_key: {"action": ...}}``: form content is first
+coerced by the requested schema (:func:`~langgraph_mcp.humans.coercion.coerce_to_schema`: the UI sends every edited
+value as a string), optional fields left empty are dropped, and then the answers are validated against the
+requested schema exactly like any other answer
+(:func:`~langgraph_mcp.humans.answers.validate_answers`). A plain ``ElicitationAnswers`` value is accepted
+too, so :func:`~langgraph_mcp.humans.resume.resume_command` and the CLI answer compat-mode questions unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, ClassVar, cast
+from urllib.parse import urlsplit
+
+from langgraph_mcp.errors import AnswerError
+from langgraph_mcp.humans.answers import ElicitationAnswersModel, validate_answers
+from langgraph_mcp.humans.coercion import coerce_to_schema
+from langgraph_mcp.humans.schemas import checked_response
+from langgraph_mcp.payloads import (
+    ActionRequest,
+    DecisionType,
+    ElicitationAnswer,
+    ElicitationAnswers,
+    ElicitationInterrupt,
+    ElicitationRequest,
+    FormRequest,
+    ReviewConfig,
+    UrlRequest,
+)
+
+__all__ = [
+    "answers_from_decisions",
+    "elicitation_card",
+    "hitl_answers_response_schema",
+    "stored_answers",
+]
+
+
+def _form_args(form: FormRequest) -> dict[str, Any]:
+    properties = (form.get("requested_schema") or {}).get("properties") or {}
+    return {
+        name: prop["default"] if isinstance(prop, Mapping) and "default" in prop else ""
+        for name, prop in properties.items()
+    }
+
+
+def _field_line(name: str, prop: Any, required: bool, secret: bool) -> str:
+    prop = prop if isinstance(prop, Mapping) else {}
+    kind = str(prop.get("type") or "value")
+    if prop.get("format"):
+        kind += f", {prop['format']}"
+    if isinstance(prop.get("enum"), list):
+        kind += ", one of " + ", ".join(json.dumps(v) for v in prop["enum"])
+    words = [kind, "required" if required else "optional"]
+    if secret:
+        words.append("secret: this UI shows what you type")
+    what = str(prop.get("title") or prop.get("description") or "")
+    return f"- {name} ({'; '.join(words)}){': ' + what if what else ''}"
+
+
+def _who(payload: ElicitationInterrupt) -> str:
+    return (
+        f"MCP server {payload['server']!r} asks, for the call to {payload['published_name']!r} "
+        f"({payload['tool_call_id']}), round {payload['round']}."
+    )
+
+
+def _form_card(payload: ElicitationInterrupt, form: FormRequest) -> tuple[ActionRequest, ReviewConfig]:
+    schema = form.get("requested_schema") or {}
+    required = set(schema.get("required") or [])
+    secret = set(form.get("sensitive") or [])
+    fields = [
+        _field_line(name, prop, name in required, name in secret)
+        for name, prop in (schema.get("properties") or {}).items()
+    ]
+    warning = (
+        ["Warning: this form asks for secrets (MCP servers must not); this UI shows what you type."]
+        if form.get("asks_for_secrets", bool(secret))
+        else []
+    )
+    description = "\n".join(
+        [
+            form.get("message", ""),
+            "",
+            _who(payload),
+            *warning,
+            "Edit the fields and submit to answer; reject to decline.",
+            *fields,
+        ]
+    )
+    name = payload["published_name"]
+    return (
+        {"name": name, "args": _form_args(form), "description": description},
+        {"action_name": name, "allowed_decisions": ["edit", "reject"]},
+    )
+
+
+def _openable(request: UrlRequest) -> bool:
+    """Whether the URL may be offered as a link (payloads saved before ``openable`` existed: http(s) only)."""
+    if "openable" in request:
+        return bool(request["openable"])
+    return urlsplit(request.get("url", "")).scheme.lower() in ("http", "https")
+
+
+def _url_card(payload: ElicitationInterrupt, request: UrlRequest) -> tuple[ActionRequest, ReviewConfig]:
+    lines = [request.get("message", ""), "", _who(payload)]
+    if _openable(request):
+        lines += [
+            f"Open this URL yourself (it is not opened for you): {request['url']}",
+            f"Host: {request['host']}",
+            "Approve once you have visited it; reject to decline.",
+        ]
+        allowed: list[DecisionType] = ["approve", "reject"]
+    else:  # fail closed: nothing to visit, so nothing to approve
+        lines += [
+            f"This URL is not a web link and must not be opened: {request['url']}",
+            f"Why: {request.get('warning') or 'only http(s) URLs with a host are offered'}",
+            "Reject to decline.",
+        ]
+        allowed = ["reject"]
+    if request.get("warning") and _openable(request):
+        lines.append(f"Warning: {request['warning']}")
+    name = payload["published_name"]
+    return (
+        {"name": name, "args": {"url": request["url"]}, "description": "\n".join(lines)},
+        {"action_name": name, "allowed_decisions": allowed},
+    )
+
+
+def elicitation_card(payload: ElicitationInterrupt) -> ElicitationInterrupt:
+    """``payload`` plus the ``HITLRequest`` keys: one action request and review config per question."""
+    actions: list[ActionRequest] = []
+    configs: list[ReviewConfig] = []
+    for request in payload["requests"].values():
+        if request.get("mode") == "url":
+            action, config = _url_card(payload, cast(UrlRequest, request))
+        else:
+            action, config = _form_card(payload, cast(FormRequest, request))
+        actions.append(action)
+        configs.append(config)
+    card: ElicitationInterrupt = {**payload, "action_requests": actions, "review_configs": configs}
+    return card
+
+
+def _is_hitl_response(value: object, requests: Mapping[str, ElicitationRequest]) -> bool:
+    return isinstance(value, Mapping) and "decisions" in value and "decisions" not in requests
+
+
+def _form_content(form: FormRequest, args: Mapping[str, Any]) -> dict[str, Any]:
+    schema = form.get("requested_schema") or {}
+    required = set(schema.get("required") or [])
+    content = coerce_to_schema(dict(args), schema)
+    # an optional field the user left empty was not given (a form UI has no way to say "absent")
+    return {k: v for k, v in content.items() if k in required or (v != "" and v is not None)}
+
+
+def _answer(key: str, request: ElicitationRequest, decision: object, name: str) -> ElicitationAnswer:
+    kind = decision.get("type") if isinstance(decision, Mapping) else None
+    if request.get("mode") == "url":
+        if kind == "approve" and not _openable(cast(UrlRequest, request)):
+            raise AnswerError(
+                f"decision for {key!r}: this URL is not a web link, so it can't have been visited; only "
+                "'reject' (decline) is allowed",
+                key=key,
+            )
+        if kind == "approve":
+            return {"action": "accept"}
+        if kind == "reject":
+            return {"action": "decline"}
+        raise AnswerError(
+            f"decision for {key!r}: a URL request is answered with 'approve' (visited) or 'reject' "
+            f"(declined), got {kind!r}",
+            key=key,
+        )
+    if kind == "reject":
+        return {"action": "decline"}
+    if kind != "edit":
+        raise AnswerError(
+            f"decision for {key!r}: a form is answered with 'edit' (the filled-in fields) or 'reject' "
+            f"(decline), got {kind!r}",
+            key=key,
+        )
+    action = cast(Mapping[str, Any], decision).get("edited_action")
+    args = action.get("args") if isinstance(action, Mapping) else None
+    if not isinstance(args, Mapping):
+        raise AnswerError(
+            f"decision for {key!r}: an 'edit' needs edited_action.args, the form's fields", key=key
+        )
+    if name and isinstance(action, Mapping) and action.get("name") not in (None, name):
+        raise AnswerError(
+            f"decision for {key!r}: edited_action.name must stay {name!r}, got {action.get('name')!r}",
+            key=key,
+        )
+    return {"action": "accept", "content": _form_content(cast(FormRequest, request), args)}
+
+
+def answers_from_decisions(
+    requests: Mapping[str, ElicitationRequest], value: object, *, name: str = ""
+) -> ElicitationAnswers:
+    """The MCP answers for a ``{"decisions": [...]}`` resume value (one decision per request, in order), not
+    yet validated. Raises :class:`~langgraph_mcp.errors.AnswerError` for the wrong count or decision type."""
+    decisions = cast(Mapping[str, Any], value).get("decisions")
+    if not isinstance(decisions, list) or len(decisions) != len(requests):
+        got = f"{len(decisions)} decision(s)" if isinstance(decisions, list) else type(decisions).__name__
+        raise AnswerError(
+            f"expected {{'decisions': [...]}} with {len(requests)} decision(s), one per question in the order "
+            f"of action_requests, got {got}"
+        )
+    return {
+        key: _answer(key, request, decision, name)
+        for (key, request), decision in zip(requests.items(), decisions, strict=True)
+    }
+
+
+def stored_answers(requests: Mapping[str, ElicitationRequest], stored: object, *, name: str = "") -> object:
+    """A stored resume value as answers keyed by request key (a ``{"decisions": ...}`` value is mapped;
+    anything else, or a value that does not map, is returned as it is)."""
+    if not _is_hitl_response(stored, requests):
+        return stored
+    try:
+        return answers_from_decisions(requests, stored, name=name)
+    except AnswerError:
+        return stored
+
+
+def _hitl_json_schema(requests: Mapping[str, ElicitationRequest]) -> dict[str, Any]:
+    items = []
+    for key, request in requests.items():
+        if request.get("mode") == "url":
+            openable = _openable(cast(UrlRequest, request))
+            allowed = [{"const": "approve"}, {"const": "reject"}] if openable else [{"const": "reject"}]
+        else:
+            allowed = [{"const": "edit"}, {"const": "reject"}]
+        items.append(
+            {
+                "title": key,
+                "type": "object",
+                "properties": {
+                    "type": {"oneOf": allowed},
+                    "edited_action": {
+                        "type": "object",
+                        "properties": {"name": {"type": "string"}, "args": {"type": "object"}},
+                        "required": ["args"],
+                    },
+                },
+                "required": ["type"],
+            }
+        )
+    return {
+        "title": "HITLResponse",
+        "description": "One decision per question, in the order of action_requests (or plain MCP answers).",
+        "type": "object",
+        "properties": {
+            "decisions": {
+                "type": "array",
+                "prefixItems": items,
+                "minItems": len(items),
+                "maxItems": len(items),
+            }
+        },
+        "required": ["decisions"],
+    }
+
+
+class HitlAnswersModel(ElicitationAnswersModel):
+    """Base of the models :func:`hitl_answers_response_schema` builds: a ``{"decisions": [...]}`` value (or
+    plain answers) validated to the normalized MCP answers (``.answers()``)."""
+
+    mcp_name: ClassVar[str] = ""
+
+
+def hitl_answers_response_schema(payload: ElicitationInterrupt) -> type[ElicitationAnswersModel]:
+    """The ``response_schema`` of a compat-mode elicitation: ``{"decisions": [...]}`` (or plain answers) in,
+    validated MCP answers out; a bad value fails before LangGraph saves it."""
+    requests = dict(payload["requests"])
+    name = payload["published_name"]
+
+    def check(data: object) -> object:
+        if _is_hitl_response(data, requests):
+            data = answers_from_decisions(requests, data, name=name)
+        return validate_answers(requests, data)
+
+    return checked_response(
+        HitlAnswersModel,
+        "HitlAnswers",
+        check,
+        _hitl_json_schema(requests),
+        mcp_requests=requests,
+        mcp_name=name,
+    )

@@ -1,0 +1,300 @@
+"""What is waiting for a human, and one ``Command`` answering it: ``pending_interrupts``, ``resume_command``.
+
+A graph with MCP tools pauses for two kinds of questions: ``mcp_approval`` (the approval gate asks about a
+tool call) and ``mcp_elicitation`` (a server asks the user for input mid-call). Several can be pending at
+once, each in its own task with its own interrupt id; LangGraph resumes them all with one
+``Command(resume={interrupt_id: value, ...})``. This module builds that command from answers keyed by the
+model's ``tool_call_id`` (or by interrupt id), and checks every value against the interrupt it answers
+*before* anything is sent::
+
+    out = graph.invoke(inputs, config)                  # paused
+    command = resume_command(
+        out["__interrupt__"],
+        decisions={"call_1": {"type": "approve"}, "call_2": {"type": "reject", "message": "not today"}},
+        answers={"call_3": {"<request key>": {"action": "accept", "content": {"date": "2026-10-01"}}}},
+    )
+    graph.invoke(command, config)
+
+``pending`` may be the ``__interrupt__`` list of an ``invoke``/``stream`` output (or the output dict
+itself), a ``GraphOutput`` (``version="v2"``), a ``StateSnapshot`` (``graph.get_state(config)``, with or
+without ``subgraphs=True``: interrupts raised inside subgraphs, such as the approval gate's, are listed on
+the parent snapshot too), a list of ``Interrupt``\\s, the ``{"id", "value"}`` dicts the LangGraph SDK
+returns, or what :func:`pending_interrupts` and :func:`pending_for_thread` return.
+:func:`pending_for_thread` reads a thread's pending interrupts directly.
+
+Approvals and elicitations of one tool call are told apart by the argument they come in (``decisions`` or
+``answers``), so the same ``tool_call_id`` can be used for both. A decision for a compatibility-mode approval
+(its payload has ``action_requests``) is wrapped as ``{"decisions": [decision]}`` automatically.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, TypeAlias, cast
+
+from langgraph.types import Command, Interrupt, StateSnapshot
+
+from langgraph_mcp.errors import AnswerError, DecisionError, ResumeError, ResumeTypeError
+from langgraph_mcp.humans.answers import validate_answers
+from langgraph_mcp.humans.decisions import only_decision, validate_decision
+from langgraph_mcp.payloads import (
+    ApprovalInterrupt,
+    ElicitationInterrupt,
+    is_approval_interrupt,
+    is_elicitation_interrupt,
+)
+
+__all__ = [
+    "PendingKind",
+    "PendingMcpInterrupt",
+    "apending_for_thread",
+    "pending_for_thread",
+    "pending_interrupts",
+    "resume_command",
+]
+
+PendingKind: TypeAlias = Literal["approval", "elicitation"]
+
+_INTERRUPT_ID = re.compile(r"[0-9a-f]{32}")
+
+
+@dataclass(frozen=True)
+class PendingMcpInterrupt:
+    """One MCP interrupt waiting for a human: what a UI or CLI lists and answers."""
+
+    interrupt_id: str
+    kind: PendingKind
+    """``"approval"`` (answer with a decision) or ``"elicitation"`` (answer every request key)."""
+    tool_call_id: str
+    payload: ApprovalInterrupt | ElicitationInterrupt
+
+    @property
+    def approval(self) -> ApprovalInterrupt:
+        """The payload as an approval (raises ``ResumeTypeError``, a ``TypeError``, for an elicitation)."""
+        if self.kind != "approval":
+            raise ResumeTypeError(f"interrupt {self.interrupt_id} is an elicitation, not an approval")
+        return cast(ApprovalInterrupt, self.payload)
+
+    @property
+    def elicitation(self) -> ElicitationInterrupt:
+        """The payload as an elicitation (raises ``ResumeTypeError``, a ``TypeError``, for an approval)."""
+        if self.kind != "elicitation":
+            raise ResumeTypeError(f"interrupt {self.interrupt_id} is an approval, not an elicitation")
+        return cast(ElicitationInterrupt, self.payload)
+
+    @property
+    def compat(self) -> bool:
+        """True for an approval in LangChain ``HITLRequest`` mode (answered as ``{"decisions": [...]}``)."""
+        return self.kind == "approval" and "action_requests" in self.payload
+
+
+# ------------------------------------------------------------------------------------------------ reading
+
+
+def _raw_interrupts(pending: object) -> Iterable[tuple[str, object]]:
+    """``(id, value)`` of every interrupt in ``pending``, in the order found (duplicates included)."""
+    if pending is None:
+        return
+    if isinstance(pending, Interrupt):
+        yield pending.id, pending.value
+        return
+    if isinstance(pending, PendingMcpInterrupt):  # what pending_interrupts / pending_for_thread return
+        yield pending.interrupt_id, pending.payload
+        return
+    if isinstance(pending, StateSnapshot):
+        yield from _raw_interrupts(list(pending.interrupts))
+        for task in pending.tasks:
+            yield from _raw_interrupts(list(task.interrupts))
+            if isinstance(task.state, StateSnapshot):
+                yield from _raw_interrupts(task.state)
+        return
+    interrupts = getattr(pending, "interrupts", None)
+    if interrupts is not None and not isinstance(pending, Mapping):  # GraphOutput (version="v2")
+        yield from _raw_interrupts(list(interrupts))
+        return
+    if isinstance(pending, Mapping):
+        if "__interrupt__" in pending:  # an invoke output or an "updates" stream chunk
+            yield from _raw_interrupts(list(pending["__interrupt__"] or ()))
+            return
+        if "id" in pending and "value" in pending:  # the LangGraph SDK's Interrupt dict
+            yield str(pending["id"]), pending["value"]
+            return
+        if isinstance(pending.get("interrupts"), list):  # the LangGraph SDK's thread state
+            yield from _raw_interrupts(pending["interrupts"])
+            return
+        # An invoke output (or a run's final values) without "__interrupt__": the run did not pause.
+        return
+    if isinstance(pending, list | tuple):
+        for item in pending:
+            yield from _raw_interrupts(item)
+        return
+    raise ResumeTypeError(
+        "pending must be interrupts (invoke output, GraphOutput, StateSnapshot, or a list of Interrupt); "
+        f"got {type(pending).__name__}"
+    )
+
+
+def pending_interrupts(pending: object) -> list[PendingMcpInterrupt]:
+    """The MCP interrupts (approvals and elicitations) in ``pending``, typed, each once, in order.
+
+    Interrupts of other kinds (raised by your own nodes) are left out.
+    """
+    seen: set[str] = set()
+    out: list[PendingMcpInterrupt] = []
+    for interrupt_id, value in _raw_interrupts(pending):
+        if interrupt_id in seen:
+            continue
+        kind: PendingKind
+        if is_approval_interrupt(value):
+            kind = "approval"
+        elif is_elicitation_interrupt(value):
+            kind = "elicitation"
+        else:
+            continue
+        seen.add(interrupt_id)
+        payload = cast(ApprovalInterrupt | ElicitationInterrupt, value)
+        out.append(PendingMcpInterrupt(interrupt_id, kind, str(payload.get("tool_call_id", "")), payload))
+    return out
+
+
+class _ReadsState(Protocol):
+    def get_state(self, config: Any, *, subgraphs: bool = False) -> StateSnapshot: ...
+
+
+class _AReadsState(Protocol):
+    async def aget_state(self, config: Any, *, subgraphs: bool = False) -> StateSnapshot: ...
+
+
+def pending_for_thread(graph: _ReadsState, config: Any) -> list[PendingMcpInterrupt]:
+    """The MCP interrupts pending on a thread (``config``: ``{"configurable": {"thread_id": ...}}``)."""
+    return pending_interrupts(graph.get_state(config, subgraphs=True))
+
+
+async def apending_for_thread(graph: _AReadsState, config: Any) -> list[PendingMcpInterrupt]:
+    """Async :func:`pending_for_thread` (use it with async checkpointers)."""
+    return pending_interrupts(await graph.aget_state(config, subgraphs=True))
+
+
+# ------------------------------------------------------------------------------------------------ answering
+
+
+def _describe_pending(items: list[PendingMcpInterrupt]) -> str:
+    if not items:
+        return "nothing is pending"
+    shown = ", ".join(f"{p.tool_call_id!r} ({p.kind}, interrupt {p.interrupt_id})" for p in items)
+    return f"pending: {shown}"
+
+
+def _resolve(
+    key: object, kind: PendingKind, pending: list[PendingMcpInterrupt], argument: str
+) -> PendingMcpInterrupt:
+    """The pending interrupt that ``key`` (an interrupt id or a tool_call_id) names for ``kind``."""
+    other = "answers" if kind == "approval" else "decisions"
+    if not isinstance(key, str):
+        raise ResumeError(f"{argument}: keys must be tool_call_ids or interrupt ids (strings), got {key!r}")
+    by_id = [p for p in pending if p.interrupt_id == key]
+    if by_id:
+        found = by_id[0]
+        if found.kind != kind:
+            raise ResumeError(
+                f"{argument}[{key!r}]: interrupt {key} (tool call {found.tool_call_id!r}) is an "
+                f"{found.kind}, not an {kind}; give its value in {other}="
+            )
+        return found
+    by_call = [p for p in pending if p.tool_call_id == key and p.kind == kind]
+    if len(by_call) == 1:
+        return by_call[0]
+    if len(by_call) > 1:
+        ids = ", ".join(p.interrupt_id for p in by_call)
+        raise ResumeError(
+            f"{argument}[{key!r}]: tool call {key!r} has {len(by_call)} pending {kind}s (interrupts {ids}); "
+            "key the value by interrupt id instead"
+        )
+    wrong_kind = [p for p in pending if p.tool_call_id == key]
+    if wrong_kind:
+        raise ResumeError(
+            f"{argument}[{key!r}]: tool call {key!r} has no pending {kind}; it is waiting for an "
+            f"{wrong_kind[0].kind} (interrupt {wrong_kind[0].interrupt_id}), give that value in {other}="
+        )
+    if _INTERRUPT_ID.fullmatch(key):
+        raise ResumeError(
+            f"{argument}[{key!r}]: interrupt {key} is not pending (already answered, or from another run); "
+            f"{_describe_pending(pending)}"
+        )
+    raise ResumeError(
+        f"{argument}[{key!r}]: no pending {kind} for tool call {key!r}; {_describe_pending(pending)}"
+    )
+
+
+def _approval_value(item: PendingMcpInterrupt, decision: object, argument: str) -> object:
+    payload = item.approval
+    try:
+        if isinstance(decision, Mapping) and "decisions" in decision and "type" not in decision:
+            decision = only_decision(payload, decision)  # already LangChain's HITLResponse shape
+        clean = validate_decision(payload, decision)
+    except DecisionError as exc:
+        raise ResumeError(f"{argument}[{item.tool_call_id!r}]: {exc}") from exc
+    return {"decisions": [clean]} if item.compat else clean
+
+
+def _elicitation_value(item: PendingMcpInterrupt, answers: object, argument: str) -> object:
+    payload = item.elicitation
+    try:
+        return validate_answers(payload["requests"], answers)
+    except AnswerError as exc:
+        key = f" (request key {exc.key!r})" if exc.key else ""
+        raise ResumeError(
+            f"{argument}[{item.tool_call_id!r}]{key}: tool call {item.tool_call_id!r} "
+            f"({payload.get('published_name', '?')}): {exc}"
+        ) from exc
+
+
+def resume_command(
+    pending: object,
+    *,
+    answers: Mapping[str, object] | None = None,
+    decisions: Mapping[str, object] | None = None,
+) -> Command[Any]:
+    """One ``Command(resume={interrupt_id: value, ...})`` answering some or all of the pending MCP interrupts.
+
+    ``decisions`` maps a ``tool_call_id`` (or interrupt id) of a pending approval to a
+    :data:`~langgraph_mcp.payloads.Decision`; ``answers`` maps one of a pending elicitation to its answers,
+    ``{request_key: {"action": ...}}``. Every value is checked against its interrupt first (decision type
+    allowed, edited args fit the tool's inputSchema; every request key answered and each answer fits its
+    schema) and sent normalized. Interrupts left unanswered stay pending.
+
+    Raises :class:`~langgraph_mcp.errors.ResumeError`, naming the offending tool call (and request key), for
+    an id that is not pending (unknown, or already answered), a value of the wrong kind, an invalid value, an
+    interrupt answered twice, or nothing to answer.
+    """
+    items = pending_interrupts(pending)
+    resume: dict[str, object] = {}
+    answered_by: dict[str, str] = {}
+    for argument, kind, values in (
+        ("decisions", "approval", decisions),
+        ("answers", "elicitation", answers),
+    ):
+        if values is None:
+            continue
+        if not isinstance(values, Mapping):
+            raise ResumeError(
+                f"{argument} must be a mapping of tool_call_id (or interrupt id) to a value, "
+                f"got {type(values).__name__}"
+            )
+        for key, value in values.items():
+            item = _resolve(key, cast(PendingKind, kind), items, argument)
+            if item.interrupt_id in resume:
+                raise ResumeError(
+                    f"{argument}[{key!r}]: tool call {item.tool_call_id!r} (interrupt {item.interrupt_id}) "
+                    f"is already answered by {answered_by[item.interrupt_id]}"
+                )
+            if kind == "approval":
+                resume[item.interrupt_id] = _approval_value(item, value, argument)
+            else:
+                resume[item.interrupt_id] = _elicitation_value(item, value, argument)
+            answered_by[item.interrupt_id] = f"{argument}[{key!r}]"
+    if not resume:
+        raise ResumeError(f"nothing to resume: give decisions= and/or answers=; {_describe_pending(items)}")
+    return Command(resume=resume)

@@ -1,0 +1,336 @@
+"""Which live connection a call uses: per loop, per credential identity, idle sweeping.
+
+Bookkeeping for per-run credential identities: which are in use, which are idle, which to close first.
+
+Only identities whose credentials came from the run (``Identity.per_run``) are tracked: a server with fixed
+credentials keeps its one connection for the life of ``McpServers``. A tracked identity may be closed when nothing
+holds it (no call in flight, no paused call kept for it) and it was last used ``idle_timeout`` seconds ago, or
+earlier, least recently used first, when more than ``max_identities`` are live. The owner (``McpServers``) does the
+closing; this class never does I/O.
+
+Which live connection a call uses: one per server, per event loop, per credential identity, with idle sweeping.
+
+An ``mcp.Client`` can only be used from the loop it was entered in, so every event loop gets its own connections,
+started lazily on first use. A server whose headers depend on the run (:mod:`langgraph_mcp.credentials`) gets one
+connection and one set of paused rounds per identity, picked from the running graph's config; idle identities are
+closed and the live ones capped (:mod:`langgraph_mcp.servers.connections`). A server with fixed credentials keeps one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from langgraph_mcp.calls.paused import PausedRounds
+from langgraph_mcp.config import ServerSpec
+from langgraph_mcp.connection.connection import ServerConnection
+from langgraph_mcp.connection.logs import LOG_SINK, LogSink
+from langgraph_mcp.connection.owner import ListChanged
+from langgraph_mcp.credentials import CALL_HEADERS, RUN_CONFIG, Identity, current_config, resolve_identity
+from langgraph_mcp.errors import CredentialError, EventLoopError
+
+
+@dataclass
+class _Use:
+    last_used: float
+    active: int = 0
+
+
+class IdentityPool:
+    """Use counts and recency of the live per-run identities of one event loop."""
+
+    def __init__(self, idle_timeout: float, max_identities: int, clock: Callable[[], float] = time.monotonic):
+        self.idle_timeout = idle_timeout
+        self.max_identities = max_identities
+        self._clock = clock
+        self._uses: OrderedDict[Hashable, _Use] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._uses)
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._uses
+
+    def touch(self, key: Hashable) -> None:
+        """``key`` was just used (most recent now)."""
+        use = self._uses.get(key)
+        if use is None:
+            self._uses[key] = _Use(self._clock())
+        else:
+            use.last_used = self._clock()
+            self._uses.move_to_end(key)
+
+    def acquire(self, key: Hashable) -> None:
+        self.touch(key)
+        self._uses[key].active += 1
+
+    def release(self, key: Hashable) -> None:
+        use = self._uses.get(key)
+        if use is not None:
+            use.active = max(0, use.active - 1)
+            use.last_used = self._clock()
+
+    def forget(self, key: Hashable) -> None:
+        self._uses.pop(key, None)
+
+    def idle(self, busy: Callable[[Hashable], bool]) -> list[Hashable]:
+        """Identities unused for ``idle_timeout`` that nothing holds (``busy`` says whether something else does)."""
+        now = self._clock()
+        return [
+            key
+            for key, use in self._uses.items()
+            if use.active == 0 and now - use.last_used >= self.idle_timeout and not busy(key)
+        ]
+
+    def over_cap(self, busy: Callable[[Hashable], bool], keep: Hashable | None = None) -> list[Hashable]:
+        """Least recently used identities to close so that at most ``max_identities`` stay live (never ``keep``,
+        never one in use; if every other identity is in use, the cap is exceeded rather than a call broken)."""
+        excess = len(self._uses) - self.max_identities
+        victims: list[Hashable] = []
+        for key, use in self._uses.items():
+            if excess <= 0:
+                break
+            if key == keep or use.active > 0 or busy(key):
+                continue
+            victims.append(key)
+            excess -= 1
+        return victims
+
+    def next_due(self, busy: Callable[[Hashable], bool]) -> float | None:
+        """Seconds until the next look for idle identities is worth it (``None``: nothing to look for).
+
+        An identity in use is left out (releasing it asks again); one held by something else (``busy``) is looked
+        at again after a full ``idle_timeout``."""
+        now = self._clock()
+        dues = [
+            self.idle_timeout if busy(key) else max(0.0, use.last_used + self.idle_timeout - now)
+            for key, use in self._uses.items()
+            if use.active == 0
+        ]
+        return min(dues) if dues else None
+
+
+ConnectionKey: TypeAlias = tuple[str, Hashable]
+"""(server, credential identity key): one connection, one catalog."""
+
+_NOTHING_TO_HOLD = contextlib.nullcontext()
+
+
+class LiveConnections:
+    """The connections (and their paused rounds) of one ``McpServers``, keyed by loop and credential identity.
+
+    ``spec`` looks a server's configuration up (raising for an unknown name); ``on_list_changed(server, kind)``
+    is called when a server says its tools, resources or prompts changed; ``on_retire(key)`` when an idle identity's connection is closed,
+    so whatever was kept for that key elsewhere (its listing, its resource cache) goes with it.
+    """
+
+    def __init__(
+        self,
+        spec: Callable[[str], ServerSpec],
+        *,
+        idle_timeout: float,
+        max_identities: int,
+        on_list_changed: ListChanged,
+        on_retire: Callable[[ConnectionKey], None],
+    ) -> None:
+        self.spec = spec
+        self._idle_timeout = idle_timeout
+        self._max_identities = max_identities
+        self._on_list_changed = on_list_changed
+        self._on_retire = on_retire
+        self._static_identities: dict[str, Identity] = {}
+        self._pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, IdentityPool] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._sweeps: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.TimerHandle] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._closing: set[asyncio.Task[None]] = set()
+        self._loops: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[ConnectionKey, ServerConnection]
+        ] = weakref.WeakKeyDictionary()
+        self._paused: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[ConnectionKey, PausedRounds]
+        ] = weakref.WeakKeyDictionary()
+        self._closed = False
+
+    # ------------------------------------------------------------------------------------------- identities
+
+    def identity(self, server: str) -> Identity:
+        """The credentials a call to ``server`` is sent with in the current run (see :mod:`.credentials`).
+
+        Raises :class:`~langgraph_mcp.credentials.CredentialError` when the run lacks a ``configurable`` value
+        the server's headers need."""
+        override = CALL_HEADERS.get()
+        if override is None:
+            static = self._static_identities.get(server)
+            if static is not None:
+                return static
+        config = RUN_CONFIG.get()
+        identity = resolve_identity(
+            server, self.spec(server), config if config is not None else current_config(), override
+        )
+        if not identity.per_run and override is None:
+            self._static_identities[server] = identity
+        return identity
+
+    def key(self, server: str) -> ConnectionKey:
+        return server, self.identity(server).key
+
+    def key_or_none(self, server: str) -> ConnectionKey | None:
+        """The current run's key for ``server``; ``None`` when its credentials can't be resolved in this run."""
+        try:
+            return self.key(server)
+        except CredentialError:
+            return None
+
+    def using(self, server: str) -> contextlib.AbstractContextManager[None]:
+        """Hold the current run's connection to ``server`` while the block runs: no idle close under it, and the
+        server's log messages go to this context's :data:`~langgraph_mcp.connection.logs.LOG_SINK`."""
+        identity = self.identity(server)
+        conn = self._connection(server, identity)
+        sink = LOG_SINK.get()
+        if sink is None and not identity.per_run:
+            return _NOTHING_TO_HOLD  # fixed credentials and nobody listening: nothing to do around the block
+        return self._holding(server, identity, conn, sink)
+
+    @contextlib.contextmanager
+    def _holding(
+        self, server: str, identity: Identity, conn: ServerConnection, sink: LogSink | None
+    ) -> Iterator[None]:
+        with conn.logs.listening(sink):
+            if not identity.per_run:
+                yield
+                return
+            key = (server, identity.key)
+            pool = self._pool()
+            pool.acquire(key)
+            try:
+                yield
+            finally:
+                pool.release(key)
+                self._schedule_sweep()
+
+    def live_identities(self, server: str | None = None) -> int:
+        """How many per-run identities have a live connection in this event loop (optionally for one server)."""
+        pool = self._pools.get(asyncio.get_running_loop())
+        connections = self._loops.get(asyncio.get_running_loop(), {})
+        if pool is None:
+            return 0
+        return sum(1 for key in connections if key in pool and (server is None or key[0] == server))
+
+    # ------------------------------------------------------------------------------------------- connections
+
+    def connection(self, server: str) -> ServerConnection:
+        """This event loop's connection to ``server`` for the current run's credentials (started on first use)."""
+        return self._connection(server, self.identity(server))
+
+    def _connection(self, server: str, identity: Identity) -> ServerConnection:
+        if self._closed:
+            raise EventLoopError("McpServers was closed; create a new one")
+        key: ConnectionKey = (server, identity.key)
+        loop = asyncio.get_running_loop()
+        connections = self._loops.get(loop)
+        if connections is None:
+            connections = {}
+            self._loops[loop] = connections
+        conn = connections.get(key)
+        if conn is None:
+            spec = self.spec(server)
+            conn = ServerConnection(
+                server,
+                identity.apply(spec) if identity.per_run else spec,
+                on_list_changed=self._on_list_changed,
+            )
+            connections[key] = conn
+        if identity.per_run:
+            pool = self._pool()
+            pool.touch(key)
+            for victim in pool.over_cap(self._busy, keep=key):
+                self._retire(loop, victim)
+            self._schedule_sweep()
+        return conn
+
+    def paused_rounds(self, server: str) -> PausedRounds:
+        """The paused rounds kept for this event loop's connection to ``server`` (see :mod:`.elicitation.paused`)."""
+        identity = self.identity(server)
+        conn = self._connection(server, identity)
+        key = (server, identity.key)
+        rounds = self._paused.setdefault(asyncio.get_running_loop(), {})
+        paused = rounds.get(key)
+        if paused is None or paused.connection is not conn:
+            paused = rounds[key] = PausedRounds(conn)
+        return paused
+
+    async def aclose(self) -> None:
+        """Close every connection: this loop's and other loops' (running ones on their own loop)."""
+        self._closed = True
+        current = asyncio.get_running_loop()
+        for loop, connections in list(self._loops.items()):
+            coros = [conn.close() for conn in connections.values()]
+            if loop is current:
+                await asyncio.gather(*coros, return_exceptions=True)
+            elif loop.is_running():
+                futures = [asyncio.run_coroutine_threadsafe(c, loop) for c in coros]
+                await asyncio.gather(*(asyncio.wrap_future(f) for f in futures), return_exceptions=True)
+            else:
+                for c in coros:
+                    c.close()
+        self._loops.clear()
+        self._paused.clear()  # their open legacy calls ended with their connections
+        for handle in self._sweeps.values():
+            handle.cancel()
+        self._sweeps.clear()
+        self._pools.clear()
+        if self._closing:
+            await asyncio.gather(*list(self._closing), return_exceptions=True)
+
+    # ------------------------------------------------------------------------------------------- idle identities
+
+    def _pool(self) -> IdentityPool:
+        loop = asyncio.get_running_loop()
+        pool = self._pools.get(loop)
+        if pool is None:
+            pool = self._pools[loop] = IdentityPool(self._idle_timeout, self._max_identities)
+        return pool
+
+    def _busy(self, key: Hashable) -> bool:
+        rounds = self._paused.get(asyncio.get_running_loop(), {}).get(key)  # type: ignore[call-overload]
+        return rounds is not None and len(rounds) > 0
+
+    def _schedule_sweep(self) -> None:
+        loop = asyncio.get_running_loop()
+        if loop in self._sweeps or self._closed:
+            return
+        due = self._pool().next_due(self._busy)
+        if due is not None:
+            self._sweeps[loop] = loop.call_later(due + 0.01, self._sweep, loop)
+
+    def _sweep(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._sweeps.pop(loop, None)
+        pool = self._pools.get(loop)
+        if pool is None or self._closed:
+            return
+        for key in pool.idle(self._busy):
+            self._retire(loop, key)
+        self._schedule_sweep()
+
+    def _retire(self, loop: asyncio.AbstractEventLoop, key: Hashable) -> None:
+        """Close one identity's connection in ``loop`` and forget what was kept for it."""
+        server_key: ConnectionKey = key  # type: ignore[assignment]
+        pool = self._pools.get(loop)
+        if pool is not None:
+            pool.forget(key)
+        self._paused.get(loop, {}).pop(server_key, None)
+        self._on_retire(server_key)
+        conn = self._loops.get(loop, {}).pop(server_key, None)
+        if conn is not None:
+            task = loop.create_task(conn.close(), name=f"mcp-retire:{server_key[0]}")
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)

@@ -1,0 +1,351 @@
+"""``McpServers``: many MCP connections with one lifecycle, the tool catalog, and routing a published name to a server.
+
+``McpServers`` is the public facade; each job lives in a part it owns and wires together:
+
+- :mod:`~langgraph_mcp.servers.connections` — which connection a call uses: **one per server per event loop** (an
+  ``mcp.Client`` can only be used from the loop it was entered in), and for a server whose headers depend on the
+  run (:mod:`langgraph_mcp.credentials`) one per credential identity, with its paused rounds; idle identities are
+  closed and the live ones capped (:mod:`langgraph_mcp.servers.connections`).
+- :mod:`~langgraph_mcp.servers.listings` — tool listings per (server, identity), shared by all loops; fetching one
+  listing is :mod:`~langgraph_mcp.servers.listings`. :mod:`~langgraph_mcp.servers.names` — which server publishes a
+  name (fails closed).
+- :mod:`~langgraph_mcp.servers.sync` — the private background loop synchronous callers (``graph.invoke``) go through.
+- :mod:`~langgraph_mcp.servers.resources` (resources and prompts), :mod:`~langgraph_mcp.calls.interceptors` (the call path),
+  :mod:`~langgraph_mcp.calls.tools` (LangChain tools).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import mcp.types as types
+from langchain_core.tools import BaseTool
+
+from langgraph_mcp.calls.interceptors import ToolCallInterceptor, as_call_result, call_intercepted
+from langgraph_mcp.calls.paused import PausedRounds
+from langgraph_mcp.calls.tools import LangChainTools
+from langgraph_mcp.catalog import McpTool, ToolResolution
+from langgraph_mcp.config import McpServersConfig, OutputRouting, ServerSpec
+from langgraph_mcp.connection.connection import ServerConnection
+from langgraph_mcp.connection.owner import ListKind
+from langgraph_mcp.credentials import RUN_CONFIG, Identity
+from langgraph_mcp.errors import ConfigError, CredentialError
+from langgraph_mcp.servers import resources
+from langgraph_mcp.servers.connections import ConnectionKey, LiveConnections
+from langgraph_mcp.servers.listings import CacheMode as CacheMode
+from langgraph_mcp.servers.listings import ConnectionErrorPolicy as ConnectionErrorPolicy
+from langgraph_mcp.servers.listings import ListingCache
+from langgraph_mcp.servers.names import NameResolver
+from langgraph_mcp.servers.resources import ResourceCache, ResourceRef
+from langgraph_mcp.servers.status import status_of
+from langgraph_mcp.servers.sync import SyncBridge, refuse_inside_loop
+
+if TYPE_CHECKING:
+    from langchain_core.documents.base import Blob
+    from langchain_core.messages import BaseMessage
+
+T = TypeVar("T")
+
+
+class McpServers:
+    """Connections to a set of MCP servers, their tool catalog, and calls by published tool name.
+
+    Use as ``async with McpServers(config) as servers:`` or just call it: connections start lazily in the
+    running event loop, and ``await servers.aclose()`` (or ``servers.close()`` from sync code) ends them all.
+
+    Why this class is longer than ~250 lines: it is the public facade, one job — wiring its parts (see the module
+    docstring) and keeping one lifecycle over them. Nearly every method is a documented one-line delegation that
+    is public API (the graph nodes, the gate, the CLI and users call it); the few with a body of their own
+    (``list_tools``' run config, ``server_status``, the resource and prompt methods) join two parts for one call.
+    Splitting it further would only move docstrings.
+    """
+
+    def __init__(
+        self,
+        config: McpServersConfig | Mapping[str, Any] | str | Path,
+        *,
+        on_connection_error: ConnectionErrorPolicy = "raise",
+        interceptors: Sequence[ToolCallInterceptor] = (),
+        identity_idle_timeout: float = 300.0,
+        max_identities: int = 100,
+    ) -> None:
+        """``interceptors`` wrap every tool call, the first outermost (see :mod:`langgraph_mcp.calls.interceptors`).
+
+        Per-run credentials (see :mod:`langgraph_mcp.credentials`) get a connection and a catalog per identity;
+        an identity unused for ``identity_idle_timeout`` seconds is closed, and at most ``max_identities`` stay
+        live per event loop (least recently used closed first).
+        """
+        self.config = McpServersConfig.load(config)
+        if identity_idle_timeout <= 0 or max_identities < 1:
+            raise ConfigError("identity_idle_timeout must be > 0 and max_identities >= 1")
+        self.interceptors: Sequence[ToolCallInterceptor] = tuple(interceptors)
+        self.identity_idle_timeout = identity_idle_timeout
+        self.max_identities = max_identities
+        if not (on_connection_error in ("raise", "ignore") or callable(on_connection_error)):
+            raise ConfigError("on_connection_error must be 'raise', 'ignore' or a callable(server, error)")
+        self._connections = LiveConnections(
+            self.spec,
+            idle_timeout=identity_idle_timeout,
+            max_identities=max_identities,
+            on_list_changed=self._list_changed,
+            on_retire=self._forget,
+        )
+        self._sync = SyncBridge()
+        self._listings = ListingCache(self.config, self._connections, on_connection_error)
+        self._names = NameResolver(self.config, self._listings)
+        self.report = self._listings.report
+        self._langchain_tools = LangChainTools(self)
+        self._resource_cache = ResourceCache()
+
+    # ------------------------------------------------------------------------------------------- lifecycle
+
+    async def __aenter__(self) -> McpServers:
+        await self.list_tools()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.config.servers)
+
+    def spec(self, server: str) -> ServerSpec:
+        try:
+            return self.config.servers[server]
+        except KeyError:
+            raise ConfigError(
+                f"no MCP server named {server!r}; configured: {', '.join(self.names)}"
+            ) from None
+
+    def routing_for(self, server: str) -> OutputRouting:
+        return self.config.routing_for(server)
+
+    # ------------------------------------------------------------------------------------------- connections
+
+    def identity(self, server: str) -> Identity:
+        """The credentials a call to ``server`` is sent with in the current run (see :mod:`.credentials`).
+
+        Raises :class:`~langgraph_mcp.credentials.CredentialError` when the run lacks a ``configurable`` value
+        the server's headers need."""
+        return self._connections.identity(server)
+
+    def call_headers(self, server: str) -> dict[str, str]:
+        """The HTTP headers a call to ``server`` is sent with in the current run (empty for stdio/in-process)."""
+        return dict(self.identity(server).headers or {})
+
+    def using(self, server: str) -> contextlib.AbstractContextManager[None]:
+        """Hold the current run's connection to ``server`` while the block runs: no idle close under it, and the
+        server's log messages go to this context's :data:`~langgraph_mcp.connection.logs.LOG_SINK`."""
+        return self._connections.using(server)
+
+    def live_identities(self, server: str | None = None) -> int:
+        """How many per-run identities have a live connection in this event loop (optionally for one server)."""
+        return self._connections.live_identities(server)
+
+    def connection(self, server: str) -> ServerConnection:
+        """This event loop's connection to ``server`` for the current run's credentials (started on first use)."""
+        return self._connections.connection(server)
+
+    def paused_rounds(self, server: str) -> PausedRounds:
+        """The paused rounds kept for this event loop's connection to ``server`` (see :mod:`.elicitation.paused`)."""
+        return self._connections.paused_rounds(server)
+
+    async def aclose(self) -> None:
+        """Close every connection: this loop's, the private sync loop's, and other running loops'."""
+        await self._connections.aclose()
+        self._sync.close()
+
+    def close(self) -> None:
+        """Synchronous :meth:`aclose` for code that has no event loop running."""
+        refuse_inside_loop("close()", "await servers.aclose()")
+        asyncio.run(self.aclose())
+
+    def run_sync(
+        self, make: Callable[[], Coroutine[Any, Any, T]], *, context: contextvars.Context | None = None
+    ) -> T:
+        """Run an async operation from synchronous code on this object's private event loop.
+
+        ``context`` (default: a copy of the caller's) is the context the coroutine runs in, so LangGraph's
+        ``interrupt()``, config and stream writer work inside it.
+        """
+        return self._sync.run(make, context=context)
+
+    # ------------------------------------------------------------------------------------------- catalog
+
+    @property
+    def on_connection_error(self) -> ConnectionErrorPolicy:
+        """What a failed listing does in :meth:`list_tools`: ``raise``, ``ignore`` or call ``(server, error)``."""
+        return self._listings.on_connection_error
+
+    @on_connection_error.setter
+    def on_connection_error(self, policy: ConnectionErrorPolicy) -> None:
+        self._listings.on_connection_error = policy
+
+    def _list_changed(self, server: str, kind: ListKind) -> None:
+        """``server`` said its tools, resources or prompts changed: what was kept of that listing goes."""
+        if kind == "tools":
+            self._invalidate(server)
+        else:
+            self._resource_cache.list_changed(server, kind)
+
+    def _invalidate(self, server: str) -> None:
+        self._listings.invalidate(server)
+
+    def _forget(self, key: ConnectionKey) -> None:
+        """What was kept for a retired identity's connection goes with it."""
+        self._listings.forget(key)
+        self._resource_cache.drop((key[1], key[0]))
+
+    async def list_tools(
+        self,
+        servers: Sequence[str] | None = None,
+        cache_mode: CacheMode = "use",
+        *,
+        config: Mapping[str, Any] | None = None,
+    ) -> list[McpTool]:
+        """List the tools of ``servers`` (default: all), per the connection-error policy.
+
+        ``cache_mode``: ``use`` serves a fresh cached listing, ``refresh`` always asks the servers and stores the
+        answer, ``bypass`` asks without touching the cache. ``config`` is the run config whose credentials list
+        (default: the running graph's; needed outside a run when headers use ``${configurable:...}``).
+        """
+        if config is not None:
+            token = RUN_CONFIG.set(config)
+            try:
+                return await self.list_tools(servers, cache_mode)
+            finally:
+                RUN_CONFIG.reset(token)
+        names = list(servers) if servers is not None else self.names
+        for name in names:
+            self.spec(name)
+        return await self._listings.list_tools(names, cache_mode)
+
+    def cached_tool(self, published_name: str) -> McpTool | None:
+        """The listed tool with this published name, from the cache only (no I/O).
+
+        Raises :class:`~langgraph_mcp.errors.ToolNameCollisionError` when two cached listings publish it.
+        """
+        return self._listings.cached_tool(published_name)
+
+    def cached_tools(self) -> list[McpTool]:
+        return self._listings.cached_tools()
+
+    def candidate_servers(self, published_name: str) -> list[str]:
+        """The configured servers that could publish ``published_name``.
+
+        A server with ``prefix=False`` may publish any name; a prefixed one only names that start with its
+        prefix (as listed, or as the opt-in sanitiser would rewrite it). Only a name no candidate's current
+        listing contains, with every candidate listed, provably belongs to no MCP server.
+        """
+        return self._names.candidate_servers(published_name)
+
+    async def resolve_tool(self, published_name: str) -> ToolResolution:
+        """Who publishes ``published_name``: the matching tools of every candidate server, and the candidates
+        whose listing is missing, failed or stale and could not be refreshed (they can't be ruled out).
+
+        Lists (or re-lists) candidates as needed; never raises for a server that fails to list (it is named
+        in ``unknown``). A lookup cut short by anything but the caller's own cancellation counts as a failure.
+        """
+        return await self._names.resolve(published_name)
+
+    def cached_resolution(self, published_name: str) -> ToolResolution | None:
+        """:meth:`resolve_tool` from the cache alone, or ``None`` when a candidate server would have to be listed."""
+        return self._names.cached_resolution(published_name)
+
+    async def get_tool(self, published_name: str) -> McpTool:
+        """The tool published as ``published_name``, listing servers if needed (fails closed).
+
+        Raises :class:`~langgraph_mcp.errors.ToolNameCollisionError` when two servers publish the name,
+        :class:`~langgraph_mcp.errors.ToolOwnerUnknownError` when no listed server publishes it but a server
+        that could was not listed, and ``ToolNotFoundError`` only when no configured server publishes it.
+        """
+        return (await self.resolve_tool(published_name)).tool()
+
+    def server_status(self, server: str) -> dict[str, Any]:
+        """What is known about ``server`` in this loop: connection state, era, server info, last error.
+
+        ``state`` is ``idle`` (not started), ``connected``, ``reconnecting`` (an outage with restarts left),
+        ``down`` (waiting out its reconnect backoff: calls fail fast until ``next_attempt_in`` seconds pass) or
+        ``closed``; ``failures`` counts failed attempts in the current outage, ``starts`` every (re)start.
+        """
+        try:
+            conn: ServerConnection | None = self.connection(server)
+        except (RuntimeError, CredentialError):
+            conn = None
+        return status_of(server, conn, self.report.failed_servers.get(server), self._listings.cached(server))
+
+    # ------------------------------------------------------------------------------------------- calls
+
+    async def call_tool(
+        self,
+        published_name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        progress: Callable[[float, float | None, str | None], Awaitable[None]] | None = None,
+    ) -> types.CallToolResult:
+        """Call a tool by published name and return the server's ``CallToolResult``.
+
+        Transport failures of read-only or idempotent tools are retried (``retries`` per server). A tool that asks
+        for input can't be answered here: use :class:`~langgraph_mcp.McpToolNode` in a graph for that.
+        """
+        tool = (await self._names.resolve(published_name)).tool()  # get_tool, one await less per call
+        outcome = await call_intercepted(
+            self, tool, dict(arguments or {}), tool_call_id="", asker=None, progress=progress
+        )
+        return as_call_result(outcome)
+
+    async def get_tools(
+        self, servers: Sequence[str] | None = None, *, config: Mapping[str, Any] | None = None
+    ) -> list[BaseTool]:
+        """LangChain ``StructuredTool``s for ``create_agent`` / ``ToolNode`` (see :mod:`langgraph_mcp.calls.tools`).
+
+        A tool listed unchanged since the last call is the same object as last time; a changed one is new.
+        ``config``: as for :meth:`list_tools`. Each call the tools make uses the credentials of the run it is in.
+        """
+        return self._langchain_tools.convert(await self.list_tools(servers, config=config))
+
+    # ------------------------------------------------------------------------------------------- resources, prompts
+
+    async def list_resources(self, server: str, cache_mode: CacheMode = "use") -> list[types.Resource]:
+        """Every resource ``server`` lists (all pages); cached while the server's ttl hint allows."""
+        with self.using(server):
+            return await resources.list_resources(
+                self.connection(server), self._resource_cache, self.identity(server).key, cache_mode
+            )
+
+    async def list_resource_templates(
+        self, server: str, cache_mode: CacheMode = "use"
+    ) -> list[types.ResourceTemplate]:
+        """Every resource template ``server`` lists; read one by filling in its ``uri_template``."""
+        with self.using(server):
+            return await resources.list_resource_templates(
+                self.connection(server), self._resource_cache, self.identity(server).key, cache_mode
+            )
+
+    async def read_resource(self, server: str, uri: ResourceRef, cache_mode: CacheMode = "use") -> list[Blob]:
+        """Read a resource into ``Blob``s (``uri`` and ``server`` in their metadata). ``uri`` may also be a
+        ``resource_link`` from a tool result (an mcp ``ResourceLink`` or the ToolMessage's file block)."""
+        with self.using(server):
+            return await resources.read_resource(
+                self.connection(server), self._resource_cache, uri, self.identity(server).key, cache_mode
+            )
+
+    async def list_prompts(self, server: str, cache_mode: CacheMode = "use") -> list[types.Prompt]:
+        """Every prompt ``server`` lists (all pages), with its declared arguments."""
+        with self.using(server):
+            return await resources.list_prompts(
+                self.connection(server), self._resource_cache, self.identity(server).key, cache_mode
+            )
+
+    async def get_prompt(
+        self, server: str, name: str, arguments: Mapping[str, Any] | None = None
+    ) -> list[BaseMessage]:
+        """Render prompt ``name`` of ``server`` into LangChain messages (user → Human, assistant → AI)."""
+        with self.using(server):
+            return await resources.get_prompt(self.connection(server), name, arguments)

@@ -1,0 +1,163 @@
+"""Which server publishes a tool name: the candidate servers, listed as needed, and the ones that can't be ruled out.
+
+A full resolution is kept per name and reused while it provably still holds — the listing cache is at the same
+version (no listing stored, invalidated or forgotten since), every candidate's listing is still fresh, and no
+identity can differ (no server has per-run credentials, no interceptor overrides headers). Anything else resolves
+again from scratch, so a stale answer is never served: name resolution stays fail closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from dataclasses import dataclass
+
+from langgraph_mcp.catalog import McpTool, ToolResolution, close_matches, sanitize_name
+from langgraph_mcp.config import McpServersConfig
+from langgraph_mcp.credentials import CALL_HEADERS, is_per_run
+from langgraph_mcp.servers.listings import Listing, ListingCache, describe_failure
+
+# Names are whatever a model calls, so the per-name memos are bounded (cleared when full).
+MAX_REMEMBERED_NAMES = 1024
+
+
+@dataclass(frozen=True)
+class _Resolved:
+    """A full resolution, and what it was made from."""
+
+    version: int
+    listings: tuple[Listing, ...]
+    """The candidates' listings it was made from (each must still be fresh)."""
+    resolution: ToolResolution
+
+
+class NameResolver:
+    """Resolves published names against a :class:`~langgraph_mcp.servers.listings.ListingCache` (fails closed)."""
+
+    def __init__(self, config: McpServersConfig, listings: ListingCache) -> None:
+        self._config = config
+        self._listings = listings
+        self._list_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+            weakref.WeakKeyDictionary()
+        )
+        separator = config.separator
+        self._prefixes: list[tuple[str, tuple[str, str] | None]] = []
+        """Each server with the name beginnings it may publish (``None``: any name, ``prefix=False``)."""
+        for server, spec in config.servers.items():
+            prefix = f"{server}{separator}"
+            self._prefixes.append(
+                (server, (prefix, sanitize_name(prefix)[: min(len(prefix), 40)]) if spec.prefix else None)
+            )
+        self._fixed_identities = not any(is_per_run(spec) for spec in config.servers.values())
+        self._candidates: dict[str, tuple[str, ...]] = {}
+        self._resolved: dict[str, _Resolved] = {}
+
+    def candidate_servers(self, published_name: str) -> list[str]:
+        """The configured servers that could publish ``published_name``.
+
+        A server with ``prefix=False`` may publish any name; a prefixed one only names that start with its
+        prefix (as listed, or as the opt-in sanitiser would rewrite it). Only a name no candidate's current
+        listing contains, with every candidate listed, provably belongs to no MCP server.
+        """
+        return list(self._candidates_of(published_name))
+
+    def _candidates_of(self, published_name: str) -> tuple[str, ...]:
+        candidates = self._candidates.get(published_name)
+        if candidates is None:
+            candidates = tuple(
+                server
+                for server, beginnings in self._prefixes
+                if beginnings is None or published_name.startswith(beginnings)
+            )
+            if len(self._candidates) >= MAX_REMEMBERED_NAMES:
+                self._candidates.clear()
+            self._candidates[published_name] = candidates
+        return candidates
+
+    def _still_valid(self, published_name: str) -> ToolResolution | None:
+        """The kept resolution of ``published_name`` if it provably still holds (see the module docstring)."""
+        kept = self._resolved.get(published_name)
+        if (
+            kept is None
+            or kept.version != self._listings.version
+            or not self._fixed_identities
+            or CALL_HEADERS.get() is not None
+            or not all(listing.fresh for listing in kept.listings)
+        ):
+            return None
+        return kept.resolution
+
+    def _keep(self, published_name: str, candidates: tuple[str, ...], found: ToolResolution) -> None:
+        """Keep a resolution just made with every candidate fresh and every server listed."""
+        if found.unknown or not self._fixed_identities or CALL_HEADERS.get() is not None:
+            return
+        listings = []
+        for server in candidates:
+            listing = self._listings.cached(server)
+            if listing is None or not listing.fresh:
+                return
+            listings.append(listing)
+        if len(self._resolved) >= MAX_REMEMBERED_NAMES:
+            self._resolved.clear()
+        self._resolved[published_name] = _Resolved(self._listings.version, tuple(listings), found)
+
+    async def resolve(self, published_name: str) -> ToolResolution:
+        """Who publishes ``published_name``: the matching tools of every candidate server, and the candidates
+        whose listing is missing, failed or stale and could not be refreshed (they can't be ruled out).
+
+        Lists (or re-lists) candidates as needed; never raises for a server that fails to list (it is named
+        in ``unknown``). A lookup cut short by anything but the caller's own cancellation counts as a failure.
+        """
+        kept = self._still_valid(published_name)
+        if kept is not None:
+            return kept
+        listings = self._listings
+        candidates = self._candidates_of(published_name)
+        unknown: dict[str, str] = {}
+
+        def to_list() -> list[str]:  # stale candidates, and servers never listed (for "did you mean")
+            return [
+                s
+                for s in self._config.servers
+                if (s in candidates and not listings.fresh(s)) or listings.cached(s) is None
+            ]
+
+        if to_list():
+            loop = asyncio.get_running_loop()
+            lock = self._list_locks.setdefault(loop, asyncio.Lock())
+            async with lock:
+                if stale := to_list():
+                    failures = await listings.list_quietly(stale)
+                    unknown = {s: describe_failure(e) for s, e in failures.items() if s in candidates}
+        for server in candidates:
+            if server not in unknown and not listings.fresh(server):
+                unknown[server] = "its tools are not listed"
+        found = self._resolution(published_name, [s for s in candidates if s not in unknown], unknown)
+        if not to_list():  # every server listed, as a kept resolution needs (see _keep)
+            self._keep(published_name, candidates, found)
+        return found
+
+    def cached_resolution(self, published_name: str) -> ToolResolution | None:
+        """:meth:`resolve` from the cache alone, or ``None`` when a candidate server would have to be listed."""
+        kept = self._still_valid(published_name)
+        if kept is not None:
+            return kept
+        candidates = self._candidates_of(published_name)
+        if not all(self._listings.fresh(s) for s in candidates):
+            return None
+        return self._resolution(published_name, list(candidates), {})
+
+    def _resolution(self, published_name: str, listed: list[str], unknown: dict[str, str]) -> ToolResolution:
+        """The resolution over ``listed`` (servers with a fresh listing for this run)."""
+        tools: tuple[McpTool, ...] = tuple(
+            tool
+            for server in listed
+            if (listing := self._listings.cached(server)) is not None
+            and (tool := listing.by_name.get(published_name))
+        )
+        return ToolResolution(
+            published_name,
+            tools,
+            unknown,
+            [] if tools else close_matches(published_name, self._listings.cached_tools()),
+        )
