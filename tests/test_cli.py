@@ -23,7 +23,8 @@ from langgraph_mcp.humans.answers import validate_answers
 from langgraph_mcp.humans.inspection import sensitive_fields
 from langgraph_mcp.payloads import FormRequest
 
-TIMEOUT = 20
+HANG_GUARD = 120  # seconds: only a hung CLI trips it (a loaded 2-core box took 20+ s for a healthy run)
+TIMEOUT = HANG_GUARD
 DATE_RE = r"\d{4}-\d{2}-\d{2}"
 ASK_DATE = "langgraph_mcp.examples.demo_server:ask_date"
 
