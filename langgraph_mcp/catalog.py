@@ -1,4 +1,5 @@
-"""The tool catalog: ``McpTool`` (declared vs effective hints), published names, and inputSchema guards.
+"""The tool catalog: ``McpTool`` (declared vs effective hints), published names, inputSchema guards, and the
+digests a decision is bound to (:func:`definition_hash` of a tool, :func:`args_digest` of what is sent).
 
 Published names must be what model providers accept (``^[a-zA-Z0-9_-]{1,64}$``); a tool that can't be published is
 reported and skipped (or renamed by the opt-in sanitiser), and two tools with one published name are an error,
@@ -8,11 +9,13 @@ never a silent shadow. Schemas are checked without recursion, so a hostile schem
 from __future__ import annotations
 
 import difflib
+import functools
+import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, Literal, TypedDict, cast
 
 import mcp.types as types
 
@@ -35,6 +38,56 @@ _HINT_FIELDS = {
     "idempotentHint": "idempotent_hint",
     "openWorldHint": "open_world_hint",
 }
+
+
+class ToolDefinition(TypedDict):
+    """The parts of a tool's definition a decision is bound to (wire names); any change voids the decision."""
+
+    name: str
+    description: str
+    inputSchema: dict[str, Any]
+    outputSchema: dict[str, Any] | None
+    annotations: dict[str, Any] | None
+
+
+def canonical_json(value: Any) -> str:
+    """One text per JSON value: keys sorted, no whitespace, UTF-8 kept (what digests and signatures are over).
+
+    A value JSON has no type for is written as its ``str()`` (tool call arguments are JSON in practice)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def _sha256(value: Any) -> str:
+    return hashlib.sha256(canonical_json(value).encode()).hexdigest()
+
+
+def definition_hash(tool: McpTool | types.Tool) -> str:
+    """The sha256 (hex) of a tool's definition: canonical JSON of its server-side ``name``, ``description``,
+    ``inputSchema``, ``outputSchema`` and ``annotations``, as listed.
+
+    An :class:`McpTool` and the ``mcp.types.Tool`` it was built from hash the same. A decision about a call is
+    bound to this hash: when the server lists the tool differently (a restart, a redeploy, ``list_changed``),
+    the hash changes and the decision no longer applies."""
+    if isinstance(tool, McpTool):
+        return tool.definition_hash
+    annotations = (
+        tool.annotations.model_dump(mode="json", by_alias=True, exclude_none=True)
+        if tool.annotations is not None
+        else None
+    )
+    definition: ToolDefinition = {
+        "name": tool.name,
+        "description": tool.description or "",
+        "inputSchema": tool.input_schema,
+        "outputSchema": tool.output_schema,
+        "annotations": annotations,
+    }
+    return _sha256(definition)
+
+
+def args_digest(arguments: Mapping[str, Any] | None) -> str:
+    """The sha256 (hex) of the canonical JSON of the arguments actually sent (``None`` counts as ``{}``)."""
+    return _sha256(dict(arguments or {}))
 
 
 @dataclass(frozen=True)
@@ -96,8 +149,25 @@ class McpTool:
 
     @property
     def retry_safe(self) -> bool:
-        """Whether a transport failure may be retried: only read-only or idempotent tools."""
-        return self.read_only or self.idempotent
+        """Whether a transport failure may be retried: only read-only or idempotent tools of a trusted server
+        (``trust_annotations=False``: its hints decide nothing, so its calls are never sent twice)."""
+        return self.trusted and (self.read_only or self.idempotent)
+
+    @functools.cached_property
+    def definition(self) -> ToolDefinition:
+        """What a human approving a call to this tool is shown of it: see :func:`definition_hash`."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+            "outputSchema": self.output_schema,
+            "annotations": self.annotations,
+        }
+
+    @functools.cached_property
+    def definition_hash(self) -> str:
+        """:func:`definition_hash` of this tool, computed once per listed descriptor."""
+        return _sha256(self.definition)
 
     @property
     def display_name(self) -> str:
