@@ -42,7 +42,9 @@ class VersionedServer(MCPServer):
         self.ran.append((tool, event))
         path = os.environ.get(EVENTS_ENV)
         if path:
-            line = json.dumps({"tool": tool, "event": event, "version": self.deployed_version, "pid": os.getpid()})
+            line = json.dumps(
+                {"tool": tool, "event": event, "version": self.deployed_version, "pid": os.getpid()}
+            )
             with open(path, "a", encoding="utf-8") as out:
                 out.write(line + "\n")
                 out.flush()
