@@ -1,0 +1,153 @@
+// Drive Agent Chat UI in Debian's chromium (playwright-core) through a list of steps, as a person would.
+//
+//   node drive.cjs <scenario.json>
+//
+// scenario.json: {"url", "chromium", "playwright", "artifacts", "name", "timeout_ms", "steps": [...]}.
+// Each step is {"do": <verb>, ...}; every step waits for what a person would wait for (a card, a button, the run
+// to finish), bounded by timeout_ms. After each step the page's visible text is recorded; "shot" steps also
+// save a full-page screenshot. Prints one JSON report on stdout: {"ok", "steps": [{"do", "text", "shot"}],
+// "error", "toasts"}; exits 1 when a step failed (the report says which, with the page text at that moment).
+"use strict";
+const fs = require("fs");
+const path = require("path");
+const os = require("os");
+
+const scenario = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+const { chromium } = require(scenario.playwright);
+const TIMEOUT = scenario.timeout_ms || 60000;
+
+async function idle(page) {
+  // A run is over when the composer shows "Send" again (it shows "Cancel" while the stream is open).
+  await page.getByRole("button", { name: "Cancel" }).waitFor({ state: "detached", timeout: TIMEOUT });
+  await page.getByRole("button", { name: "Send" }).waitFor({ timeout: TIMEOUT });
+}
+
+function card(page) {
+  // The interrupt card: the block holding "Mark as Resolved".
+  return page.locator("div.flex.min-h-full.w-full.max-w-full.flex-col.gap-9");
+}
+
+async function field(page, label) {
+  // The textarea under a card field's label (Agent Chat UI shows the arg key in Start Case just above its box).
+  const box = card(page)
+    .locator("p", { hasText: new RegExp(`^${label}$`) })
+    .locator("xpath=following-sibling::textarea");
+  await box.first().waitFor({ timeout: TIMEOUT });
+  return box.first();
+}
+
+async function cardFields(page) {
+  // {label: value} of the card's text boxes (innerText leaves out what a textarea holds).
+  return card(page).evaluateAll((cards) => {
+    const out = {};
+    for (const c of cards) {
+      for (const box of c.querySelectorAll("textarea")) {
+        const label = box.previousElementSibling ? box.previousElementSibling.innerText : "";
+        out[label] = box.value;
+      }
+    }
+    return out;
+  });
+}
+
+const verbs = {
+  async open(page, step) {
+    const timeout = step.timeout_ms || TIMEOUT; // the first load makes next dev compile the page
+    await page.goto(scenario.url, { timeout });
+    await page.getByPlaceholder("Type your message...").waitFor({ timeout });
+  },
+  async send(page, step) {
+    await page.getByPlaceholder("Type your message...").fill(step.text);
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.getByText(step.text, { exact: true }).first().waitFor({ timeout: TIMEOUT });
+    await idle(page);
+  },
+  async card(page, step) {
+    // Wait for the card of `title` (the action name) to be the one shown.
+    await card(page).locator("p.text-2xl", { hasText: step.title }).waitFor({ timeout: TIMEOUT });
+    if (step.selected) {
+      await page.getByText(`Currently selected: ${step.selected}`).waitFor({ timeout: TIMEOUT });
+    }
+  },
+  async fill(page, step) {
+    const box = await field(page, step.field);
+    await box.fill(step.value);
+  },
+  async click(page, step) {
+    // A button on the card ("Approve", "Submit", "Submit rejection"); then the resumed run to end.
+    await card(page).getByRole("button", { name: step.button, exact: true }).click();
+    await idle(page);
+  },
+  async reject(page, step) {
+    await (await field(page, "Reason")).fill(step.reason);
+    await card(page).getByRole("button", { name: "Submit rejection", exact: true }).click();
+    await idle(page);
+  },
+  async text(page, step) {
+    // Wait until the page shows `text` (a substring of the visible text).
+    await page.getByText(step.text, { exact: false }).first().waitFor({ timeout: TIMEOUT });
+  },
+  async gone(page, step) {
+    await page.getByText(step.text, { exact: false }).first().waitFor({ state: "detached", timeout: TIMEOUT });
+  },
+  async reload(page, step) {
+    // Reload the page (same thread id in the URL) and wait for `text` to show again.
+    await page.reload({ timeout: TIMEOUT });
+    await page.getByText(step.text, { exact: false }).first().waitFor({ timeout: TIMEOUT });
+  },
+  async shot(page, step) {},
+};
+
+(async () => {
+  const report = { ok: false, steps: [], toasts: [], console_errors: [] };
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "lgmcp-chromium-"));
+  let context;
+  try {
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: scenario.chromium,
+      headless: true,
+      args: [
+        "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+      ],
+      viewport: { width: 1280, height: 1400 },
+    });
+    const page = context.pages()[0] || (await context.newPage());
+    page.on("console", (m) => { if (m.type() === "error") report.console_errors.push(m.text().slice(0, 500)); });
+    let n = 0;
+    for (const step of scenario.steps) {
+      n += 1;
+      const entry = { do: step.do, step };
+      report.steps.push(entry);
+      try {
+        await verbs[step.do](page, step);
+      } finally {
+        entry.text = await page.locator("body").innerText().catch(() => "");
+        const toasts = await page.locator("[data-sonner-toast]").allInnerTexts().catch(() => []);
+        entry.toasts = toasts;
+        entry.fields = await cardFields(page).catch(() => ({}));
+        if (step.do === "shot" || step.shot) {
+          const name = `${scenario.name}-${String(n).padStart(2, "0")}-${step.shot || step.name || step.do}.png`;
+          entry.shot = path.join(scenario.artifacts, name);
+          await page.screenshot({ path: entry.shot, fullPage: true });
+        }
+      }
+    }
+    report.ok = true;
+  } catch (error) {
+    report.error = String(error && error.stack ? error.stack : error);
+    if (context) {
+      const page = context.pages()[0];
+      if (page) {
+        const shot = path.join(scenario.artifacts, `${scenario.name}-FAILED.png`);
+        await page.screenshot({ path: shot, fullPage: true }).catch(() => {});
+        report.failed_shot = shot;
+      }
+    }
+  } finally {
+    if (context) await context.close().catch(() => {});
+    fs.rmSync(userDataDir, { recursive: true, force: true });
+  }
+  process.stdout.write(JSON.stringify(report));
+  process.exit(report.ok ? 0 : 1);
+})();

@@ -1,0 +1,136 @@
+"""The real Agent Chat UI, in a real browser, against the repository's ``langgraph dev``: what a person sees.
+
+``langgraph dev`` serves the repository's ``langgraph.json``; Agent Chat UI (its upstream source, vendored at a
+pinned commit, ``npm install``-ed into a cache) runs under ``next dev``; Debian's chromium, driven by
+playwright-core (``tests/browser/drive.cjs``), opens the page pointed at graph ``mcp_agent_chat`` by its query
+string and does what a person does: types a message, reads the cards, fills the boxes, clicks the buttons.
+Every assertion is on what the page showed (its visible text, its toasts, the card's text boxes). Screenshots
+of each step named by its ``shot`` go to ``tests/browser/artifacts/`` (or ``$LANGGRAPH_MCP_ARTIFACTS/browser``),
+with a JSON report per scenario.
+
+Locally the tier skips, saying what is missing, when chromium, node/npm or the UI's source are absent;
+``.ci/run`` installs them and sets ``LANGGRAPH_MCP_REQUIRE_BROWSER=1``, which turns every skip into a failure.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from langgraph_mcp.examples.studio import CHAT_GRAPH_ID
+from tests.browser.agent_chat_ui import (
+    Browser,
+    BrowserUnavailable,
+    artifacts_dir,
+    chromium_ready,
+    installed_driver,
+    installed_ui,
+    langgraph_dev,
+    next_dev,
+    unavailable,
+)
+
+pytestmark = pytest.mark.slow
+
+OPEN_TIMEOUT_MS = 240_000  # the first request makes next dev compile the page (~30-60 s on a loaded 2-core box)
+
+REGISTRATION = {
+    "Name": "Ada Lovelace",
+    "Email": "ada@example.com",
+    "Plan": "pro",
+    "Newsletter": "true",
+    "Start": "2026-12-24",
+}
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
+    try:
+        chromium_ready()
+        ui = installed_ui()
+        driver = installed_driver()
+    except BrowserUnavailable as error:
+        unavailable(str(error))
+    workdir = tmp_path_factory.mktemp("browser")
+    with langgraph_dev(workdir) as api_url, next_dev(ui, workdir) as ui_url:
+        query = urllib.parse.urlencode({"apiUrl": api_url, "assistantId": CHAT_GRAPH_ID})
+        yield Browser(f"{ui_url}/?{query}", api_url, driver, artifacts_dir(), workdir)
+
+
+def _start(message: str = "go") -> list[dict[str, Any]]:
+    return [{"do": "open", "timeout_ms": OPEN_TIMEOUT_MS}, {"do": "send", "text": message}]
+
+
+def _fill(fields: dict[str, str]) -> list[dict[str, Any]]:
+    return [{"do": "fill", "field": label, "value": value} for label, value in fields.items()]
+
+
+def _toast(step: dict[str, Any]) -> str:
+    return "\n".join(step["toasts"])
+
+
+def test_approve_then_a_form_answered_wrong_then_right(browser: Browser) -> None:
+    """Approve the destructive call; fill the form with a bad age (refused, the card stays), then a good one."""
+    report = browser.run(
+        "approve-form",
+        [
+            *_start(),
+            {"do": "card", "title": "demo_delete_file", "selected": "Approve", "shot": "approval"},
+            {"do": "click", "button": "Approve"},
+            {"do": "card", "title": "demo_register", "shot": "form"},
+            *_fill({**REGISTRATION, "Age": "abc"}),
+            {"do": "click", "button": "Submit"},
+            {"do": "text", "text": "An error occurred", "shot": "refused"},
+            {"do": "card", "title": "demo_register"},
+            *_fill({**REGISTRATION, "Age": "36"}),
+            {"do": "click", "button": "Submit"},
+            {"do": "text", "text": "Here is what happened", "shot": "finished"},
+        ],
+    )
+    refused = report.after("refused")
+    assert "'abc'" in _toast(refused)
+    assert "demo_register" in refused["text"] and "Submit rejection" in refused["text"]  # still answerable
+
+    finished = report.after("finished")["text"]
+    assert "Deleted todo.txt" in finished
+    assert "Mark as Resolved" not in finished  # no card left: the turn is over
+    assert '"age": 36' in finished or "36" in finished
+
+
+def test_edit_an_approval_then_reject_the_form_with_a_reason(browser: Browser) -> None:
+    report = browser.run(
+        "edit-reject",
+        [
+            *_start(),
+            {"do": "card", "title": "demo_delete_file"},
+            {"do": "fill", "field": "Path", "value": "notes.txt"},
+            {"do": "click", "button": "Submit"},
+            {"do": "card", "title": "demo_register", "shot": "form"},
+            {"do": "reject", "reason": "I will register later"},
+            {"do": "text", "text": "Here is what happened", "shot": "finished"},
+        ],
+    )
+    finished = report.after("finished")["text"]
+    assert "Deleted notes.txt" in finished
+    assert "Mark as Resolved" not in finished
+
+
+def test_reject_an_approval_with_a_reason(browser: Browser) -> None:
+    report = browser.run(
+        "reject",
+        [
+            *_start(),
+            {"do": "card", "title": "demo_delete_file"},
+            {"do": "reject", "reason": "keep todo.txt"},
+            {"do": "card", "title": "demo_register"},
+            {"do": "reject", "reason": "not now"},
+            {"do": "text", "text": "Here is what happened", "shot": "finished"},
+        ],
+    )
+    finished = report.after("finished")["text"]
+    assert "keep todo.txt" in finished
+    assert "Deleted todo.txt" not in finished
+    assert "Mark as Resolved" not in finished
