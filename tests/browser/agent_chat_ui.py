@@ -75,12 +75,16 @@ def artifacts_dir() -> Path:
 
 def ui_source() -> Path:
     candidates = [Path(p) for p in [os.environ.get(SOURCE_ENV)] if p]
-    candidates += [parent / "shared" / "vendor" / "agent-chat-ui" for parent in (ROOT.parent, ROOT.parent.parent)]
+    candidates += [
+        parent / "shared" / "vendor" / "agent-chat-ui" for parent in (ROOT.parent, ROOT.parent.parent)
+    ]
     for candidate in candidates:
         if (candidate / "package.json").exists():
             return candidate
     raise BrowserUnavailable(
-        "Agent Chat UI's source not found (looked in " + ", ".join(map(str, candidates)) + f"): set {SOURCE_ENV}"
+        "Agent Chat UI's source not found (looked in "
+        + ", ".join(map(str, candidates))
+        + f"): set {SOURCE_ENV}"
     )
 
 
@@ -98,8 +102,13 @@ def _npm(args: list[str], cwd: Path, log: Path) -> None:
     env = {**os.environ, "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1", "NEXT_TELEMETRY_DISABLED": "1"}
     with log.open("ab") as out:
         done = subprocess.run(
-            [npm, *args, "--no-audit", "--no-fund"], cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT,
-            timeout=INSTALL_TIMEOUT, check=False,
+            [npm, *args, "--no-audit", "--no-fund"],
+            cwd=cwd,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            timeout=INSTALL_TIMEOUT,
+            check=False,
         )
     if done.returncode != 0:
         tail = log.read_text(errors="replace")[-3000:]
@@ -118,7 +127,9 @@ def _locked(path: Path) -> Iterator[None]:
                 break
             except BlockingIOError:
                 if time.monotonic() > deadline:
-                    raise BrowserUnavailable(f"{path} stayed locked by another test run for {LOCK_TIMEOUT:g}s") from None
+                    raise BrowserUnavailable(
+                        f"{path} stayed locked by another test run for {LOCK_TIMEOUT:g}s"
+                    ) from None
                 time.sleep(0.5)  # waiting on another process's file lock, not synchronising tasks
         try:
             yield
@@ -166,7 +177,9 @@ def _wait_ready(url: str, process: subprocess.Popen[bytes], log: Path, what: str
     deadline = time.monotonic() + STARTUP_TIMEOUT
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            pytest.fail(f"{what} exited with {process.returncode}:\n{log.read_text(errors='replace')[-4000:]}")
+            pytest.fail(
+                f"{what} exited with {process.returncode}:\n{log.read_text(errors='replace')[-4000:]}"
+            )
         try:
             with urllib.request.urlopen(url, timeout=5) as response:
                 if response.status == 200:
@@ -174,7 +187,9 @@ def _wait_ready(url: str, process: subprocess.Popen[bytes], log: Path, what: str
         except (urllib.error.URLError, OSError):
             pass
         time.sleep(0.25)  # polling a subprocess's port, not synchronising tasks
-    pytest.fail(f"{what} did not answer on {url} within {STARTUP_TIMEOUT:g}s:\n{log.read_text(errors='replace')[-4000:]}")
+    pytest.fail(
+        f"{what} did not answer on {url} within {STARTUP_TIMEOUT:g}s:\n{log.read_text(errors='replace')[-4000:]}"
+    )
 
 
 def _processes() -> dict[int, tuple[int, str]]:
@@ -213,7 +228,9 @@ def process_group(
     """Run ``argv`` in its own process group until ``ready_url`` answers 200; at the end kill the group and
     check that nothing it started is left behind."""
     with log.open("wb") as out:
-        process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen(
+            argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
     children: dict[int, str] = {}
     try:
         _wait_ready(ready_url, process, log, what)
@@ -258,7 +275,14 @@ def langgraph_dev(workdir: Path) -> Iterator[str]:
     env.pop("LANGGRAPH_ALLOW_BLOCKING", None)
     url = f"http://127.0.0.1:{port}"
     argv = [str(langgraph), "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", str(port)]
-    with process_group(argv, cwd=project, env=env, log=workdir / "langgraph-dev.log", ready_url=f"{url}/ok", what="langgraph dev"):
+    with process_group(
+        argv,
+        cwd=project,
+        env=env,
+        log=workdir / "langgraph-dev.log",
+        ready_url=f"{url}/ok",
+        what="langgraph dev",
+    ):
         yield url
 
 
@@ -272,8 +296,11 @@ def next_dev(ui: Path, workdir: Path) -> Iterator[str]:
         env.pop(key, None)  # the page is pointed at the server by its query string, nothing else
     url = f"http://127.0.0.1:{port}"
     argv = [str(ui / "node_modules" / ".bin" / "next"), "dev", "-H", "127.0.0.1", "-p", str(port)]
-    with _locked(ui / ".next-dev.lock"), process_group(
-        argv, cwd=ui, env=env, log=workdir / "next-dev.log", ready_url=f"{url}/", what="next dev"
+    with (
+        _locked(ui / ".next-dev.lock"),
+        process_group(
+            argv, cwd=ui, env=env, log=workdir / "next-dev.log", ready_url=f"{url}/", what="next dev"
+        ),
     ):
         yield url
 
@@ -309,7 +336,9 @@ class Browser:
         try:
             report: dict[str, Any] = json.loads(done.stdout)
         except json.JSONDecodeError:
-            pytest.fail(f"the driver printed no report (rc {done.returncode}):\n{done.stderr.decode()[-4000:]}")
+            pytest.fail(
+                f"the driver printed no report (rc {done.returncode}):\n{done.stderr.decode()[-4000:]}"
+            )
         (self.artifacts / f"{name}.report.json").write_text(json.dumps(report, indent=1))
         if not report["ok"]:
             last = report["steps"][-1] if report["steps"] else {}
@@ -340,3 +369,15 @@ def chromium_ready() -> None:
         raise BrowserUnavailable(f"{CHROMIUM} not found: `apt-get install chromium` (Debian)")
     if shutil.which("node") is None:
         raise BrowserUnavailable("node not found: install Node.js 20 and npm")
+
+
+# `python tests/browser/agent_chat_ui.py install`: install (or check) what the tier needs (.ci/run does, first).
+if __name__ == "__main__":
+    if sys.argv[1:] != ["install"]:
+        sys.exit("usage: python tests/browser/agent_chat_ui.py install")
+    try:
+        chromium_ready()
+        print(f"Agent Chat UI installed in {installed_ui()}")
+        print(f"playwright-core installed in {installed_driver()}")
+    except BrowserUnavailable as error:
+        sys.exit(f"browser tier unavailable: {error}")
