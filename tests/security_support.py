@@ -151,7 +151,7 @@ def gate_router_graph(
     """The gate's documented wiring: agent → approval_gate → ToolCallRouter → tools → agent."""
     builder = StateGraph(MessagesState)
     builder.add_node("agent", scripted(calls))
-    builder.add_node("approval_gate", create_approval_gate(servers, policy, compat=compat))
+    builder.add_node("approval_gate", create_approval_gate(servers, policy, agent_chat_ui=compat))
     builder.add_node("tools", McpToolNode(servers))
     builder.add_edge(START, "agent")
     builder.add_conditional_edges("agent", tools_condition, {"tools": "approval_gate", END: END})

@@ -1,4 +1,4 @@
-"""Agent Chat UI mode (``compat=True`` on the gate, the router and the node), driven as that UI drives a graph.
+"""Agent Chat UI mode (``agent_chat_ui=True`` on the gate, the router and the node), driven as that UI drives a graph.
 
 At every pause the test reads the thread's interrupts, requires exactly one, requires the ``HITLRequest`` keys
 on it, and resumes with a bare ``{"decisions": [...]}`` (no interrupt id), edited values sent as strings, as
@@ -40,7 +40,7 @@ def chat_graph(
     policy: ApprovalPolicy | None = None,
     checkpointer: InMemorySaver | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
-    """The README's wiring with ``compat=True`` on all three parts."""
+    """The README's wiring with ``agent_chat_ui=True`` on all three parts."""
     policy = policy or ApprovalPolicy()
 
     def agent(state: MessagesState) -> dict[str, Any]:
@@ -50,11 +50,11 @@ def chat_graph(
 
     builder = StateGraph(MessagesState)
     builder.add_node("agent", agent)
-    builder.add_node("approval_gate", create_approval_gate(servers, policy, compat=True))
-    builder.add_node("tools", McpToolNode(servers, compat=True))
+    builder.add_node("approval_gate", create_approval_gate(servers, policy, agent_chat_ui=True))
+    builder.add_node("tools", McpToolNode(servers, agent_chat_ui=True))
     builder.add_edge(START, "agent")
     builder.add_conditional_edges(
-        "agent", route_through_gate(servers, policy, compat=True), ["approval_gate", "tools", END]
+        "agent", route_through_gate(servers, policy, agent_chat_ui=True), ["approval_gate", "tools", END]
     )
     builder.add_edge("approval_gate", "tools")
     builder.add_conditional_edges("tools", ToolCallsDone("agent"), ["agent"])
@@ -356,3 +356,15 @@ def test_a_synchronous_graph_in_compat_mode_asks_one_question_at_a_time(
     assert text_of(messages["rome"]) == "Booked Rome on 2026-12-24"
     assert text_of(messages["oslo"]) == "Booked Oslo on 2026-12-24"
     assert srv.events.counts["book_trip.commit"] == 2
+
+
+@pytest.mark.parametrize("part", ["McpToolNode", "create_approval_gate", "route_through_gate"])
+def test_compat_is_a_deprecated_spelling_of_agent_chat_ui(part: str) -> None:
+    """``compat=True`` still turns Agent Chat UI mode on, with a DeprecationWarning naming the new keyword."""
+    import langgraph_mcp
+
+    servers = McpServers({"mcpServers": {}})
+    with pytest.warns(DeprecationWarning, match=r"agent_chat_ui="):
+        made = getattr(langgraph_mcp, part)(servers, compat=True)
+    if part == "McpToolNode":
+        assert made.compat is True

@@ -76,11 +76,11 @@ def build_graph(
     policy: ApprovalPolicy | None,
     agent: Callable[[MessagesState], dict[str, list[AnyMessage]]],
     *,
-    compat: bool = False,
+    agent_chat_ui: bool = False,
 ) -> Graph:
     builder = StateGraph(MessagesState)
     builder.add_node("agent", agent)
-    builder.add_node("approval_gate", create_approval_gate(servers, policy, compat=compat))
+    builder.add_node("approval_gate", create_approval_gate(servers, policy, agent_chat_ui=agent_chat_ui))
     builder.add_node("tools", McpToolNode(servers))
     builder.add_edge(START, "agent")
     builder.add_conditional_edges("agent", tools_condition, {"tools": "approval_gate", END: END})
@@ -449,7 +449,7 @@ async def test_unreachable_server_is_denied_not_treated_as_non_mcp(open_servers:
 
 @pytest.mark.anyio
 async def test_gate_without_pending_calls_is_a_no_op(demo: Demo) -> None:
-    gate = create_approval_gate(demo.servers, compat=True, name="gate")
+    gate = create_approval_gate(demo.servers, agent_chat_ui=True, name="gate")
     assert gate.name == "gate"
     messages = [HumanMessage("hi", id="h"), AIMessage("hello", id="a")]
     out = await gate.ainvoke({"messages": messages})
@@ -570,7 +570,7 @@ async def test_compat_mode_asks_one_call_at_a_time(demo: Demo) -> None:
             call("demo_read_file", "r", path="notes.txt"),
             call("demo_delete_file", "d2", path="notes.txt"),
         ),
-        compat=True,
+        agent_chat_ui=True,
     )
     cfg = config()
     out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg)

@@ -36,6 +36,7 @@ from langgraph.graph.state import CompiledStateGraph
 
 from langgraph_mcp.graph.gate import create_approval_gate, route_through_gate
 from langgraph_mcp.graph.node import McpToolNode, ToolCallsDone
+from langgraph_mcp.humans.hitl import agent_chat_ui_mode
 from langgraph_mcp.humans.policy import ApprovalPolicy
 from langgraph_mcp.servers.mcp_servers import McpServers
 
@@ -57,7 +58,8 @@ def build_graph(
     policy: ApprovalPolicy | None = None,
     model: BaseChatModel | None = None,
     checkpointer: BaseCheckpointSaver[Any] | None = None,
-    compat: bool = False,
+    agent_chat_ui: bool = False,
+    compat: bool | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The agent → gate → router → :class:`~langgraph_mcp.McpToolNode` → agent graph over ``servers``.
 
@@ -65,9 +67,10 @@ def build_graph(
     chat model that supports ``bind_tools`` works. The tools are listed and bound on the agent's first turn,
     in the running event loop. ``policy`` defaults to ``ApprovalPolicy()`` (read-only and non-destructive
     calls run, destructive ones are asked about). Pass a ``checkpointer`` to pause and resume (elicitation and
-    approvals need one); leave it out for Studio, which supplies its own. ``compat=True`` is Agent Chat UI
-    mode on the gate, the router and the tool node (one interrupt pending at a time, HITL cards).
+    approvals need one); leave it out for Studio, which supplies its own. ``agent_chat_ui=True`` (formerly ``compat``) is
+    Agent Chat UI mode on the gate, the router and the tool node (one interrupt pending at a time, HITL cards).
     """
+    chat_ui = agent_chat_ui_mode(agent_chat_ui, compat, "build_graph")
     if model is None:
         from langgraph_mcp.examples.scripted_model import ScriptedChatModel
 
@@ -86,13 +89,13 @@ def build_graph(
     builder = StateGraph(MessagesState)
     builder.add_node("agent", agent)
     policy = policy or ApprovalPolicy()
-    builder.add_node("approval_gate", create_approval_gate(servers, policy=policy, compat=compat))
-    builder.add_node("tools", McpToolNode(servers, compat=compat))
+    builder.add_node("approval_gate", create_approval_gate(servers, policy=policy, agent_chat_ui=chat_ui))
+    builder.add_node("tools", McpToolNode(servers, agent_chat_ui=chat_ui))
     builder.add_edge(START, "agent")
     # Allowed calls run at once (one task each); the others go through the gate in the same step, so an
     # approval and a question from an allowed call can be pending together and answered with one Command.
     builder.add_conditional_edges(
-        "agent", route_through_gate(servers, policy, compat=compat), ["approval_gate", "tools", END]
+        "agent", route_through_gate(servers, policy, agent_chat_ui=chat_ui), ["approval_gate", "tools", END]
     )
     builder.add_edge("approval_gate", "tools")
     builder.add_conditional_edges("tools", ToolCallsDone("agent"), ["agent"])

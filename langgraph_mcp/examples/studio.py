@@ -49,7 +49,7 @@ GRAPH_ID = "mcp_agent"
 """The graph's id in the repository's ``langgraph.json`` (the ``assistant_id`` to run it with)."""
 
 CHAT_GRAPH_ID = "mcp_agent_chat"
-"""The Agent Chat UI variant's id in ``langgraph.json``: the same agent in ``compat=True`` mode."""
+"""The Agent Chat UI variant's id in ``langgraph.json``: the same agent in Agent Chat UI mode (``agent_chat_ui=True``)."""
 
 CHAT_TOOL_CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("list_files", {}),
@@ -79,7 +79,7 @@ async def make_graph(runtime: ServerRuntime[Any]) -> AsyncIterator[CompiledState
 async def make_chat_graph(
     runtime: ServerRuntime[Any],
 ) -> AsyncIterator[CompiledStateGraph[Any, Any, Any, Any]]:
-    """Yield the demo agent in Agent Chat UI mode (``compat=True``), as :func:`make_graph` does otherwise.
+    """Yield the demo agent in Agent Chat UI mode (``agent_chat_ui=True``), as :func:`make_graph` does otherwise.
 
     Point Agent Chat UI at ``langgraph dev`` with assistant ``mcp_agent_chat``: every pause is one
     ``HITLRequest`` card, resumed with a bare ``{"decisions": [...]}``.
@@ -100,12 +100,12 @@ async def _graph(
         if compat not in _READ_GRAPHS:
             servers = McpServers(demo_server_config())
             _READ_GRAPHS[compat] = build_graph(
-                servers, policy=ApprovalPolicy(), model=_model(compat), compat=compat
+                servers, policy=ApprovalPolicy(), model=_model(compat), agent_chat_ui=compat
             )
         yield _READ_GRAPHS[compat]
         return
     servers = McpServers(demo_server_config())
-    graph = build_graph(servers, policy=ApprovalPolicy(), model=_model(compat), compat=compat)
+    graph = build_graph(servers, policy=ApprovalPolicy(), model=_model(compat), agent_chat_ui=compat)
     try:
         yield graph
     finally:

@@ -107,6 +107,7 @@ from langgraph_mcp.humans.decisions import (
     only_decision,
     validate_decision,
 )
+from langgraph_mcp.humans.hitl import agent_chat_ui_mode
 from langgraph_mcp.humans.policy import ApprovalPolicy, Verdict
 from langgraph_mcp.payloads import (
     APPROVAL_INTERRUPT_TYPE,
@@ -390,7 +391,8 @@ def create_approval_gate(
     servers: McpServers,
     policy: ApprovalPolicy | Mapping[str, Any] | str | os.PathLike[str] | None = None,
     *,
-    compat: bool = False,
+    agent_chat_ui: bool = False,
+    compat: bool | None = None,
     name: str = "approval_gate",
     messages_key: str = "messages",
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
@@ -399,13 +401,14 @@ def create_approval_gate(
     ``policy`` is an :class:`~langgraph_mcp.humans.policy.ApprovalPolicy`, or what
     :meth:`ApprovalPolicy.load` accepts (a JSON file path or a mapping); ``None`` means the default policy
     (ask about destructive tools, allow the rest). Tools are looked up in ``servers`` by the called name; a
-    name no server publishes gets the policy's ``non_mcp`` verdict. ``compat=True`` adds LangChain's
+    name no server publishes gets the policy's ``non_mcp`` verdict. ``agent_chat_ui=True`` (formerly ``compat``) adds LangChain's
     ``HITLRequest`` keys to each payload, expects ``{"decisions": [decision]}`` answers, and asks one call at
     a time (Agent Chat UI).
 
     The subgraph is compiled without a checkpointer, so it uses its parent's (``langgraph dev`` provides one
     when the gate is served on its own). ``name`` names the compiled graph (use it as the node name).
     """
+    compat = agent_chat_ui_mode(agent_chat_ui, compat, "create_approval_gate")
     gate = _Gate(
         servers,
         ApprovalPolicy.load(policy) if policy is not None else ApprovalPolicy(),
@@ -452,7 +455,8 @@ def route_through_gate(
     tools: str = "tools",
     otherwise: str = END,
     messages_key: str = "messages",
-    compat: bool = False,
+    agent_chat_ui: bool = False,
+    compat: bool | None = None,
 ) -> RunnableCallable:
     """Conditional edge after the model: allowed calls go straight to the tool node, the rest through the gate.
 
@@ -473,7 +477,7 @@ def route_through_gate(
     would send those calls again. :class:`~langgraph_mcp.graph.node.ToolCallsDone` returns to the model only once every
     call has its ToolMessage.
 
-    ``compat=True`` (Agent Chat UI mode; set it on the gate and the tool node too): never more than one
+    ``agent_chat_ui=True`` (Agent Chat UI mode, formerly ``compat``; set it on the gate and the tool node too): never more than one
     interrupt pending. If any call needs the gate, only the gate runs (it asks one call at a time) and every
     call, allowed ones included, then runs in the tool node after it; otherwise all calls go to the tool node
     in **one** task, which runs them one after another. The cost: allowed calls wait for the approvals, and
@@ -485,6 +489,7 @@ def route_through_gate(
         compat=False,
         messages_key=messages_key,
     )
+    compat = agent_chat_ui_mode(agent_chat_ui, compat, "route_through_gate")
 
     def split(state: Any, owners: Mapping[str, Owner]) -> Sequence[Send] | str:
         messages = messages_of(state, messages_key)

@@ -38,6 +38,7 @@ from langgraph_mcp.graph.messages import (
     split_calls,
     turn_of,
 )
+from langgraph_mcp.humans.hitl import agent_chat_ui_mode
 from langgraph_mcp.servers.mcp_servers import McpServers
 
 ErrorHandler = bool | str | Callable[[Exception], str] | type[Exception] | tuple[type[Exception], ...]
@@ -79,7 +80,7 @@ class McpToolNode(RunnableCallable):
     * A server's questions (elicitation) become ``mcp_elicitation`` interrupts; the graph needs a checkpointer.
     * Progress notifications are streamed as ``{"type": "mcp_progress", ...}`` on ``stream_mode="custom"``, and the
       server's log messages during the call as ``{"type": "mcp_log", ...}`` (see :mod:`langgraph_mcp.connection.logs`).
-    * ``compat=True`` (Agent Chat UI mode, with the same switch on the gate and ``route_through_gate``): the
+    * ``agent_chat_ui=True`` (Agent Chat UI mode; ``compat=True`` is its deprecated spelling; with the same switch on the gate and ``route_through_gate``): the
       calls of one task run one after another, so at most one question is pending; each ``mcp_elicitation``
       also carries its ``HITLRequest`` card and is answered with ``{"decisions": [...]}``
       (:mod:`langgraph_mcp.humans.hitl`). The cost: calls that would run in parallel run in sequence.
@@ -93,13 +94,14 @@ class McpToolNode(RunnableCallable):
         messages_key: str = "messages",
         handle_tool_errors: ErrorHandler = True,
         tags: list[str] | None = None,
-        compat: bool = False,
+        agent_chat_ui: bool = False,
+        compat: bool | None = None,
     ) -> None:
         super().__init__(self._func, self._afunc, name=name, tags=tags, trace=False)
         self.servers = servers
         self.messages_key = messages_key
         self.handle_tool_errors = handle_tool_errors
-        self.compat = compat
+        self.compat = agent_chat_ui_mode(agent_chat_ui, compat, "McpToolNode")
 
     # ------------------------------------------------------------------------------------------- entry points
 
