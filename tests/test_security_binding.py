@@ -48,6 +48,7 @@ from tests.security_support import Graph, scripted
 from tests.servers.versioned_server import VersionedServer, build_versioned_server, events, stdio_spec
 
 pytestmark = pytest.mark.anyio
+XFAIL = pytest.mark.xfail(strict=True, reason="issue 19: the tool node does not check decisions yet")
 
 
 def call(name: str, call_id: str, **args: Any) -> ToolCall:
@@ -168,6 +169,7 @@ FORGERIES = {
 }
 
 
+@XFAIL
 @pytest.mark.parametrize("forgery", sorted(FORGERIES))
 @pytest.mark.parametrize("wiring", WIRINGS_ALL)
 @pytest.mark.parametrize("era", ERAS)
@@ -206,6 +208,7 @@ async def _skip_as_gate(graph: Graph, config: Any, ai: AIMessage) -> Any:
 SKIPS = {"command_goto_tools": _skip_by_goto, "update_state_as_gate": _skip_as_gate}
 
 
+@XFAIL
 @pytest.mark.parametrize("skip", sorted(SKIPS))
 @pytest.mark.parametrize("wiring", WIRINGS_ALL)
 @pytest.mark.parametrize("era", ERAS)
@@ -228,6 +231,7 @@ async def test_a_call_that_skips_the_gate_is_judged_by_the_tool_node(
         assert tool_messages(rejected)["c1"].status == "error"
 
 
+@XFAIL
 @pytest.mark.parametrize("wiring", WIRINGS_ALL)
 @pytest.mark.parametrize("era", ERAS)
 async def test_the_tool_nodes_own_approval_runs_the_call_once(
@@ -240,12 +244,15 @@ async def test_the_tool_nodes_own_approval_runs_the_call_once(
         await graph.ainvoke({"messages": [HumanMessage("hi")]}, config)
         ai = AIMessage("", id="sneaked-1", tool_calls=[call("demo_delete_file", "c1", path="todo.txt")])
         out = await _skip_by_goto(graph, config, ai)
+        [pending] = out["__interrupt__"]
+        assert world.runs("delete_file") == 0 and pending.value["tool_call_id"] == "c1"
         out = await settle(graph, out, config, {"type": "approve"})
         assert world.runs("delete_file") == 1
         assert tool_messages(out)["c1"].status != "error"
         assert world.server is not None and "todo.txt" not in world.server.workspace
 
 
+@XFAIL
 async def test_the_node_can_answer_with_an_error_instead_of_asking(open_servers: OpenServers) -> None:
     """``on_unproven="error"``: an unproven call gets an error ToolMessage saying why; nothing is asked."""
     srv = build_server()
@@ -443,6 +450,7 @@ async def restart_as_new_version(transport: str, control: VersionControl, versio
         await control.redeploy(version)
 
 
+@XFAIL
 @pytest.mark.parametrize("wiring", WIRINGS_ALL)
 @pytest.mark.parametrize("era", ERAS)
 @pytest.mark.parametrize("transport", ["stdio", "http"])
