@@ -517,7 +517,7 @@ def route_through_gate(
         turn = turn_of(messages)
         if compat and direct:  # one task: the tool node runs the calls one after another
             return [Send(tools, {messages_key: turn})]
-        sends = [Send(tools, call_with_context(call, turn, messages_key)) for call in direct]
+        sends = [Send(tools, call_with_context(call, turn, messages_key, direct)) for call in direct]
         if needs_gate:
             sends.append(Send(gate, {messages_key: messages}))
         return sends or otherwise

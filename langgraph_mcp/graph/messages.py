@@ -9,6 +9,13 @@ Such calls are *refused*, never run: each group of calls sharing an id (``""`` f
 The approval gate records what it judged in the ``AIMessage`` itself (``response_metadata["mcp_gate"]``, keyed by
 tool call id: the server and tool it resolved the call to), so the record survives checkpoints and restarts; the
 tool node runs a call from a gated message only if it resolves to exactly the recorded server and tool.
+
+The calls of one turn may finish in different tasks of one step (one ``Send`` per call), and a conditional edge
+after the tool node reads only its own task's view of the state: the state at the start of the step plus that
+task's writes, never a sibling's. So each ``ToolMessage`` the tool node writes carries its *batch*
+(``response_metadata["mcp_batch"]``): the ids of every call sent to the tool node in the same step. A task that
+sees its own batch cover every unanswered call knows the rest are its siblings, finishing in this step (or
+resuming in it) - see :func:`turn_done`.
 """
 
 from __future__ import annotations
@@ -22,11 +29,13 @@ from langchain_core.messages import AIMessage, AnyMessage, ToolCall, ToolMessage
 from langgraph_mcp.errors import ConfigError
 
 __all__ = [
+    "BATCH_KEY",
     "GATE_RECORD_KEY",
     "GateRecord",
     "GateVerdict",
     "PendingCalls",
     "RefusedCalls",
+    "batch_of",
     "call_with_context",
     "gate_records",
     "last_ai_message",
@@ -34,7 +43,9 @@ __all__ = [
     "pending_calls",
     "pending_tool_calls",
     "split_calls",
+    "turn_done",
     "turn_of",
+    "with_batch",
     "with_gate_records",
     "with_message_fields",
 ]
@@ -42,6 +53,9 @@ __all__ = [
 GATE_RECORD_KEY = "mcp_gate"
 """``AIMessage.response_metadata`` key of the approval gate's records (``{tool_call_id: GateRecord}``)."""
 
+
+BATCH_KEY = "mcp_batch"
+"""``ToolMessage.response_metadata`` key: the ids of the calls sent to the tool node in the same step."""
 
 GateVerdict: TypeAlias = Literal["allow", "approve", "edit"]
 
@@ -175,13 +189,55 @@ def turn_of(messages: Sequence[AnyMessage]) -> list[AnyMessage]:
     return list(messages[index:])
 
 
-def call_with_context(call: ToolCall, turn: Sequence[AnyMessage], messages_key: str) -> dict[str, Any]:
+def call_with_context(
+    call: ToolCall, turn: Sequence[AnyMessage], messages_key: str, batch: Sequence[ToolCall] = ()
+) -> dict[str, Any]:
     """A ``Send`` payload for one call that carries its turn (LangGraph's ``ToolCallWithContext`` shape).
 
     The tool node reads the gate's records and the pending-call notion from ``state``; LangGraph's own
-    ``ToolNode`` accepts the same shape (its state then holds this turn's messages only).
+    ``ToolNode`` accepts the same shape (its state then holds this turn's messages only) and ignores ``batch``:
+    every call sent to the tool node in the same step, ``call`` included.
     """
-    return {"__type": "tool_call_with_context", "tool_call": call, "state": {messages_key: list(turn)}}
+    return {
+        "__type": "tool_call_with_context",
+        "tool_call": call,
+        "state": {messages_key: list(turn)},
+        BATCH_KEY: sorted({_call_id(c) for c in batch} | {_call_id(call)}),
+    }
+
+
+def batch_of(payload: Mapping[str, Any]) -> list[str]:
+    """The batch a ``Send`` payload from :func:`call_with_context` carries (just its own call if none)."""
+    batch = payload.get(BATCH_KEY)
+    own = _call_id(cast(ToolCall, payload.get("tool_call") or {}))
+    if isinstance(batch, list) and all(isinstance(i, str) for i in batch):
+        return sorted({*batch, own})
+    return [own]
+
+
+def with_batch(message: ToolMessage, batch: Sequence[str]) -> ToolMessage:
+    """``message`` marked with its batch (see the module docstring)."""
+    return message.model_copy(
+        update={"response_metadata": {**message.response_metadata, BATCH_KEY: list(batch)}}
+    )
+
+
+def turn_done(messages: Sequence[AnyMessage]) -> bool:
+    """Whether every call of the last ``AIMessage`` is answered once the current step's tasks have finished.
+
+    True when no call is pending in this view, or when one ``ToolMessage`` of the turn has a batch covering
+    every call still pending: those are sibling tasks of this step (LangGraph finishes a step only once every
+    task in it has, resumes included), so nothing is left for a later step.
+    """
+    pending = {_call_id(c) for c in pending_tool_calls(messages)}
+    if not pending:
+        return True
+    for message in turn_of(messages):
+        if isinstance(message, ToolMessage):
+            batch = message.response_metadata.get(BATCH_KEY)
+            if isinstance(batch, list) and pending <= set(batch):
+                return True
+    return False
 
 
 def gate_records(ai: AIMessage | None) -> dict[str, GateRecord] | None:

@@ -30,13 +30,15 @@ from langgraph_mcp.errors import NoCheckpointerError, ToolNotFoundError
 from langgraph_mcp.graph.messages import (
     GateRecord,
     RefusedCalls,
+    batch_of,
     call_with_context,
     gate_records,
     messages_of,
     pending_calls,
-    pending_tool_calls,
     split_calls,
+    turn_done,
     turn_of,
+    with_batch,
 )
 from langgraph_mcp.humans.hitl import agent_chat_ui_mode
 from langgraph_mcp.servers.mcp_servers import McpServers
@@ -47,11 +49,24 @@ ErrorHandler = bool | str | Callable[[Exception], str] | type[Exception] | tuple
 class _Work:
     """What one node run was given: calls to run, refused groups to answer, and the gate's records."""
 
-    def __init__(self, runnable: list[ToolCall], refused: list[RefusedCalls], ai: AIMessage | None) -> None:
+    def __init__(
+        self,
+        runnable: list[ToolCall],
+        refused: list[RefusedCalls],
+        ai: AIMessage | None,
+        batch: list[str] | None = None,
+    ) -> None:
         self.runnable = runnable
         self.refused = refused
         self.records = gate_records(ai)
         """``None`` when no approval gate judged the message; else only recorded calls may run."""
+        own = [c.get("id") or "" for c in runnable] + [group.tool_call_id for group in refused]
+        self.batch = batch if batch is not None else sorted(set(own))
+        """The ids of every call sent to the tool node in this step (this task's and its siblings')."""
+
+    def answer(self, messages_key: str, messages: list[ToolMessage]) -> dict[str, list[ToolMessage]]:
+        """The node's update: ``messages`` marked with this step's batch (see :func:`turn_done`)."""
+        return {messages_key: [with_batch(m, self.batch) for m in messages]}
 
 
 def _is_send_payload(value: Any) -> bool:
@@ -117,7 +132,7 @@ class McpToolNode(RunnableCallable):
         task_fn = cast(Any, _call_task_sync)
         if self.compat:  # Agent Chat UI: one after another, so at most one question is pending
             done = [task_fn(self, call, work).result() for call in work.runnable]
-            return {self.messages_key: [*refusals, *done]}
+            return work.answer(self.messages_key, [*refusals, *done])
         futures = [task_fn(self, call, work) for call in work.runnable]
         outcomes: list[Any] = []
         for future in futures:
@@ -125,7 +140,7 @@ class McpToolNode(RunnableCallable):
                 outcomes.append(future.result())
             except BaseException as exc:
                 outcomes.append(exc)
-        return {self.messages_key: [*refusals, *_settled(outcomes)]}
+        return work.answer(self.messages_key, [*refusals, *_settled(outcomes)])
 
     async def _afunc(self, input: Any, config: RunnableConfig) -> Any:
         work = self._work(input)
@@ -133,14 +148,14 @@ class McpToolNode(RunnableCallable):
         calls = work.runnable
         if len(calls) == 1:
             message = await self._run_one(calls[0], work)
-            return {self.messages_key: [*refusals, message]}
+            return work.answer(self.messages_key, [*refusals, message])
         # Several calls in one task: each runs as its own @task, so one call's pause never re-runs a sibling.
         if self.compat:  # Agent Chat UI: one after another, so at most one question is pending
             done = [await cast(Any, _call_task)(self, call, work) for call in calls]
-            return {self.messages_key: [*refusals, *done]}
+            return work.answer(self.messages_key, [*refusals, *done])
         futures = [cast(Any, _call_task)(self, call, work) for call in calls]
         outcomes = await asyncio.gather(*futures, return_exceptions=True)
-        return {self.messages_key: [*refusals, *_settled(outcomes)]}
+        return work.answer(self.messages_key, [*refusals, *_settled(outcomes)])
 
     def _work(self, input: Any) -> _Work:
         if _is_send_payload(input):  # a bare list of calls: no message, so no gate records to check
@@ -148,16 +163,17 @@ class McpToolNode(RunnableCallable):
             return _Work(runnable, refused, None)
         if isinstance(input, dict) and input.get("__type") == "tool_call_with_context":
             call = cast(ToolCall, input["tool_call"])
+            batch = batch_of(input)
             state = input.get("state")
             if state is None:
                 runnable, refused = split_calls([call])
-                return _Work(runnable, refused, None)
+                return _Work(runnable, refused, None, batch)
             pending = pending_calls(messages_of(state, self.messages_key))
             group = pending.refusal_for(call)
             if group is not None:
-                return _Work([], [group], pending.ai)
+                return _Work([], [group], pending.ai, batch)
             ids = {c.get("id") for c in pending.runnable}
-            return _Work([call] if call.get("id") in ids else [], [], pending.ai)
+            return _Work([call] if call.get("id") in ids else [], [], pending.ai, batch)
         pending = pending_calls(messages_of(input, self.messages_key))
         return _Work(pending.runnable, pending.refused, pending.ai)
 
@@ -290,20 +306,25 @@ class ToolCallRouter:
             return self.otherwise
         turn = turn_of(messages)
         calls = [*pending.runnable, *(group.calls[0] for group in pending.refused)]
-        return [Send(self.node, call_with_context(call, turn, self.messages_key)) for call in calls]
+        return [Send(self.node, call_with_context(call, turn, self.messages_key, calls)) for call in calls]
 
 
 class ToolCallsDone:
-    """Conditional edge after the tool node when one turn's calls run in different steps (some straight away,
-    some after the approval gate): go on to ``next`` only once every call of the last AI message has its
-    ToolMessage; until then go nowhere (the remaining calls are on their way)."""
+    """Conditional edge after the tool node: go on to ``next`` once every call of the last AI message has its
+    ToolMessage, so ``next`` (the model) runs exactly once per turn; until then go nowhere (the remaining calls
+    are on their way: in sibling tasks of this step, or after the approval gate).
+
+    The edge runs in each tool task and sees only that task's writes, not its siblings'; it goes on when the
+    calls still unanswered in its view are all siblings of this step (see :func:`langgraph_mcp.messages.turn_done`).
+    Every such sibling then chooses ``next`` too, and LangGraph runs ``next`` once, in the step after all of
+    them (paused ones included) have finished."""
 
     def __init__(self, next: str = "agent", *, messages_key: str = "messages") -> None:
         self.next = next
         self.messages_key = messages_key
 
     def __call__(self, state: Any) -> list[str]:
-        return [] if pending_tool_calls(messages_of(state, self.messages_key)) else [self.next]
+        return [self.next] if turn_done(messages_of(state, self.messages_key)) else []
 
 
 route_tool_calls = ToolCallRouter()
