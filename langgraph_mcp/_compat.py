@@ -63,6 +63,14 @@ class TaskScratchpad(Protocol):
     get_null_resume: Callable[[bool], Any]
 
 
+try:
+    from langgraph._internal._constants import CONFIG_KEY_CALL
+    from langgraph.pregel._runner import _acall as _async_call
+except ImportError:  # pragma: no cover - moved: durable task handles fall back to polling in memory
+    CONFIG_KEY_CALL = "__pregel_call"
+    _async_call = cast(Any, None)
+
+
 def has_checkpointer(configurable: Mapping[str, Any]) -> bool:
     """Whether the run behind ``config["configurable"]`` has a checkpointer (so a task can pause)."""
     return configurable.get(CONFIG_KEY_CHECKPOINTER) is not None
@@ -71,6 +79,13 @@ def has_checkpointer(configurable: Mapping[str, Any]) -> bool:
 def in_graph_task(configurable: Mapping[str, Any]) -> bool:
     """Whether ``config["configurable"]`` belongs to a task of a running graph (not a plain runnable call)."""
     return CONFIG_KEY_SCRATCHPAD in configurable
+
+
+def runs_async_tasks(configurable: Mapping[str, Any]) -> bool:
+    """Whether the running graph task can call an ``async`` LangGraph ``@task`` (an async run: ``ainvoke`` /
+    ``astream``). LangGraph's sync runner refuses async tasks, and says so only when one is called."""
+    call = configurable.get(CONFIG_KEY_CALL)
+    return getattr(call, "func", None) is _async_call
 
 
 def task_scratchpad(configurable: Mapping[str, Any]) -> TaskScratchpad | None:

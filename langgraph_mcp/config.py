@@ -83,6 +83,14 @@ class _ServerOptions(BaseModel):
     clear error. HTTP pools are sized past it (each parked call holds one response open)."""
     retries: int = Field(2, ge=0)
     """Retries after a transport failure, only for tools whose hints say read-only or idempotent."""
+    tasks: bool = True
+    """2026-07-28 era: advertise the MCP Tasks extension (``io.modelcontextprotocol/tasks``), so a server that
+    offers it may answer a call with a task, polled to its end and kept in the checkpoint (see README, "Long-running
+    tools"). Off: the server must answer every call directly."""
+    task_poll_floor: float = Field(0.05, gt=0)
+    """Seconds: the shortest wait between two ``tasks/get`` of one task, whatever ``pollIntervalMs`` says."""
+    task_poll_cap: float = Field(5.0, gt=0)
+    """Seconds: the longest wait between two ``tasks/get`` of one task, whatever ``pollIntervalMs`` says."""
     park_timeout: float = Field(600.0, gt=0)
     """Seconds a legacy call may stay open waiting for a human before it is cancelled (then resumed by replay)."""
     exclusive_tools: list[str] | Literal["all"] = Field(default_factory=list)

@@ -16,6 +16,12 @@ ELICITATION_INTERRUPT_TYPE: Literal["mcp_elicitation"] = "mcp_elicitation"
 APPROVAL_INTERRUPT_TYPE: Literal["mcp_approval"] = "mcp_approval"
 """``type`` of the payload raised when the approval gate asks a human about a tool call."""
 
+TASK_HANDLE_TYPE: Literal["mcp_task"] = "mcp_task"
+"""``type`` of a saved MCP task handle (in the checkpoint, see :class:`TaskHandle`)."""
+
+TASK_STATUS_EVENT_TYPE: Literal["mcp_task_status"] = "mcp_task_status"
+"""``type`` of the ``stream_mode="custom"`` event written when a task's status changes."""
+
 
 # --------------------------------------------------------------------------------------------- elicitation
 
@@ -215,3 +221,33 @@ def is_elicitation_interrupt(value: object) -> bool:
 def is_approval_interrupt(value: object) -> bool:
     """True for an ``mcp_approval`` payload."""
     return isinstance(value, dict) and value.get("type") == APPROVAL_INTERRUPT_TYPE
+
+
+# --------------------------------------------------------------------------------------------- MCP tasks
+
+
+class TaskHandle(TypedDict):
+    """A task a server created for a tool call (MCP Tasks), as saved in the graph's checkpoint: a node that runs
+    again polls this task instead of calling the tool again."""
+
+    type: Literal["mcp_task"]
+    server: str
+    tool: str
+    """The server's own tool name."""
+    task_id: str
+    tool_call_id: str
+    identity: str
+    """A digest of the credentials the task was created with (never the secrets): it is only polled with them."""
+    poll_interval_ms: float | None
+
+
+class TaskStatusEvent(TypedDict):
+    """Written to ``stream_mode="custom"`` each time a task's status (or status message) changes."""
+
+    type: Literal["mcp_task_status"]
+    tool_call_id: str
+    server: str
+    tool: str
+    task_id: str
+    status: Literal["working", "input_required", "completed", "failed", "cancelled"]
+    status_message: str | None

@@ -32,6 +32,7 @@ from mcp.shared.exceptions import UrlElicitationRequiredError
 
 from langgraph_mcp.calls.asker import InterruptAsker
 from langgraph_mcp.calls.paused import PausedRound, PausedRounds, ProgressRelay
+from langgraph_mcp.calls.tasks import base_handle, durable_legs_here, follow_task, identity_digest, send_leg
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.connection.connection import (
     CallHandle,
@@ -42,10 +43,13 @@ from langgraph_mcp.connection.connection import (
     roots_result,
 )
 from langgraph_mcp.connection.failures import is_connection_lost
+from langgraph_mcp.connection.tasks import TaskCreated
+from langgraph_mcp.credentials import Identity
 from langgraph_mcp.errors import (
     CallNotSentError,
     ElicitationUnavailableError,
     ServerConnectionError,
+    ServerError,
     TooManyRoundsError,
     UnsupportedRequestError,
 )
@@ -53,9 +57,11 @@ from langgraph_mcp.humans.answers import to_elicit_result
 from langgraph_mcp.humans.forms import question_key, request_from_params
 from langgraph_mcp.payloads import (
     ELICITATION_INTERRUPT_TYPE,
+    TASK_HANDLE_TYPE,
     ElicitationAnswers,
     ElicitationInterrupt,
     ElicitationRequest,
+    TaskHandle,
 )
 
 ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
@@ -65,12 +71,14 @@ PING_TIMEOUT = 5.0
 
 
 class Connections(Protocol):
-    """What the driver needs from :class:`~langgraph_mcp.servers.mcp_servers.McpServers`: this event loop's connection to a
-    server, and the paused rounds kept for it."""
+    """What the driver needs from :class:`~langgraph_mcp.servers.mcp_servers.McpServers`: this event loop's
+    connection to a server, the paused rounds kept for it, and the credentials the current run sends to it."""
 
     def connection(self, server: str) -> ServerConnection: ...
 
     def paused_rounds(self, server: str) -> PausedRounds: ...
+
+    def identity(self, server: str) -> Identity: ...
 
 
 async def call_without_questions(
@@ -103,6 +111,7 @@ async def run_call(
         tool_call_id,
         asker,
         progress,
+        lambda: identity_digest(tool.server, servers.identity(tool.server).key),
     )
     attempts = 0
     while True:
@@ -136,6 +145,11 @@ class _Call:
     tool_call_id: str
     asker: InterruptAsker | None
     progress: ProgressCallback | None
+    identity: Callable[[], str]
+    """The digest of the credentials this call is sent with (saved with a task handle)."""
+
+    def task_base(self) -> TaskHandle:
+        return base_handle(self.tool.server, self.tool.name, self.tool_call_id, self.identity())
 
     def ask(
         self,
@@ -213,7 +227,8 @@ async def _modern(call: _Call, paused: PausedRound | None) -> types.CallToolResu
             raise
         if isinstance(result, types.CallToolResult):
             return result
-        assert isinstance(result, types.InputRequiredResult)
+        if not isinstance(result, types.InputRequiredResult):  # answered with a task (MCP Tasks)
+            return await _follow(call, result)
         if not result.input_requests:
             # A state-only round: no questions, just come back with the state.
             state_only_rounds += 1
@@ -277,17 +292,60 @@ def _responses(
     return responses
 
 
+async def _follow(call: _Call, created: TaskCreated | TaskHandle) -> types.CallToolResult:
+    """Follow a task the server created for this call (now, or in an earlier run: the saved handle)."""
+    if isinstance(created, TaskCreated):
+        handle: TaskHandle = {
+            **call.task_base(),
+            "task_id": created.task_id,
+            "poll_interval_ms": created.poll_interval_ms,
+        }
+    else:
+        handle = created
+        problem = _foreign_handle(call, handle)
+        if problem is not None:
+            detail = f"task {handle['task_id']} saved for this call {problem}; it was not polled"
+            raise ServerError(call.tool.server, detail, tool=call.tool.name, message=detail)
+    return await follow_task(
+        call,
+        handle,
+        lambda raw: _modern_requests(call.conn, raw),
+        lambda requests, answers, raw: _responses(requests, answers, raw, call.conn),
+    )
+
+
+def _foreign_handle(call: _Call, handle: TaskHandle) -> str | None:
+    """Why a saved handle must not be polled by this call (``None``: it may)."""
+    if handle.get("type") != TASK_HANDLE_TYPE or not handle.get("task_id"):
+        return "is not a task handle"
+    if (handle["server"], handle["tool"], handle["tool_call_id"]) != (
+        call.tool.server,
+        call.tool.name,
+        call.tool_call_id,
+    ):
+        return f"belongs to server {handle['server']!r}, tool {handle['tool']!r}, call {handle['tool_call_id']!r}"
+    if handle["identity"] != call.identity():
+        return "was created with other credentials than this run sends"
+    return None
+
+
 async def _one_leg(
     call: _Call, responses: dict[str, Any] | None, state: str | None
-) -> types.CallToolResult | types.InputRequiredResult:
+) -> types.CallToolResult | types.InputRequiredResult | TaskCreated | TaskHandle:
     if not call.conn.is_legacy:  # nothing can be pushed mid-call: await it directly (no job, no event queue)
-        return await call.conn.call(
-            call.tool.name,
-            call.arguments,
-            progress=call.progress,
-            input_responses=responses,
-            request_state=state,
-        )
+
+        def send() -> Awaitable[types.CallToolResult | types.InputRequiredResult | TaskCreated]:
+            return call.conn.call(
+                call.tool.name,
+                call.arguments,
+                progress=call.progress,
+                input_responses=responses,
+                request_state=state,
+            )
+
+        if durable_legs_here(call.conn, call.asker is not None):  # a task handle goes into the checkpoint
+            return await send_leg(send, call.task_base())
+        return await send()
     handle = await call.conn.start_call(
         call.tool.name, call.arguments, progress=call.progress, input_responses=responses, request_state=state
     )
@@ -405,5 +463,5 @@ async def _url_required(call: _Call, error: MCPError, resume_index: int) -> type
             is_error=True,
         )
     result = await _one_leg(call, None, None)
-    assert isinstance(result, types.CallToolResult)
+    assert isinstance(result, types.CallToolResult)  # a legacy call: no tasks
     return result

@@ -21,6 +21,7 @@ from typing import Any, Literal, TypeVar, cast
 import mcp.types as types
 from mcp import Client, MCPError
 from mcp.client import ClientRequestContext
+from mcp.client.session import ClientSession
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from langgraph_mcp.config import ServerSpec
@@ -35,10 +36,12 @@ from langgraph_mcp.connection.owner import (
     ReconnectBackoff,
 )
 from langgraph_mcp.connection.requests import RequestJobs
+from langgraph_mcp.connection.tasks import TaskCreated, TasksExtension, offers_tasks
 from langgraph_mcp.connection.timers import EventDeadlines, deadline
 from langgraph_mcp.connection.transport import legacy_call_slots
 from langgraph_mcp.errors import (
     CallNotSentError,
+    InvalidResponseError,
     ServerConnectionError,
     ServerError,
     ToolCallTimeoutError,
@@ -342,6 +345,8 @@ class ServerConnection:
         }
         if self.spec.roots is not None:
             options["list_roots_callback"] = self._on_list_roots
+        if self.spec.tasks:  # advertised on the 2026-07-28 revision only (the SDK drops the claim on legacy)
+            options["extensions"] = [TasksExtension()]
         return options
 
     async def _on_connected(self, client: Client) -> None:
@@ -505,6 +510,14 @@ class ServerConnection:
             ) from None
         handle.slot = self._call_slots
 
+    @property
+    def offers_tasks(self) -> bool:
+        """The live session is modern, this server offers the tasks extension, and the package advertises it."""
+        client = self.owner.current
+        if client is None or self.is_legacy or not self.spec.tasks:
+            return False
+        return offers_tasks(client.server_capabilities)
+
     async def call(
         self,
         tool: str,
@@ -513,7 +526,7 @@ class ServerConnection:
         progress: ProgressCallback | None = None,
         input_responses: dict[str, Any] | None = None,
         request_state: str | None = None,
-    ) -> types.CallToolResult | types.InputRequiredResult:
+    ) -> types.CallToolResult | types.InputRequiredResult | TaskCreated:
         """One ``tools/call`` awaited in the caller's own task, for calls that can't pause inside the server
         (2026-07-28: questions come back as an ``InputRequiredResult``). No owner job and no event queue: those hops
         made a call cost ~1.1x the raw SDK call; a lost transport still fails the SDK request at once."""
@@ -524,14 +537,20 @@ class ServerConnection:
             # own: a second timer per call that could never fire first. On the connection's one timer (see
             # event_deadlines): no timer per call, and none holding a copy of the caller's graph run once done.
             async with self.event_deadlines.cancel_after(timeout):
-                return await client.session.call_tool(
+                result = await client.session.call_tool(
                     tool,
                     arguments,
                     progress_callback=cast(Any, progress),
                     input_responses=cast(Any, input_responses),
                     request_state=request_state,
                     allow_input_required=True,
+                    allow_claimed=True,  # a task handle comes back as TaskCreated (see calls.tasks)
                 )
+            if isinstance(result, types.CallToolResult | types.InputRequiredResult | TaskCreated):
+                return result
+            raise InvalidResponseError(
+                self.name, f"the call to {tool!r} was answered with {type(result).__name__}"
+            )
         except TimeoutError:  # the deadline cancelled the request: the SDK sent notifications/cancelled
             raise ToolCallTimeoutError(self.name, tool, timeout) from None
         except Exception as exc:
@@ -539,6 +558,13 @@ class ServerConnection:
             if error is exc:
                 raise
             raise error from exc
+
+    async def task_request(
+        self, send: Callable[[ClientSession], Awaitable[T]], *, what: str, timeout: float | None = None
+    ) -> T:
+        """One ``tasks/*`` request on the live session, bounded by ``timeout`` (default: ``tool_timeout``)."""
+        bound = self.spec.tool_timeout if timeout is None else timeout
+        return await self.request(lambda client: send(client.session), timeout=bound, what=what)
 
     def pause_legacy_call(self, handle: CallHandle) -> None:
         """The call is parked inside its question: other calls may run meanwhile."""

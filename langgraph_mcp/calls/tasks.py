@@ -1,0 +1,292 @@
+"""A tool call answered with an MCP task: its handle kept in the graph's checkpoint, then polled to its end.
+
+**Durable handle.** Inside a graph run with a checkpointer (an async run), every 2026-07-28 ``tools/call`` leg sent
+to a server that offers the tasks extension is sent from a LangGraph ``@task`` (``mcp_call_leg``). LangGraph saves
+a finished ``@task``'s return value as a pending write of the node's task as soon as it returns, and hands the
+saved value back, without running the body, when the node runs again (after an interrupt, after a crash and
+``ainvoke(None, config)``, on another worker). The leg's return value is tiny: ``{"sent": "answered"}`` for a
+leg the server answered directly (its result stays in memory), or the task handle (:class:`~langgraph_mcp.payloads.
+TaskHandle`: server, tool, task id, tool call id, credential identity) for a leg the server answered with a task.
+So the handle is on its way into the checkpoint before the first ``tasks/get``, and a node that runs again finds it
+and polls the same task: the ``tools/call`` is never sent again. A leg found saved as ``answered`` belongs to an
+earlier run whose outcome this process never saw (a paused or crashed attempt): it is skipped, and the call goes on
+as the driver's durable path always does (re-issued, questions answered from the stored answers).
+
+**Polling** honours the server's ``pollIntervalMs`` between the server's floor and cap (``task_poll_floor``,
+``task_poll_cap``), writes each status change to ``stream_mode="custom"`` (``mcp_task_status``), and is bounded
+by ``tool_timeout`` per stretch of waiting (then ``tasks/cancel``, and an error result saying so).
+``input_required`` becomes the same ``mcp_elicitation`` interrupt as any question (answered with the same resume
+helper and validation); the answers go back with ``tasks/update``. A human's decline or cancel sends
+``tasks/cancel``.
+
+Outside a graph (``McpServers.call_tool``), in a sync run, or without a checkpointer, the task is polled in memory:
+a restart then loses the handle (the server's task runs on; nothing polls it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, cast
+
+import mcp.types as types
+from langgraph.config import get_config, get_stream_writer
+from langgraph.func import task
+from mcp.client.session import ClientSession
+
+from langgraph_mcp._compat import has_checkpointer, runs_async_tasks
+from langgraph_mcp.connection.connection import ServerConnection
+from langgraph_mcp.connection.failures import is_connection_lost
+from langgraph_mcp.connection.tasks import (
+    TERMINAL_STATUSES,
+    TaskCreated,
+    TaskState,
+    cancel_task,
+    get_task,
+    task_result,
+    update_task,
+)
+from langgraph_mcp.errors import ServerConnectionError
+from langgraph_mcp.payloads import (
+    TASK_HANDLE_TYPE,
+    TASK_STATUS_EVENT_TYPE,
+    ElicitationAnswers,
+    ElicitationRequest,
+    TaskHandle,
+    TaskStatusEvent,
+)
+
+__all__ = ["TaskCall", "durable_legs_here", "follow_task", "identity_digest", "poll_delay", "send_leg"]
+
+Outcome = types.CallToolResult | types.InputRequiredResult | TaskCreated
+
+
+def identity_digest(server: str, identity_key: tuple[str, Any]) -> str:
+    """A digest of the credentials a call is sent with (never the secrets), saved with a task handle so the task
+    is only ever polled with the credentials that created it."""
+    return hashlib.sha256(f"{server}\0{identity_key[0]}\0{identity_key[1] is not None}".encode()).hexdigest()[
+        :32
+    ]
+
+
+def durable_legs_here(conn: ServerConnection, has_asker: bool) -> bool:
+    """Whether this call's legs go through ``mcp_call_leg`` (see the module doc): a server that offers tasks,
+    an answerable call, inside an async graph run with a checkpointer."""
+    if not (has_asker and conn.offers_tasks):
+        return False
+    try:
+        configurable = get_config().get("configurable", {})
+    except RuntimeError:
+        return False
+    return has_checkpointer(configurable) and runs_async_tasks(configurable)
+
+
+@dataclass
+class _Sent:
+    """What a leg sent in this process: its outcome or its error (never saved; only the marker is)."""
+
+    outcome: Outcome | None = None
+    error: Exception | None = None
+
+
+@task(name="mcp_call_leg")  # type: ignore[arg-type]
+async def _leg(sent: _Sent, send: Callable[[], Awaitable[Outcome]], base: TaskHandle) -> dict[str, Any]:
+    try:
+        outcome = await send()
+    except Exception as exc:  # kept for the caller; a saved error would be raised again on every re-run
+        sent.error = exc
+        return {"sent": "failed"}
+    sent.outcome = outcome
+    if isinstance(outcome, TaskCreated):
+        handle: TaskHandle = {
+            **base,
+            "task_id": outcome.task_id,
+            "poll_interval_ms": outcome.poll_interval_ms,
+        }
+        return {"sent": "task", "task": handle}
+    return {"sent": "answered"}
+
+
+async def send_leg(send: Callable[[], Awaitable[Outcome]], base: TaskHandle) -> Outcome | TaskHandle:
+    """Send one leg through ``mcp_call_leg``: its outcome, or the handle of a task an earlier run created."""
+    while True:
+        sent = _Sent()
+        marker = await cast(Any, _leg)(sent, send, base)
+        if sent.outcome is not None:
+            return sent.outcome
+        if sent.error is not None:
+            raise sent.error
+        if isinstance(marker, Mapping) and marker.get("sent") == "task":
+            return cast(TaskHandle, marker["task"])
+        # A leg of an earlier run whose outcome this process never saw: skip it (the call goes on from here).
+
+
+def base_handle(server: str, tool: str, tool_call_id: str, identity: str) -> TaskHandle:
+    return {
+        "type": TASK_HANDLE_TYPE,
+        "server": server,
+        "tool": tool,
+        "task_id": "",
+        "tool_call_id": tool_call_id,
+        "identity": identity,
+        "poll_interval_ms": None,
+    }
+
+
+def poll_delay(poll_interval_ms: float | None, floor: float, cap: float) -> float:
+    """Seconds to wait before the next ``tasks/get``: the server's interval, kept between floor and cap."""
+    wanted = poll_interval_ms / 1000 if poll_interval_ms is not None and poll_interval_ms > 0 else cap
+    return min(max(wanted, floor), max(cap, floor))
+
+
+class TaskCall(Protocol):
+    """What following a task needs from the call driver's call."""
+
+    @property
+    def conn(self) -> ServerConnection: ...
+
+    def ask(
+        self, round_: int, requests: dict[str, ElicitationRequest], resume_index: int, live: None
+    ) -> tuple[ElicitationAnswers, int]: ...
+
+    def check_rounds(self, round_: int, what: str) -> None: ...
+
+
+RequestsOf = Callable[[dict[str, Any]], dict[str, ElicitationRequest]]
+ResponsesOf = Callable[[dict[str, ElicitationRequest], ElicitationAnswers, dict[str, Any]], dict[str, Any]]
+
+
+class _Status:
+    """Status changes of one task on the graph's custom stream (nowhere outside a graph run)."""
+
+    def __init__(self, handle: TaskHandle) -> None:
+        try:
+            self._writer: Callable[[Any], None] | None = get_stream_writer()
+        except (RuntimeError, KeyError):
+            self._writer = None
+        self._handle = handle
+        self._last: tuple[str, str | None] | None = None
+
+    def write(self, state: TaskState) -> None:
+        seen = (state.status, state.status_message)
+        if self._writer is None or seen == self._last:
+            return
+        self._last = seen
+        event: TaskStatusEvent = {
+            "type": TASK_STATUS_EVENT_TYPE,
+            "tool_call_id": self._handle["tool_call_id"],
+            "server": self._handle["server"],
+            "tool": self._handle["tool"],
+            "task_id": self._handle["task_id"],
+            "status": state.status,
+            "status_message": state.status_message,
+        }
+        self._writer(event)
+
+
+def _error(text: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
+
+
+async def follow_task(
+    call: TaskCall,
+    handle: TaskHandle,
+    requests_of: RequestsOf,
+    responses_of: ResponsesOf,
+) -> types.CallToolResult:
+    """Poll the task to its end and give the ``CallToolResult`` it stands for; questions become interrupts."""
+    conn = call.conn
+    spec = conn.spec
+    task_id = handle["task_id"]
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + spec.tool_timeout
+    status = _Status(handle)
+    interval = handle.get("poll_interval_ms")
+    answered: frozenset[str] | None = None
+    round_ = 0
+    resume_index = 0
+    lost = 0
+    while True:
+        left = deadline - loop.time()
+        if left <= 0:
+            return await _out_of_time(conn, task_id)
+        try:
+            state = await conn.task_request(
+                _getter(task_id, left),
+                what="tasks/get",
+                timeout=left,
+            )
+        except Exception as exc:
+            if (is_connection_lost(exc) or isinstance(exc, ServerConnectionError)) and loop.time() < deadline:
+                lost += 1  # the server restarts or the network blips: the task lives on, poll again
+                await asyncio.sleep(min(spec.task_poll_cap, spec.task_poll_floor * 2**lost, max(0.0, left)))
+                continue
+            if isinstance(exc, TimeoutError):
+                return await _out_of_time(conn, task_id)
+            raise
+        lost = 0
+        status.write(state)
+        if state.poll_interval_ms is not None:
+            interval = state.poll_interval_ms
+        if state.status in TERMINAL_STATUSES:
+            return task_result(state)
+        if state.status == "input_required" and state.input_requests:
+            keys = frozenset(state.input_requests)
+            if keys != answered:  # not the round just answered (which the server may not have taken in yet)
+                round_ += 1
+                call.check_rounds(round_, "rounds of questions")
+                raw = dict(state.input_requests)
+                try:
+                    requests = requests_of(raw)
+                except Exception:
+                    await _cancel_quietly(conn, task_id)  # a question no one here can answer: stop the task
+                    raise
+                answers, resume_index = call.ask(round_, requests, resume_index, None)
+                refused = [a["action"] for a in answers.values() if a["action"] != "accept"]
+                if refused:
+                    await conn.task_request(
+                        lambda session: cancel_task(session, task_id), what="tasks/cancel"
+                    )
+                    return _error(
+                        f"The user chose to {refused[0]} the question of task {task_id}; the task was cancelled "
+                        "(tasks/cancel)."
+                    )
+                responses = responses_of(requests, answers, raw)
+                await conn.task_request(
+                    _updater(task_id, responses),
+                    what="tasks/update",
+                )
+                answered = keys
+                deadline = (
+                    loop.time() + spec.tool_timeout
+                )  # the human's time doesn't count against the server
+                continue
+        delay = poll_delay(interval, spec.task_poll_floor, spec.task_poll_cap)
+        await asyncio.sleep(min(delay, max(0.0, deadline - loop.time())))
+
+
+def _getter(task_id: str, bound: float) -> Callable[[ClientSession], Awaitable[TaskState]]:
+    return lambda session: get_task(session, task_id, timeout=bound)
+
+
+def _updater(task_id: str, responses: dict[str, Any]) -> Callable[[ClientSession], Awaitable[None]]:
+    return lambda session: update_task(session, task_id, responses)
+
+
+async def _out_of_time(conn: ServerConnection, task_id: str) -> types.CallToolResult:
+    cancelled = await _cancel_quietly(conn, task_id)
+    how = "it was cancelled (tasks/cancel)" if cancelled else "cancelling it (tasks/cancel) failed too"
+    return _error(
+        f"Task {task_id} on server {conn.name!r} did not finish within tool_timeout "
+        f"({conn.spec.tool_timeout:g}s); {how}."
+    )
+
+
+async def _cancel_quietly(conn: ServerConnection, task_id: str) -> bool:
+    try:
+        await conn.task_request(lambda session: cancel_task(session, task_id), what="tasks/cancel")
+    except Exception:
+        return False
+    return True
