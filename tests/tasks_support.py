@@ -56,7 +56,9 @@ class TasksServer:
         if not self.events.exists():
             return []
         lines = [json.loads(line) for line in self.events.read_text().splitlines() if line.strip()]
-        return [e for e in lines if (tool is None or e["tool"] == tool) and (event is None or e["event"] == event)]
+        return [
+            e for e in lines if (tool is None or e["tool"] == tool) and (event is None or e["event"] == event)
+        ]
 
     def release(self) -> None:
         """Let every waiting ``crunch`` finish."""

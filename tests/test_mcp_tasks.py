@@ -3,16 +3,21 @@ polled to its end, its questions are interrupts, and its handle is kept in the c
 
 from __future__ import annotations
 
+import asyncio
+import json
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from langgraph_mcp import McpServers, pending_interrupts, resume_command
 from tests.node_support import call, one_turn_graph, start, text_of, tool_messages
 from tests.tasks_support import TasksServer, tasks_server, wait_listening
+from tests.test_multiworker import pg_dsn, pg_server  # noqa: F401  (the PostgreSQL tier's fixtures)
 
 pytestmark = pytest.mark.anyio
 
@@ -45,6 +50,229 @@ async def test_a_task_that_completes_becomes_its_tool_message(server: TasksServe
         assert text_of(message) == "crunched a" and message.status == "success"
         assert len(server.recorded("crunch", "start")) == 1
         assert statuses and statuses[-1]["status"] == "completed"
-        assert {s["task_id"] for s in statuses} == {statuses[0]["task_id"]} and statuses[0]["tool_call_id"] == "c1"
+        assert {s["task_id"] for s in statuses} == {statuses[0]["task_id"]} and statuses[0][
+            "tool_call_id"
+        ] == "c1"
     finally:
         await servers.aclose()
+
+
+async def test_a_task_that_asks_becomes_an_elicitation_interrupt_answered_through_tasks_update(
+    server: TasksServer,
+) -> None:
+    servers = servers_for(server)
+    try:
+        graph = one_turn_graph(servers, [call("jobs_ask_name", "c1", greeting="Hello")], InMemorySaver())
+        config = {"configurable": {"thread_id": "t"}}
+        out = await graph.ainvoke(start(), config)
+        [item] = pending_interrupts(out)
+        assert item.kind == "elicitation" and item.tool_call_id == "c1"
+        [(key, request)] = item.elicitation["requests"].items()
+        assert request["mode"] == "form" and request["message"] == "What is your name?"
+        # A wrong answer is refused before it is saved; the same interrupt stays answerable.
+        with pytest.raises(Exception, match="name"):
+            await graph.ainvoke(
+                resume_command(
+                    out["__interrupt__"], answers={"c1": {key: {"action": "accept", "content": {}}}}
+                ),
+                config,
+            )
+        out = await graph.ainvoke(
+            resume_command(
+                out["__interrupt__"], answers={"c1": {key: {"action": "accept", "content": {"name": "Ada"}}}}
+            ),
+            config,
+        )
+        assert text_of(tool_messages(out)["c1"]) == "Hello, Ada"
+        answered = server.recorded("ask_name", "answered")
+        assert [a["content"] for a in answered] == [{"name": "Ada"}]
+        assert len(server.recorded("ask_name", "leg")) == 2  # the question's leg and the answer's, once each
+    finally:
+        await servers.aclose()
+
+
+async def test_a_decline_cancels_the_task_on_the_server(server: TasksServer) -> None:
+    servers = servers_for(server)
+    try:
+        graph = one_turn_graph(servers, [call("jobs_ask_name", "c1", greeting="Hello")], InMemorySaver())
+        config = {"configurable": {"thread_id": "t"}}
+        out = await graph.ainvoke(start(), config)
+        [item] = pending_interrupts(out)
+        [key] = item.elicitation["requests"]
+        out = await graph.ainvoke(
+            resume_command(out["__interrupt__"], answers={"c1": {key: {"action": "decline"}}}), config
+        )
+        message = tool_messages(out)["c1"]
+        assert message.status == "error" and "cancelled" in text_of(message)
+        task_id = text_of(message).split("of task ")[1].split(";")[0]
+        assert await server_status(server, task_id) == "cancelled"
+        assert server.recorded("ask_name", "answered") == []  # the tool never got an answer
+    finally:
+        await servers.aclose()
+
+
+async def server_status(server: TasksServer, task_id: str) -> str:
+    """The task's status as the server reports it to a fresh client (its own record)."""
+    from mcp import Client
+
+    from langgraph_mcp.task_wire import TasksExtension, get_task
+
+    async with Client(server.url, extensions=[TasksExtension()]) as client:
+        return (await get_task(client.session, task_id)).status
+
+
+async def test_a_task_past_tool_timeout_is_cancelled(server: TasksServer) -> None:
+    servers = servers_for(server, tool_timeout=1.0)
+    try:
+        graph = one_turn_graph(servers, [call("jobs_crunch", "c1", label="slow")], InMemorySaver())
+        out = await graph.ainvoke(start(), {"configurable": {"thread_id": "t"}})
+        message = tool_messages(out)["c1"]
+        assert message.status == "error"
+        assert "did not finish within tool_timeout (1s); it was cancelled (tasks/cancel)" in text_of(message)
+        task_id = text_of(message).split("Task ")[1].split(" ")[0]
+        assert await server_status(server, task_id) == "cancelled"
+        assert server.recorded("crunch", "end") == []
+    finally:
+        await servers.aclose()
+
+
+async def test_a_failed_task_is_an_error_tool_message_with_the_servers_message(server: TasksServer) -> None:
+    servers = servers_for(server)
+    try:
+        graph = one_turn_graph(servers, [call("jobs_protocol_fault", "c1")], InMemorySaver())
+        out = await graph.ainvoke(start(), {"configurable": {"thread_id": "t"}})
+        message = tool_messages(out)["c1"]
+        assert message.status == "error"
+        assert text_of(message) == "The task failed on the server: the backend refused the job"
+    finally:
+        await servers.aclose()
+
+
+async def test_two_tasks_asking_at_once_are_answered_with_one_command(server: TasksServer) -> None:
+    servers = servers_for(server)
+    try:
+        calls = [call("jobs_ask_name", "c1", greeting="Hi"), call("jobs_ask_name", "c2", greeting="Hey")]
+        graph = one_turn_graph(servers, calls, InMemorySaver())
+        config = {"configurable": {"thread_id": "t"}}
+        out = await graph.ainvoke(start(), config)
+        items = pending_interrupts(out)
+        assert sorted(i.tool_call_id for i in items) == ["c1", "c2"]
+        answers = {
+            i.tool_call_id: {
+                key: {"action": "accept", "content": {"name": "Ada" if i.tool_call_id == "c1" else "Bob"}}
+                for key in i.elicitation["requests"]
+            }
+            for i in items
+        }
+        out = await graph.ainvoke(resume_command(out["__interrupt__"], answers=answers), config)
+        messages = tool_messages(out)
+        assert text_of(messages["c1"]) == "Hi, Ada" and text_of(messages["c2"]) == "Hey, Bob"
+        assert len(server.recorded("ask_name", "answered")) == 2
+    finally:
+        await servers.aclose()
+
+
+async def test_servers_call_tool_and_tasks_off(server: TasksServer) -> None:
+    server.release()
+    servers = servers_for(server)
+    off = McpServers({"mcpServers": {"jobs": server.spec(tasks=False)}})
+    try:
+        result = await servers.call_tool("jobs_quick", {"label": "x"})
+        assert result.content[0].text == "quick x"  # type: ignore[union-attr]
+        assert not result.is_error
+        # Off: the extension isn't advertised, so the server runs the tool in the foreground.
+        result = await off.call_tool("jobs_quick", {"label": "y"})
+        assert result.content[0].text == "quick y"  # type: ignore[union-attr]
+        assert off.connection("jobs").offers_tasks is False and servers.connection("jobs").offers_tasks
+        assert [e["background"] for e in server.recorded("quick", "start")] == [True, False]
+    finally:
+        await servers.aclose()
+        await off.aclose()
+
+
+# ------------------------------------------------------------------------------------------ durable handle
+
+CHILD = Path(__file__).resolve().parents[1] / "tests" / "tasks_child.py"
+
+
+async def saved_handles(saver: Any) -> list[dict[str, Any]]:
+    """The task handles saved in the thread's checkpoint (pending writes of ``mcp_call_leg``)."""
+    found = await saver.aget_tuple({"configurable": {"thread_id": "durable"}})
+    if found is None:
+        return []
+    return [
+        value["task"]
+        for _, _, value in found.pending_writes or []
+        if isinstance(value, dict) and value.get("sent") == "task"
+    ]
+
+
+async def kill_while_running_then_continue(server: TasksServer, where: str, saver: Any) -> dict[str, Any]:
+    """Start the call in one process, kill it (SIGKILL) while the task runs, finish it in a fresh process."""
+    first = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(CHILD),
+        where,
+        server.url,
+        "start",
+        "jobs_crunch",
+        json.dumps({"label": "once"}),
+        stdout=asyncio.subprocess.PIPE,
+    )
+    try:
+        assert first.stdout is not None
+        with anyio.fail_after(60):
+            while True:
+                line = await first.stdout.readline()
+                assert line, "the first process ended before its task was seen working"
+                if json.loads(line).get("status") == "working":
+                    break
+            while not await saved_handles(saver):  # on its way into the checkpoint before the first poll
+                await anyio.sleep(0.02)
+    finally:
+        first.kill()
+        await first.wait()
+    [handle] = await saved_handles(saver)
+    assert handle["server"] == "jobs" and handle["tool"] == "crunch" and handle["tool_call_id"] == "c1"
+    assert len(server.recorded("crunch", "start")) == 1 and server.recorded("crunch", "end") == []
+    server.release()
+    second = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(CHILD),
+        where,
+        server.url,
+        "continue",
+        "jobs_crunch",
+        json.dumps({"label": "once"}),
+        stdout=asyncio.subprocess.PIPE,
+    )
+    out, _ = await asyncio.wait_for(second.communicate(), 90)
+    assert second.returncode == 0
+    lines = [json.loads(line) for line in out.decode().splitlines() if line.startswith("{")]
+    assert {line["task_id"] for line in lines if "task_id" in line} == {handle["task_id"]}
+    report: dict[str, Any] = lines[-1]
+    return report
+
+
+async def test_a_killed_process_leaves_the_task_to_the_next_one_which_polls_it(
+    server: TasksServer, tmp_path: Path
+) -> None:
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    db = tmp_path / "checkpoints.db"
+    async with AsyncSqliteSaver.from_conn_string(str(db)) as saver:
+        await saver.setup()
+        report = await kill_while_running_then_continue(server, f"sqlite:{db}", saver)
+    assert report["messages"] == {"c1": {"status": "success", "text": "crunched once"}}
+    assert len(server.recorded("crunch", "start")) == 1  # the tool body ran once: never called again
+
+
+async def test_another_worker_on_postgresql_polls_the_task_a_killed_worker_left(
+    server: TasksServer, pg_dsn: str
+) -> None:
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+
+    async with AsyncPostgresSaver.from_conn_string(pg_dsn) as saver:
+        report = await kill_while_running_then_continue(server, f"postgres:{pg_dsn}", saver)
+    assert report["messages"] == {"c1": {"status": "success", "text": "crunched once"}}
+    assert len(server.recorded("crunch", "start")) == 1

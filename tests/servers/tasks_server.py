@@ -42,8 +42,8 @@ def record(tool: str, event: str, **extra: Any) -> None:
 
 
 @mcp.tool(task=TASK)
-async def crunch(label: str) -> str:
-    record("crunch", "start", label=label)
+async def crunch(label: str, ctx: Context) -> str:
+    record("crunch", "start", label=label, background=ctx.is_background_task)
     release = EVENTS.with_name(EVENTS.name + ".release")
     for _ in range(1200):
         if release.exists():
@@ -54,8 +54,8 @@ async def crunch(label: str) -> str:
 
 
 @mcp.tool(task=TASK)
-async def quick(label: str) -> str:
-    record("quick", "start", label=label)
+async def quick(label: str, ctx: Context) -> str:
+    record("quick", "start", label=label, background=ctx.is_background_task)
     return f"quick {label}"
 
 
@@ -73,7 +73,9 @@ async def ask_name(greeting: str, ctx: Context) -> Any:
         return mcp_types.InputRequiredResult(
             input_requests={
                 "name": mcp_types.ElicitRequest(
-                    params=mcp_types.ElicitRequestFormParams(message="What is your name?", requested_schema=schema)
+                    params=mcp_types.ElicitRequestFormParams(
+                        message="What is your name?", requested_schema=schema
+                    )
                 )
             }
         )
