@@ -268,7 +268,8 @@ async def test_a_killed_process_leaves_the_task_to_the_next_one_which_polls_it(
 
 
 async def test_another_worker_on_postgresql_polls_the_task_a_killed_worker_left(
-    server: TasksServer, pg_dsn: str
+    server: TasksServer,
+    pg_dsn: str,  # noqa: F811
 ) -> None:
     from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
