@@ -13,8 +13,10 @@ from typing import Any
 import anyio
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
+from mcp import Client
 
 from langgraph_mcp import McpServers, pending_interrupts, resume_command
+from langgraph_mcp.connection.tasks import TasksExtension, get_task
 from tests.node_support import call, one_turn_graph, start, text_of, tool_messages
 from tests.tasks_support import TasksServer, tasks_server, wait_listening
 from tests.test_multiworker import pg_dsn, pg_server  # noqa: F401  (the PostgreSQL tier's fixtures)
@@ -113,10 +115,6 @@ async def test_a_decline_cancels_the_task_on_the_server(server: TasksServer) -> 
 
 async def server_status(server: TasksServer, task_id: str) -> str:
     """The task's status as the server reports it to a fresh client (its own record)."""
-    from mcp import Client
-
-    from langgraph_mcp.task_wire import TasksExtension, get_task
-
     async with Client(server.url, extensions=[TasksExtension()]) as client:
         return (await get_task(client.session, task_id)).status
 
