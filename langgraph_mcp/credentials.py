@@ -41,6 +41,7 @@ __all__ = [
     "RUN_CONFIG",
     "Identity",
     "current_config",
+    "current_principal",
     "expand_env",
     "is_per_run",
     "resolve_identity",
@@ -66,6 +67,24 @@ def current_config() -> RunnableConfig | None:
         return get_config()
     except RuntimeError:
         return None
+
+
+def current_principal(config: Mapping[str, Any] | None = None) -> str | None:
+    """Who runs the graph: ``configurable["langgraph_auth_user_id"]`` (what LangGraph Server sets when it
+    authenticates a request), else ``configurable["user_id"]``; ``None`` when neither is a non-empty string.
+
+    ``config`` defaults to :data:`RUN_CONFIG` or else the running graph's (``None`` outside a run). Remembered
+    approvals and per-user sign-in key on this one answer; ``ApprovalPolicy(principal=fn)`` replaces it for a
+    policy.
+    """
+    if config is None:
+        config = RUN_CONFIG.get() or current_config()
+    configurable = (config or {}).get("configurable") or {}
+    for key in ("langgraph_auth_user_id", "user_id"):
+        value = configurable.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
 
 
 def expand_env(value: str, environ: Mapping[str, str] | None = None) -> str:

@@ -6,7 +6,7 @@ Exit codes:
 * ``1`` — the tool call ended with an error result (including a call a human rejected), a server could not be
   reached, or something unexpected failed.
 * ``2`` — bad input: arguments, server config, policy, answers file, unknown tool or thread;
-  ``tools --strict`` when a server failed.
+  ``tools --strict`` when a server failed; ``policy check`` when a self-test failed.
 * ``3`` — the thread is paused waiting for a human (``--no-input``, Ctrl-C or end of input at a prompt);
   continue it with ``langgraph-mcp resume --thread ID``.
 * ``130`` — Ctrl-C while the graph was running.
@@ -22,6 +22,7 @@ import logging
 import sys
 import warnings
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from rich.console import Console
 from rich.text import Text
@@ -29,7 +30,8 @@ from rich.text import Text
 __all__ = ["build_parser", "run"]
 
 _EPILOG = """exit codes: 0 done; 1 tool error, unreachable server or unexpected failure; 2 bad input
-(arguments, config, policy, answers file, unknown tool or thread; tools --strict with a failed server); 3 the
+(arguments, config, policy, answers file, unknown tool or thread; tools --strict with a failed server;
+policy check with a failing self-test); 3 the
 thread waits for a human (continue it with `langgraph-mcp resume --thread ID`); 130 Ctrl-C while running."""
 
 Command = Callable[[argparse.Namespace, Console, Console], int]
@@ -42,7 +44,9 @@ def _add_config(parser: argparse.ArgumentParser) -> None:
         help='server config JSON ({"mcpServers": {...}}); default: the bundled demo server over stdio',
     )
     parser.add_argument(
-        "--policy", metavar="FILE", help="approval policy JSON (default: ask about destructive tools)"
+        "--policy",
+        metavar="FILE",
+        help="approval policy file, .toml or JSON (default: ask about destructive tools)",
     )
 
 
@@ -83,6 +87,11 @@ def _command(name: str) -> Command:
         from langgraph_mcp.cli.demo import cmd_demo
 
         return cmd_demo
+    if name.startswith("policy_"):
+        from langgraph_mcp.cli import policy
+
+        policy_command: Command = getattr(policy, f"cmd_{name}")
+        return policy_command
     from langgraph_mcp.cli import commands
 
     func: Command = getattr(commands, f"cmd_{name}")
@@ -159,7 +168,41 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_configurable(demo)
     demo.set_defaults(command_name="demo")
+    _add_policy(sub)
     return parser
+
+
+def _add_policy(sub: Any) -> None:
+    """``policy check POLICY [--config FILE]`` and ``policy explain POLICY --config FILE PUBLISHED_NAME``."""
+    policy = sub.add_parser(
+        "policy", help="run a policy file's self-tests, or explain the verdict for one call", epilog=_EPILOG
+    )
+    actions = policy.add_subparsers(dest="policy_command", metavar="ACTION", required=True)
+    check = actions.add_parser(
+        "check", help="load POLICY and run its [[tests]]; exit 2 naming a failing one", epilog=_EPILOG
+    )
+    check.add_argument("policy", metavar="POLICY", help="policy file (.toml; any other extension: JSON)")
+    check.add_argument(
+        "--config", metavar="FILE", help="run the tests against these servers' listings, and check them"
+    )
+    check.set_defaults(command_name="policy_check")
+    explain = actions.add_parser(
+        "explain",
+        help="the verdict for one call, its rule and reason, and the rules that lost",
+        epilog=_EPILOG,
+    )
+    explain.add_argument("policy", metavar="POLICY", help="policy file (.toml; any other extension: JSON)")
+    explain.add_argument(
+        "--config", metavar="FILE", required=True, help='server config JSON ({"mcpServers": ...})'
+    )
+    explain.add_argument(
+        "tool", metavar="PUBLISHED_NAME", help="the tool's published name, e.g. demo_delete_file"
+    )
+    explain.add_argument(
+        "--args", default="{}", metavar="JSON", help="arguments as a JSON object (default: {})"
+    )
+    _add_configurable(explain)
+    explain.set_defaults(command_name="policy_explain")
 
 
 def _configure_logging(verbosity: int) -> None:
@@ -185,7 +228,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     console = Console(highlight=False)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
-        configurable = _parse_configurable(args.configurable)
+        configurable = _parse_configurable(getattr(args, "configurable", []))
         if configurable:
             # Every run and every lookup of this process uses these values (e.g. per-user header tokens).
             from langgraph_mcp.credentials import RUN_CONFIG

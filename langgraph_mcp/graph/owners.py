@@ -10,6 +10,7 @@ collision: denied, since no human could tell which one would run.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -81,13 +82,15 @@ async def establish_owners(servers: McpServers, names: Sequence[str]) -> dict[st
     return {name: await establish_owner(servers, name) for name in dict.fromkeys(names)}
 
 
-def owner_verdict(policy: ApprovalPolicy, call: ToolCall, owner: Owner) -> Verdict:
+def owner_verdict(
+    policy: ApprovalPolicy, call: ToolCall, owner: Owner, *, principal: str | None = None
+) -> Verdict:
     """The policy's verdict for ``call``, made fail-closed by what is not known about its owner."""
     if owner.collision is not None:
-        return Verdict.deny(f"{owner.collision}; rename or filter one of them")
+        return Verdict.deny(f"{owner.collision}; rename or filter one of them", rule="collision")
     if owner.problem is not None and owner.tool is None:
-        return policy.unresolved_verdict(call, owner.problem)
-    verdict = policy.verdict(call, owner.tool)
+        return policy.unresolved_verdict(call, owner.problem, principal=principal)
+    verdict = policy.verdict(call, owner.tool, principal=principal)
     if owner.problem is None or verdict.denied:
         return verdict
     assert owner.tool is not None
@@ -97,9 +100,10 @@ def owner_verdict(policy: ApprovalPolicy, call: ToolCall, owner: Owner) -> Verdi
         else f"listed by server {owner.tool.server!r}, but {owner.problem}"
     )
     if policy.unresolved == "deny":
-        return Verdict.deny(reason)
-    decisions = verdict.allowed_decisions if verdict.needs_approval else tuple(policy.default_decisions)
-    return Verdict.ask(reason, decisions)
+        return Verdict.deny(reason, rule="unresolved")
+    if verdict.needs_approval:
+        return dataclasses.replace(verdict, reason=reason)
+    return Verdict.ask(reason, tuple(policy.default_decisions), rule="unresolved")
 
 
 def record_for(tool: McpTool | None, verdict: GateVerdict) -> GateRecord:
