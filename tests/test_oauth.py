@@ -1,0 +1,324 @@
+"""Per-user OAuth sign-in as an interrupt, against the mcp SDK's own ``simple-auth`` example servers.
+
+The authorization server and the resource server run as separate subprocesses on 127.0.0.1
+(``tests/oauth_support.py``); a scripted person follows the authorization URL through the example's login form to
+the redirect URI. The graph is the README's: a model turn, ``route_tool_calls``, ``McpToolNode``, on a SQLite
+checkpointer and a LangGraph store. Both protocol eras (the example's resource server serves both).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.errors import is_invalid_resume
+from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.store.base import BaseStore
+from langgraph.store.memory import InMemoryStore
+from langgraph.types import Command
+
+from langgraph_mcp import McpServers, McpToolNode, pending_interrupts, resume_command, route_tool_calls
+from langgraph_mcp.connection.oauth import oauth_namespace
+from langgraph_mcp.errors import ResumeError
+from tests.oauth_support import OAuthServers, running_oauth_servers, sign_in_as_person
+
+pytestmark = pytest.mark.anyio
+ERAS = ["legacy", "modern"]
+REDIRECT_URI = "http://127.0.0.1:9/oauth/callback"
+
+
+@pytest.fixture(scope="module")
+def oauth() -> Iterator[OAuthServers]:
+    with running_oauth_servers() as servers:
+        yield servers
+
+
+def server_config(oauth: OAuthServers, era: str) -> dict[str, Any]:
+    return {
+        "secure": {
+            "url": oauth.rs_url,
+            "mode": era,
+            "oauth": {"redirect_uri": REDIRECT_URI, "client_name": "langgraph-mcp tests"},
+        }
+    }
+
+
+def build_graph(servers: McpServers, checkpointer: Any, store: BaseStore | None, *, compat: bool = False) -> Any:
+    def agent(state: MessagesState) -> dict[str, Any]:
+        last = state["messages"][-1]
+        if isinstance(last, HumanMessage):
+            call = {"name": "secure_get_time", "args": {}, "id": "call_1", "type": "tool_call"}
+            return {"messages": [AIMessage(content="", tool_calls=[call])]}
+        return {}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("agent", agent)
+    builder.add_node("tools", McpToolNode(servers, compat=compat))
+    builder.add_edge(START, "agent")
+    builder.add_conditional_edges("agent", route_tool_calls, ["tools", END])
+    builder.add_edge("tools", END)
+    return builder.compile(checkpointer=checkpointer, store=store)
+
+
+class Harness:
+    def __init__(self, graph: Any, servers: McpServers, store: BaseStore | None, db: Path) -> None:
+        self.graph, self.servers, self.store, self.db = graph, servers, store, db
+
+    async def run(self, thread: str, principal: str | None = "alice", value: Any = None) -> dict[str, Any]:
+        configurable: dict[str, Any] = {"thread_id": thread}
+        if principal is not None:
+            configurable["user_id"] = principal
+        inputs = value if value is not None else {"messages": [HumanMessage("what time is it?")]}
+        out: dict[str, Any] = await self.graph.ainvoke(inputs, {"configurable": configurable})
+        return out
+
+    async def pending_ids(self, thread: str) -> list[str]:
+        state = await self.graph.aget_state({"configurable": {"thread_id": thread}}, subgraphs=True)
+        return [p.interrupt_id for p in pending_interrupts(state)]
+
+
+@pytest.fixture
+async def harness(oauth: OAuthServers, tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[Harness]:
+    era = getattr(request, "param", "legacy")
+    db = tmp_path / "checkpoints.sqlite"
+    store = InMemoryStore()
+    async with AsyncSqliteSaver.from_conn_string(str(db)) as saver:
+        servers = McpServers(server_config(oauth, era))
+        try:
+            yield Harness(build_graph(servers, saver, store), servers, store, db)
+        finally:
+            await servers.aclose()
+
+
+def the_sign_in(out: dict[str, Any]) -> Any:
+    [pending] = pending_interrupts(out)
+    assert pending.kind == "authorization"
+    return pending
+
+
+async def person(url: str) -> str:
+    return await anyio.to_thread.run_sync(sign_in_as_person, url)
+
+
+def tool_message(out: dict[str, Any]) -> ToolMessage:
+    message = out["messages"][-1]
+    assert isinstance(message, ToolMessage), out
+    return message
+
+
+@pytest.mark.parametrize("harness", ERAS, indirect=True)
+async def test_first_call_pauses_for_sign_in_and_the_callback_completes_it(
+    harness: Harness, oauth: OAuthServers
+) -> None:
+    out = await harness.run("t1")
+    pending = the_sign_in(out)
+    payload = pending.payload
+    assert payload["type"] == "mcp_authorization"
+    assert payload["server"] == "secure"
+    assert payload["tool_call_id"] == "call_1"
+    assert payload["principal"] == "alice"
+    assert payload["scopes"] == ["user"]
+    assert payload["host"] == oauth.as_url.removeprefix("http://")
+    assert payload["authorization_url"].startswith(f"{oauth.as_url}/authorize?")
+    before = oauth.stats().get("authorization_code", 0)
+
+    callback = await person(payload["authorization_url"])
+    assert callback.startswith(REDIRECT_URI + "?")
+    out = await harness.run("t1", value=resume_command(out, sign_ins={"call_1": {"callback_url": callback}}))
+    message = tool_message(out)
+    assert message.status != "error", message.content
+    assert "current_time" in str(message.content)
+    assert oauth.stats()["authorization_code"] == before + 1
+
+    # The same principal in a new thread: the stored token, no sign-in.
+    out = await harness.run("t2")
+    assert "__interrupt__" not in out
+    assert tool_message(out).status != "error"
+    assert oauth.stats()["authorization_code"] == before + 1
+
+    # Another principal is asked, for their own sign-in.
+    out = await harness.run("t3", principal="bob")
+    other = the_sign_in(out).payload
+    assert other["principal"] == "bob"
+    assert other["authorization_url"] != payload["authorization_url"]
+
+
+async def test_wrong_or_replayed_state_is_refused_and_the_sign_in_stays_pending(
+    harness: Harness, oauth: OAuthServers
+) -> None:
+    out = await harness.run("w1")
+    pending = the_sign_in(out)
+    callback = await person(pending.payload["authorization_url"])
+    forged = callback.replace("state=", "state=x")
+
+    with pytest.raises(ResumeError, match="state"):
+        resume_command(out, sign_ins={"call_1": {"callback_url": forged}})
+    # Sent anyway, past the helper: LangGraph refuses it before saving (response_schema).
+    with pytest.raises(Exception) as refused:
+        await harness.run("w1", value=Command(resume={pending.interrupt_id: {"callback_url": forged}}))
+    assert is_invalid_resume(refused.value)
+    assert await harness.pending_ids("w1") == [pending.interrupt_id]
+
+    out = await harness.run("w1", value=Command(resume={pending.interrupt_id: {"callback_url": callback}}))
+    assert tool_message(out).status != "error"
+
+    # The same callback again, for a later sign-in of the same person (their tokens were revoked): replayed.
+    oauth.revoke_refresh_tokens()
+    oauth.expire_access_tokens()
+    await expire_stored_access_token(harness.store, "alice")
+    out = await harness.run("w2")
+    later = the_sign_in(out)
+    with pytest.raises(Exception) as replayed:
+        await harness.run("w2", value=Command(resume={later.interrupt_id: {"callback_url": callback}}))
+    assert is_invalid_resume(replayed.value)
+    assert await harness.pending_ids("w2") == [later.interrupt_id]
+
+
+async def test_declined_sign_in_ends_the_call_with_an_error_message(harness: Harness) -> None:
+    out = await harness.run("d1", principal="carol")
+    the_sign_in(out)
+    out = await harness.run("d1", principal="carol", value=resume_command(out, sign_ins={"call_1": {"action": "decline"}}))
+    message = tool_message(out)
+    assert message.status == "error"
+    assert "declined" in str(message.content)
+
+
+async def expire_stored_access_token(store: BaseStore | None, principal: str) -> None:
+    """What the passing of time does to the stored token: its expiry is now in the past."""
+    assert store is not None
+    item = await store.aget(oauth_namespace("secure", principal), "tokens")
+    assert item is not None
+    await store.aput(oauth_namespace("secure", principal), "tokens", {**item.value, "expires_at": 0})
+
+
+async def stored_tokens(store: BaseStore | None, principal: str) -> dict[str, Any]:
+    assert store is not None
+    item = await store.aget(oauth_namespace("secure", principal), "tokens")
+    assert item is not None
+    return dict(item.value["token"])
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_expired_access_token_is_refreshed_without_asking(
+    oauth: OAuthServers, tmp_path: Path, era: str
+) -> None:
+    store = InMemoryStore()
+    async with AsyncSqliteSaver.from_conn_string(str(tmp_path / "c.sqlite")) as saver:
+        servers = McpServers(server_config(oauth, era))
+        try:
+            h = Harness(build_graph(servers, saver, store), servers, store, tmp_path / "c.sqlite")
+            out = await h.run("r1", principal="dave")
+            callback = await person(the_sign_in(out).payload["authorization_url"])
+            await h.run("r1", principal="dave", value=resume_command(out, sign_ins={"call_1": {"callback_url": callback}}))
+            first = await stored_tokens(store, "dave")
+        finally:
+            await servers.aclose()
+        refreshes = oauth.stats().get("refresh_token", 0)
+        oauth.expire_access_tokens()
+        await expire_stored_access_token(store, "dave")
+
+        servers = McpServers(server_config(oauth, era))  # a fresh process's view: only the store
+        try:
+            h = Harness(build_graph(servers, saver, store), servers, store, tmp_path / "c.sqlite")
+            out = await h.run("r2", principal="dave")
+            assert "__interrupt__" not in out
+            assert tool_message(out).status != "error"
+        finally:
+            await servers.aclose()
+    assert oauth.stats()["refresh_token"] == refreshes + 1
+    assert (await stored_tokens(store, "dave"))["access_token"] != first["access_token"]
+
+
+async def test_revoked_refresh_token_asks_again(harness: Harness, oauth: OAuthServers) -> None:
+    out = await harness.run("v1", principal="erin")
+    callback = await person(the_sign_in(out).payload["authorization_url"])
+    await harness.run("v1", principal="erin", value=resume_command(out, sign_ins={"call_1": {"callback_url": callback}}))
+    oauth.revoke_refresh_tokens()
+    oauth.expire_access_tokens()
+    await expire_stored_access_token(harness.store, "erin")
+    out = await harness.run("v2", principal="erin")
+    assert the_sign_in(out).payload["principal"] == "erin"
+
+
+async def test_tokens_never_reach_the_checkpoint_the_stream_or_the_logs(
+    harness: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level("DEBUG")
+    config = {"configurable": {"thread_id": "s1", "user_id": "frank"}}
+    events: list[Any] = []
+    async for event in harness.graph.astream(
+        {"messages": [HumanMessage("time?")]}, config, stream_mode=["updates", "values", "custom", "debug"]
+    ):
+        events.append(event)
+    state = await harness.graph.aget_state(config)
+    pending = pending_interrupts(state)
+    pending_record = await harness.store.aget(oauth_namespace("secure", "frank"), "pending")  # type: ignore[union-attr]
+    assert pending_record is not None
+    verifier = pending_record.value["verifier"]
+    callback = await person(pending[0].payload["authorization_url"])
+    async for event in harness.graph.astream(
+        resume_command(pending, sign_ins={"call_1": {"callback_url": callback}}),
+        config,
+        stream_mode=["updates", "values", "custom", "debug"],
+    ):
+        events.append(event)
+    tokens = await stored_tokens(harness.store, "frank")
+    secrets = [tokens["access_token"], tokens["refresh_token"], verifier]
+    assert all(secrets)
+
+    with sqlite3.connect(harness.db) as db:
+        rows = [bytes(v) if isinstance(v, bytes | memoryview) else str(v).encode() for t in ("checkpoints", "writes") for row in db.execute(f"SELECT * FROM {t}") for v in row if v is not None]  # fmt: skip
+    blob = b"\n".join(rows)
+    assert b"current_time" in blob or b"mcp_authorization" in blob  # the scan reads the real rows
+    streamed = repr(events)
+    logged = caplog.text
+    for secret in secrets:
+        assert secret.encode() not in blob
+        assert secret not in streamed
+        assert secret not in logged
+
+
+# ------------------------------------------------------------------------------------------- many workers
+
+from tests.test_multiworker import pg_dsn, pg_server  # noqa: E402, F401  (the PostgreSQL tier's fixtures)
+
+CHILD = Path(__file__).resolve().parent / "oauth_worker_child.py"
+
+
+async def worker(dsn: str, oauth: OAuthServers, *args: str) -> dict[str, Any]:
+    """One run in a fresh worker process (its own McpServers), on the shared PostgreSQL checkpointer and store."""
+    import json
+    import sys
+
+    result = await anyio.run_process([sys.executable, str(CHILD), dsn, oauth.rs_url, *args], check=False)
+    assert result.returncode == 0, result.stderr.decode()[-3000:]
+    lines = [line for line in result.stdout.decode().splitlines() if line.startswith("{")]
+    reply: dict[str, Any] = json.loads(lines[-1])
+    return reply
+
+
+async def test_another_worker_resumes_the_sign_in_and_a_third_uses_the_stored_token(
+    oauth: OAuthServers, pg_dsn: str  # noqa: F811
+) -> None:
+    paused = await worker(pg_dsn, oauth, "start", "m1", "grace")
+    [payload] = paused["pending"]
+    assert payload["type"] == "mcp_authorization" and payload["principal"] == "grace"
+    callback = await person(payload["authorization_url"])
+
+    resumed = await worker(pg_dsn, oauth, "resume", "m1", "grace", callback)
+    assert resumed["pid"] != paused["pid"]
+    assert resumed["pending"] == []
+    status, text = resumed["tool_message"]
+    assert status != "error" and "current_time" in text
+
+    codes = oauth.stats()["authorization_code"]
+    third = await worker(pg_dsn, oauth, "start", "m2", "grace")
+    assert third["pending"] == []
+    assert third["tool_message"][0] != "error"
+    assert oauth.stats()["authorization_code"] == codes
