@@ -321,6 +321,53 @@ def missing_internals(session: ClientSession) -> list[str]:
     return missing
 
 
+# ------------------------------------------------------------------------------------------------- mcp OAuth
+#
+# ``OAuthClientProvider`` (mcp 2.3) has no public hook for two steps per-user sign-in in a graph needs
+# (``langgraph_mcp.connection.oauth``): ``_initialize`` (loading stored tokens: it restores neither their expiry
+# nor the discovered metadata) and ``_perform_authorization_code_grant`` (the redirect and the wait for the code,
+# which keeps the PKCE verifier in a local variable). :class:`OAuthProviderHooks` overrides exactly those two and
+# hands them to public-named hooks; an mcp without them fails at import, naming the version.
+
+OAUTH_PROVIDER_STEPS = ("_initialize", "_perform_authorization_code_grant")
+
+from mcp.client.auth import OAuthClientProvider  # noqa: E402
+
+if not all(
+    callable(getattr(OAuthClientProvider, name, None)) for name in OAUTH_PROVIDER_STEPS
+):  # pragma: no cover
+    raise IncompatibleDependencyError(
+        "mcp",
+        MCP_VERSION,
+        "OAuthClientProvider has no _initialize / _perform_authorization_code_grant, the steps per-user sign-in "
+        "hooks into; langgraph-mcp supports mcp 2.3.x",
+    )
+
+
+class OAuthProviderHooks(OAuthClientProvider):
+    """The SDK's provider with its two private steps as hooks: :meth:`loaded` after stored tokens are loaded, and
+    :meth:`authorization_code` in place of the redirect-and-wait (:meth:`sdk_authorization_code` runs the SDK's)."""
+
+    async def _initialize(self) -> None:
+        await super()._initialize()
+        await self.loaded()
+
+    async def _perform_authorization_code_grant(self) -> tuple[str, str]:
+        return await self.authorization_code()
+
+    async def loaded(self) -> None:
+        """Called after the SDK loaded the stored tokens and client registration into ``self.context``."""
+
+    async def authorization_code(self) -> tuple[str, str]:
+        """The authorization code and its PKCE verifier (default: the SDK's redirect and callback handlers)."""
+        return await self.sdk_authorization_code()
+
+    async def sdk_authorization_code(self) -> tuple[str, str]:
+        """The SDK's own step: builds the authorization URL, calls the redirect then the callback handler."""
+        code, verifier = await super()._perform_authorization_code_grant()
+        return code, verifier
+
+
 # ================================================================================================= httpx2 / httpcore2
 #
 # httpx2 2.16 has no public way to give its default transport a network backend (``AsyncHTTPTransport`` builds its

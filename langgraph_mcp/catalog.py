@@ -19,7 +19,12 @@ from typing import Any, Literal, TypedDict, cast
 
 import mcp.types as types
 
-from langgraph_mcp.errors import ToolNameCollisionError, ToolNotFoundError, ToolOwnerUnknownError
+from langgraph_mcp.errors import (
+    AuthorizationRequiredError,
+    ToolNameCollisionError,
+    ToolNotFoundError,
+    ToolOwnerUnknownError,
+)
 from langgraph_mcp.payloads import ApprovalHints, DeclaredHints, EffectiveHints
 
 PUBLISHED_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -383,6 +388,8 @@ class ToolResolution:
     tools: tuple[McpTool, ...]
     unknown: dict[str, str]
     close_matches: list[str] = field(default_factory=list)
+    sign_in: AuthorizationRequiredError | None = None
+    """A candidate server that can't be listed until the run's principal signs in (its OAuth sign-in)."""
 
     def tool(self) -> McpTool:
         """The one tool, or raise: a collision, an owner that could not be established, or no such tool."""
@@ -390,6 +397,8 @@ class ToolResolution:
             check_collisions(self.tools)
         if self.tools:
             return self.tools[0]
+        if self.sign_in is not None:
+            raise self.sign_in
         if self.unknown:
             raise ToolOwnerUnknownError(self.published_name, dict(self.unknown))
         raise ToolNotFoundError(self.published_name, self.close_matches)

@@ -13,7 +13,16 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, TypeAlias
 
 import httpx2
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from langgraph_mcp.credentials import expand_env
 from langgraph_mcp.errors import ConfigError, problems
@@ -122,6 +131,28 @@ class StdioServer(_ServerOptions):
     """``log``: the child's stderr goes to the ``langgraph_mcp.server.<name>`` logger; else a file path."""
 
 
+class OAuthOptions(BaseModel):
+    """Per-user OAuth sign-in for a streamable-HTTP server (the MCP authorization spec, through the mcp SDK's
+    ``OAuthClientProvider``): a call for a principal without a token pauses with an ``mcp_authorization``
+    interrupt. Tokens and client registrations are kept per principal in the graph's store."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    redirect_uri: str = Field(pattern=r"^https?://")
+    """Where the authorization server sends the browser after sign-in: a page of yours that hands the full
+    address it was opened at back to the run (README, "Signing in to OAuth-protected servers")."""
+    scopes: list[str] = Field(default_factory=list)
+    """Scopes asked for on top of what the server names (its ``WWW-Authenticate`` or metadata)."""
+    client_name: str | None = None
+    """The client name shown on the authorization server's consent page (dynamic registration)."""
+    client_metadata_url: str | None = Field(None, pattern=r"^https://")
+    """A client ID metadata document URL (HTTPS, with a path): used as the client id where the authorization
+    server supports it, instead of dynamic registration."""
+    principal_key: str | None = None
+    """Read the principal from ``config["configurable"][principal_key]`` instead of ``langgraph_auth_user_id`` /
+    ``user_id``."""
+
+
 class HttpServer(_ServerOptions):
     """A server reached over streamable HTTP."""
 
@@ -140,6 +171,14 @@ class HttpServer(_ServerOptions):
     """HTTP read timeout in seconds (also bounds a held-open legacy SSE stream)."""
     max_connections: int | None = Field(None, ge=1)
     """The HTTP connection pool size; default ``max_parked_calls`` + 32."""
+    oauth: OAuthOptions | None = None
+    """Per-user OAuth sign-in (see :class:`OAuthOptions`); not together with ``auth`` or ``credentials``."""
+
+    @model_validator(mode="after")
+    def _one_way_to_authenticate(self) -> HttpServer:
+        if self.oauth is not None and (self.auth is not None or self.credentials is not None):
+            raise ValueError("'oauth' signs each user in itself: give it without 'auth' or 'credentials'")
+        return self
 
     @field_validator("headers", mode="before")
     @classmethod

@@ -133,8 +133,13 @@ def _has_templates(headers: Any) -> bool:
 
 
 def is_per_run(spec: Any) -> bool:
-    """Whether ``spec``'s credentials depend on the run (``${configurable:...}`` templates or a callable)."""
-    return getattr(spec, "credentials", None) is not None or _has_templates(getattr(spec, "headers", None))
+    """Whether ``spec``'s credentials depend on the run (``${configurable:...}`` templates, a callable, or a
+    per-user OAuth sign-in)."""
+    return (
+        getattr(spec, "credentials", None) is not None
+        or getattr(spec, "oauth", None) is not None
+        or _has_templates(getattr(spec, "headers", None))
+    )
 
 
 def _configurable_value(server: str, configurable: Mapping[str, Any], header: str, name: str) -> str:

@@ -19,6 +19,7 @@ The tree (every exception the package raises is one of these)::
     │   ├── ResourceError                      listing or reading its resources failed (field: uri)
     │   ├── PromptError                        listing or rendering its prompts failed (field: prompt)
     │   ├── CredentialError                    its per-run credentials could not be resolved; nothing was sent
+    │   ├── AuthorizationRequiredError         the current principal must sign in (OAuth) before anything is sent
     │   ├── ElicitationUnavailableError        a tool asked for input where nobody can answer (no graph)
     │   ├── TooManyRoundsError                 a tool kept asking past ``max_elicitation_rounds``
     │   ├── UnsupportedRequestError            it asked the client for something it does not serve (sampling)
@@ -257,6 +258,26 @@ class ToolOwnerUnknownError(LangGraphMcpError, LookupError):
 class CredentialError(ServerError):
     """A server's per-run credentials could not be resolved for this run (a ``configurable`` key is missing, or
     a ``credentials`` callable failed); nothing was sent. Names the server."""
+
+
+class AuthorizationRequiredError(ServerError):
+    """An OAuth-protected server needs the current principal to sign in; nothing was sent to it.
+
+    In a graph the call pauses with an ``mcp_authorization`` interrupt instead; outside one, open
+    ``authorization_url`` and hand the URL the browser lands on to ``McpServers.complete_sign_in``."""
+
+    def __init__(self, server: str, *, principal: str, authorization_url: str, scopes: list[str]) -> None:
+        super().__init__(
+            server,
+            f"{principal!r} must sign in first: open the authorization URL, then resume with the address the "
+            "browser is sent to",
+        )
+        self.principal = principal
+        """Whose sign-in it is."""
+        self.authorization_url = authorization_url
+        """Where the person signs in (holds the sign-in's ``state``, never a token)."""
+        self.scopes = scopes
+        """The scopes it asks for."""
 
 
 class ElicitationUnavailableError(ServerError):

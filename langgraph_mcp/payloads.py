@@ -1,4 +1,4 @@
-"""The interrupt payloads and resume values (elicitation answers, approval decisions): the contract UIs rely on.
+"""The interrupt payloads and resume values (elicitation answers, approval decisions, sign-ins): the contract UIs rely on.
 
 Everything here is a JSON-shaped ``TypedDict``: interrupt values go through checkpointers (msgpack) and over the
 LangGraph API to UIs, so they must round-trip as plain dicts. Each payload carries a ``type`` discriminator and the
@@ -21,6 +21,9 @@ TASK_HANDLE_TYPE: Literal["mcp_task"] = "mcp_task"
 
 TASK_STATUS_EVENT_TYPE: Literal["mcp_task_status"] = "mcp_task_status"
 """``type`` of the ``stream_mode="custom"`` event written when a task's status changes."""
+
+AUTHORIZATION_INTERRUPT_TYPE: Literal["mcp_authorization"] = "mcp_authorization"
+"""``type`` of the payload raised when a call needs the current principal to sign in to an OAuth server."""
 
 
 # --------------------------------------------------------------------------------------------- elicitation
@@ -210,7 +213,51 @@ class HITLResponse(TypedDict):
     decisions: list[Decision]
 
 
-McpInterrupt: TypeAlias = ElicitationInterrupt | ApprovalInterrupt
+# --------------------------------------------------------------------------------------------- sign-in
+
+
+class AuthorizationInterrupt(TypedDict):
+    """Payload of an ``mcp_authorization`` interrupt: a call (or a listing) needs this principal to sign in.
+
+    Open ``authorization_url`` in a browser (never automatically); after signing in, the authorization server
+    sends the browser to the configured redirect URI. Answer with that full address
+    (:class:`SignInCallback`), or :class:`SignInDecline`.
+    """
+
+    type: Literal["mcp_authorization"]
+    server: str
+    authorization_url: str
+    host: str
+    """Where a browser would really go for ``authorization_url`` (read as for URL elicitation), to show it."""
+    tool_call_id: str
+    """The call waiting for the sign-in (``""`` for a listing outside a tool call)."""
+    principal: str
+    """Whose sign-in this is (``config["configurable"]["langgraph_auth_user_id"]``, else ``["user_id"]``)."""
+    scopes: list[str]
+    """The scopes the authorization URL asks for."""
+    action_requests: NotRequired[list[ActionRequest]]
+    """Agent Chat UI mode only: one ``HITLRequest`` card, answered with ``respond`` (the callback URL) or
+    ``reject`` (decline)."""
+    review_configs: NotRequired[list[ReviewConfig]]
+
+
+class SignInCallback(TypedDict):
+    """The person signed in: the full URL the browser was redirected to (with ``code`` and ``state``)."""
+
+    callback_url: str
+
+
+class SignInDecline(TypedDict):
+    """The person will not sign in: the call ends with an error ToolMessage."""
+
+    action: Literal["decline"]
+
+
+SignInAnswer: TypeAlias = SignInCallback | SignInDecline
+"""The resume value of an ``mcp_authorization`` interrupt."""
+
+
+McpInterrupt: TypeAlias = ElicitationInterrupt | ApprovalInterrupt | AuthorizationInterrupt
 
 
 def is_elicitation_interrupt(value: object) -> bool:
@@ -251,3 +298,8 @@ class TaskStatusEvent(TypedDict):
     task_id: str
     status: Literal["working", "input_required", "completed", "failed", "cancelled"]
     status_message: str | None
+
+
+def is_authorization_interrupt(value: object) -> bool:
+    """True for an ``mcp_authorization`` (sign-in) payload."""
+    return isinstance(value, dict) and value.get("type") == AUTHORIZATION_INTERRUPT_TYPE

@@ -97,7 +97,11 @@ class OAuthServers:
 
 def _start(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
     proc = subprocess.Popen(
-        [sys.executable, str(LAUNCHER), *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+        [sys.executable, str(LAUNCHER), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
     )
     assert proc.stdout is not None
     lines: list[str] = []
@@ -174,7 +178,9 @@ def sign_in_as_person(authorization_url: str) -> str:
         response = browser.get(authorization_url)
         while response.status_code in (301, 302, 303, 307, 308) and "/login" not in str(response.url.path):
             response = browser.get(urljoin(str(response.url), response.headers["location"]))
-        assert response.status_code == 200, f"no login page: HTTP {response.status_code} {response.text[:200]}"
+        assert response.status_code == 200, (
+            f"no login page: HTTP {response.status_code} {response.text[:200]}"
+        )
         form = _Form()
         form.feed(response.text)
         assert form.action is not None, "the login page has no form"

@@ -49,7 +49,9 @@ def server_config(oauth: OAuthServers, era: str) -> dict[str, Any]:
     }
 
 
-def build_graph(servers: McpServers, checkpointer: Any, store: BaseStore | None, *, compat: bool = False) -> Any:
+def build_graph(
+    servers: McpServers, checkpointer: Any, store: BaseStore | None, *, compat: bool = False
+) -> Any:
     def agent(state: MessagesState) -> dict[str, Any]:
         last = state["messages"][-1]
         if isinstance(last, HumanMessage):
@@ -84,7 +86,9 @@ class Harness:
 
 
 @pytest.fixture
-async def harness(oauth: OAuthServers, tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[Harness]:
+async def harness(
+    oauth: OAuthServers, tmp_path: Path, request: pytest.FixtureRequest
+) -> AsyncIterator[Harness]:
     era = getattr(request, "param", "legacy")
     db = tmp_path / "checkpoints.sqlite"
     store = InMemoryStore()
@@ -183,7 +187,9 @@ async def test_wrong_or_replayed_state_is_refused_and_the_sign_in_stays_pending(
 async def test_declined_sign_in_ends_the_call_with_an_error_message(harness: Harness) -> None:
     out = await harness.run("d1", principal="carol")
     the_sign_in(out)
-    out = await harness.run("d1", principal="carol", value=resume_command(out, sign_ins={"call_1": {"action": "decline"}}))
+    out = await harness.run(
+        "d1", principal="carol", value=resume_command(out, sign_ins={"call_1": {"action": "decline"}})
+    )
     message = tool_message(out)
     assert message.status == "error"
     assert "declined" in str(message.content)
@@ -215,7 +221,11 @@ async def test_expired_access_token_is_refreshed_without_asking(
             h = Harness(build_graph(servers, saver, store), servers, store, tmp_path / "c.sqlite")
             out = await h.run("r1", principal="dave")
             callback = await person(the_sign_in(out).payload["authorization_url"])
-            await h.run("r1", principal="dave", value=resume_command(out, sign_ins={"call_1": {"callback_url": callback}}))
+            await h.run(
+                "r1",
+                principal="dave",
+                value=resume_command(out, sign_ins={"call_1": {"callback_url": callback}}),
+            )
             first = await stored_tokens(store, "dave")
         finally:
             await servers.aclose()
@@ -238,7 +248,9 @@ async def test_expired_access_token_is_refreshed_without_asking(
 async def test_revoked_refresh_token_asks_again(harness: Harness, oauth: OAuthServers) -> None:
     out = await harness.run("v1", principal="erin")
     callback = await person(the_sign_in(out).payload["authorization_url"])
-    await harness.run("v1", principal="erin", value=resume_command(out, sign_ins={"call_1": {"callback_url": callback}}))
+    await harness.run(
+        "v1", principal="erin", value=resume_command(out, sign_ins={"call_1": {"callback_url": callback}})
+    )
     oauth.revoke_refresh_tokens()
     oauth.expire_access_tokens()
     await expire_stored_access_token(harness.store, "erin")
@@ -304,7 +316,8 @@ async def worker(dsn: str, oauth: OAuthServers, *args: str) -> dict[str, Any]:
 
 
 async def test_another_worker_resumes_the_sign_in_and_a_third_uses_the_stored_token(
-    oauth: OAuthServers, pg_dsn: str  # noqa: F811
+    oauth: OAuthServers,
+    pg_dsn: str,  # noqa: F811
 ) -> None:
     paused = await worker(pg_dsn, oauth, "start", "m1", "grace")
     [payload] = paused["pending"]

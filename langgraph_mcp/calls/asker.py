@@ -35,7 +35,14 @@ from langgraph_mcp._compat import (
 from langgraph_mcp.errors import AnswerError, NoCheckpointerError
 from langgraph_mcp.humans.answers import ElicitationAnswersModel, answers_response_schema, validate_answers
 from langgraph_mcp.humans.hitl import elicitation_card, hitl_answers_response_schema, stored_answers
-from langgraph_mcp.payloads import ElicitationAnswers, ElicitationInterrupt, ElicitationRequest
+from langgraph_mcp.humans.sign_in import check_sign_in_answer, sign_in_response_schema
+from langgraph_mcp.payloads import (
+    AuthorizationInterrupt,
+    ElicitationAnswers,
+    ElicitationInterrupt,
+    ElicitationRequest,
+    SignInAnswer,
+)
 
 
 def _fits(requests: Mapping[str, ElicitationRequest], stored: Mapping[str, Any]) -> bool:
@@ -60,6 +67,16 @@ def _without_sensitive(
             answer = {**answer, "content": {k: v for k, v in content.items() if k not in hidden}}
         shown[key] = answer
     return cast(ElicitationAnswers, shown)
+
+
+def _answers_sign_in(payload: AuthorizationInterrupt, stored: object) -> bool:
+    if not isinstance(stored, Mapping) or "callback_url" not in stored:
+        return False  # a decline ends the call: it is never found stored before a later sign-in
+    try:
+        check_sign_in_answer(payload, stored)
+    except AnswerError:
+        return False
+    return True
 
 
 class InterruptAsker:
@@ -184,6 +201,29 @@ class InterruptAsker:
         if previous is not None:
             payload = {**payload, "previous_answers": _without_sensitive(requests, previous)}
         return self._take(len(book), payload, requests, None), len(book) + 1
+
+    def sign_in(self, payload: AuthorizationInterrupt) -> SignInAnswer:
+        """The answer to a sign-in: a stored answer to this very sign-in (its ``state``), or a new interrupt (raises
+        ``GraphInterrupt`` to pause). Answers to other questions stored before it are stepped over, as for
+        elicitations; the new answer of a resume is always checked against this sign-in before it is saved."""
+        if not self.has_checkpointer:
+            raise NoCheckpointerError(
+                payload["server"],
+                f"MCP server {payload['server']!r} needs {payload['principal']!r} to sign in, but the graph has no "
+                "checkpointer to pause on: compile it with one, e.g. graph.compile(checkpointer=InMemorySaver())",
+            )
+        book = self._book()
+        index = self.consumed
+        while index < len(book):
+            if (index == self._fresh and index >= self.consumed) or _answers_sign_in(payload, book[index]):
+                break
+            index += 1
+        self._advance_to(index)
+        self.raised_at = index
+        validated = interrupt(payload, response_schema=sign_in_response_schema(payload))
+        self.consumed = index + 1
+        answer: SignInAnswer = validated.answer()
+        return answer
 
     def _take(
         self,

@@ -21,7 +21,9 @@ from mcp import Client, MCPError
 from langgraph_mcp import _compat
 from langgraph_mcp.config import HttpServer, ServerSpec
 from langgraph_mcp.connection.http import is_post_failure
+from langgraph_mcp.connection.oauth import RefreshFirst
 from langgraph_mcp.errors import (
+    AuthorizationRequiredError,
     CallInterruptedError,
     CallNotSentError,
     InvalidResponseError,
@@ -112,6 +114,8 @@ class FailureReader:
     def read(self, exc: BaseException, client: Client, *, what: str, tool: str | None) -> BaseException:
         """The error for ``exc`` raised under ``what`` (``tool``: the call's tool) on ``client``."""
         error = unwrap_for_caller(exc)
+        if (refused := self.token_refused(error, client, tool)) is not None:
+            return refused
         if isinstance(error, ServerError):
             return error
         if (unreadable := self.unreadable_response(error, tool)) is not None:
@@ -134,7 +138,10 @@ class FailureReader:
         if client is not None:
             self.owner.mark_dead(ServerConnectionError(self.name, "the transport failed"), client)
         await self.owner.wait_stopped(OWNER_REPORT_SECONDS)
-        return self.lost(what, self.owner.last_error, tool=tool)
+        reason = self.owner.last_error
+        if (refused := self.token_refused(reason, client, tool)) is not None:
+            return refused
+        return self.lost(what, reason, tool=tool)
 
     def lost(self, what: str, cause: BaseException | None, *, tool: str | None) -> ServerError:
         """The error for a request whose connection failed under it (a call: it may or may not have run)."""
@@ -156,6 +163,22 @@ class FailureReader:
             detail = f"the server sent an invalid response: {error}"[:400]
             return InvalidResponseError(self.name, detail, tool=tool)
         return None
+
+    def token_refused(
+        self, error: BaseException | None, client: Client | None, tool: str | None
+    ) -> ServerError | None:
+        """A 401 on a live connection (the server ended the access token early): the server ran nothing. The
+        connection is started again, refreshing the token first (the request is then sent again, any tool), or,
+        with no refresh possible, asking the person to sign in (``AuthorizationRequiredError``)."""
+        if not isinstance(error, AuthorizationRequiredError | RefreshFirst):
+            return None
+        self.owner.mark_dead(error, client)
+        if isinstance(error, AuthorizationRequiredError):
+            return error
+        what = f"the call to {tool!r} was not run" if tool is not None else "the request was not run"
+        return CallNotSentError(
+            self.name, f"the server refused the access token; {what}; the token is refreshed first", tool=tool
+        )
 
     def session_gone(self, error: BaseException, client: Client, tool: str | None) -> CallNotSentError | None:
         """A legacy HTTP 404 for our session (the server restarted or expired it): re-initialize on the next

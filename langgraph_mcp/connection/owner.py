@@ -31,9 +31,15 @@ from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from langgraph_mcp.config import ServerSpec, StdioServer
 from langgraph_mcp.connection.calls import CallTasks
 from langgraph_mcp.connection.failures import describe_error, flatten_exception
+from langgraph_mcp.connection.oauth import RefreshFirst
 from langgraph_mcp.connection.timers import deadline
 from langgraph_mcp.connection.transport import StderrCapture, TransportWatch, command_line, make_client
-from langgraph_mcp.errors import InvalidResponseError, ServerConnectionError, ServerUnavailableError
+from langgraph_mcp.errors import (
+    AuthorizationRequiredError,
+    InvalidResponseError,
+    ServerConnectionError,
+    ServerUnavailableError,
+)
 
 
 @dataclass
@@ -325,6 +331,13 @@ class ClientOwner:
         if self._client is None:
             cause = self._error
             await self._wait_owner()
+            if isinstance(cause, AuthorizationRequiredError):
+                # Not an outage: nothing is wrong with the server, a person has to sign in. No backoff, so the
+                # start after the sign-in goes ahead at once.
+                raise cause
+            if isinstance(cause, RefreshFirst):  # the tokens are marked expired: this start refreshes them
+                await self._start()
+                return
             failure = ServerConnectionError(
                 self.name, f"could not connect: {describe_error(cause)}" + self._stdio_context()
             )

@@ -26,7 +26,7 @@ from langgraph_mcp.calls.interceptors import call_intercepted
 from langgraph_mcp.calls.results import to_tool_message
 from langgraph_mcp.calls.stream import CallStream
 from langgraph_mcp.catalog import McpTool
-from langgraph_mcp.errors import NoCheckpointerError, ToolNotFoundError
+from langgraph_mcp.errors import AuthorizationRequiredError, NoCheckpointerError, ToolNotFoundError
 from langgraph_mcp.graph.messages import (
     GateRecord,
     RefusedCalls,
@@ -41,7 +41,11 @@ from langgraph_mcp.graph.messages import (
     with_batch,
 )
 from langgraph_mcp.humans.hitl import agent_chat_ui_mode
+from langgraph_mcp.humans.sign_in import authorization_payload, sign_in_result
 from langgraph_mcp.servers.mcp_servers import McpServers
+
+MAX_SIGN_INS_PER_CALL = 3
+"""Sign-ins one call may ask for (a code that fails to exchange asks again) before it ends with an error."""
 
 ErrorHandler = bool | str | Callable[[Exception], str] | type[Exception] | tuple[type[Exception], ...]
 
@@ -180,6 +184,49 @@ class McpToolNode(RunnableCallable):
     # ------------------------------------------------------------------------------------------- one call
 
     async def _run_one(self, call: ToolCall, work: _Work) -> ToolMessage:
+        """One call; a server that needs the run's principal to sign in first pauses it (``mcp_authorization``),
+        and the call is made again once the sign-in is done."""
+        call_id = call.get("id") or ""
+        asker = InterruptAsker(call_id, compat=self.compat)
+        for _ in range(MAX_SIGN_INS_PER_CALL):
+            try:
+                return await self._attempt(call, work, asker)
+            except AuthorizationRequiredError as needed:
+                refused = await self._sign_in(needed, call, asker)
+                if refused is not None:
+                    return refused
+        return _not_run(call, f"it still needed a sign-in after {MAX_SIGN_INS_PER_CALL} sign-ins")
+
+    async def _sign_in(
+        self, needed: AuthorizationRequiredError, call: ToolCall, asker: InterruptAsker
+    ) -> ToolMessage | None:
+        """Ask the principal to sign in; ``None`` once the code is handed over, else the call's error message."""
+        call_id = call.get("id") or ""
+        payload = authorization_payload(
+            server=needed.server,
+            authorization_url=needed.authorization_url,
+            principal=needed.principal,
+            scopes=needed.scopes,
+            tool_call_id=call_id,
+            compat=self.compat,
+        )
+        try:
+            result = sign_in_result(asker.sign_in(payload))
+        except NoCheckpointerError as exc:
+            return ToolMessage(
+                content=f"Error: {exc}", name=call["name"], tool_call_id=call_id, status="error"
+            )
+        if result is None:
+            return _not_run(call, f"signing in to MCP server {needed.server!r} was declined")
+        if result.error is not None:
+            return _not_run(
+                call,
+                f"the authorization server of MCP server {needed.server!r} refused the sign-in ({result.error})",
+            )
+        self.servers.hand_over_sign_in(needed.server, result)
+        return None
+
+    async def _attempt(self, call: ToolCall, work: _Work, asker: InterruptAsker) -> ToolMessage:
         call_id = call.get("id") or ""
         name = call["name"]
         record = work.records.get(call_id) if work.records is not None else None
@@ -189,7 +236,7 @@ class McpToolNode(RunnableCallable):
             tool = await self.servers.get_tool(name)
         except ToolNotFoundError as exc:
             return ToolMessage(content=f"Error: {exc}", name=name, tool_call_id=call_id, status="error")
-        except GraphBubbleUp:
+        except (GraphBubbleUp, AuthorizationRequiredError):
             raise
         except Exception as exc:
             return self._error_message(exc, name, call_id)
@@ -201,7 +248,6 @@ class McpToolNode(RunnableCallable):
             )
         stream = CallStream(call_id, tool.server, tool.name)
         try:
-            asker = InterruptAsker(call_id, compat=self.compat)
             with stream.open():
                 result = await call_intercepted(
                     self.servers,
@@ -211,7 +257,7 @@ class McpToolNode(RunnableCallable):
                     asker=asker,
                     progress=stream.progress,
                 )
-        except GraphBubbleUp:
+        except (GraphBubbleUp, AuthorizationRequiredError):
             raise
         except NoCheckpointerError as exc:
             return ToolMessage(content=f"Error: {exc}", name=name, tool_call_id=call_id, status="error")

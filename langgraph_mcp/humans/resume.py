@@ -39,10 +39,13 @@ from langgraph.types import Command, Interrupt, StateSnapshot
 from langgraph_mcp.errors import AnswerError, DecisionError, ResumeError, ResumeTypeError
 from langgraph_mcp.humans.answers import validate_answers
 from langgraph_mcp.humans.decisions import only_decision, validate_decision
+from langgraph_mcp.humans.sign_in import check_sign_in_answer
 from langgraph_mcp.payloads import (
     ApprovalInterrupt,
+    AuthorizationInterrupt,
     ElicitationInterrupt,
     is_approval_interrupt,
+    is_authorization_interrupt,
     is_elicitation_interrupt,
 )
 
@@ -55,7 +58,7 @@ __all__ = [
     "resume_command",
 ]
 
-PendingKind: TypeAlias = Literal["approval", "elicitation"]
+PendingKind: TypeAlias = Literal["approval", "elicitation", "authorization"]
 
 _INTERRUPT_ID = re.compile(r"[0-9a-f]{32}")
 
@@ -66,9 +69,10 @@ class PendingMcpInterrupt:
 
     interrupt_id: str
     kind: PendingKind
-    """``"approval"`` (answer with a decision) or ``"elicitation"`` (answer every request key)."""
+    """``"approval"`` (answer with a decision), ``"elicitation"`` (answer every request key) or ``"authorization"``
+    (a sign-in: answer with the callback URL, or decline)."""
     tool_call_id: str
-    payload: ApprovalInterrupt | ElicitationInterrupt
+    payload: ApprovalInterrupt | ElicitationInterrupt | AuthorizationInterrupt
 
     @property
     def approval(self) -> ApprovalInterrupt:
@@ -81,8 +85,15 @@ class PendingMcpInterrupt:
     def elicitation(self) -> ElicitationInterrupt:
         """The payload as an elicitation (raises ``ResumeTypeError``, a ``TypeError``, for an approval)."""
         if self.kind != "elicitation":
-            raise ResumeTypeError(f"interrupt {self.interrupt_id} is an approval, not an elicitation")
+            raise ResumeTypeError(f"interrupt {self.interrupt_id} is an {self.kind}, not an elicitation")
         return cast(ElicitationInterrupt, self.payload)
+
+    @property
+    def authorization(self) -> AuthorizationInterrupt:
+        """The payload as a sign-in (raises ``ResumeTypeError``, a ``TypeError``, for any other kind)."""
+        if self.kind != "authorization":
+            raise ResumeTypeError(f"interrupt {self.interrupt_id} is an {self.kind}, not a sign-in")
+        return cast(AuthorizationInterrupt, self.payload)
 
     @property
     def compat(self) -> bool:
@@ -151,10 +162,12 @@ def pending_interrupts(pending: object) -> list[PendingMcpInterrupt]:
             kind = "approval"
         elif is_elicitation_interrupt(value):
             kind = "elicitation"
+        elif is_authorization_interrupt(value):
+            kind = "authorization"
         else:
             continue
         seen.add(interrupt_id)
-        payload = cast(ApprovalInterrupt | ElicitationInterrupt, value)
+        payload = cast(ApprovalInterrupt | ElicitationInterrupt | AuthorizationInterrupt, value)
         out.append(PendingMcpInterrupt(interrupt_id, kind, str(payload.get("tool_call_id", "")), payload))
     return out
 
@@ -191,7 +204,7 @@ def _resolve(
     key: object, kind: PendingKind, pending: list[PendingMcpInterrupt], argument: str
 ) -> PendingMcpInterrupt:
     """The pending interrupt that ``key`` (an interrupt id or a tool_call_id) names for ``kind``."""
-    other = "answers" if kind == "approval" else "decisions"
+    other = {"approval": "answers", "elicitation": "decisions", "authorization": "answers or decisions"}[kind]
     if not isinstance(key, str):
         raise ResumeError(f"{argument}: keys must be tool_call_ids or interrupt ids (strings), got {key!r}")
     by_id = [p for p in pending if p.interrupt_id == key]
@@ -251,11 +264,23 @@ def _elicitation_value(item: PendingMcpInterrupt, answers: object, argument: str
         ) from exc
 
 
+def _sign_in_value(item: PendingMcpInterrupt, answer: object, argument: str) -> object:
+    payload = item.authorization
+    try:
+        return check_sign_in_answer(payload, answer)
+    except AnswerError as exc:
+        raise ResumeError(
+            f"{argument}[{item.tool_call_id!r}]: sign-in of {payload['principal']!r} to MCP server "
+            f"{payload['server']!r}: {exc}"
+        ) from exc
+
+
 def resume_command(
     pending: object,
     *,
     answers: Mapping[str, object] | None = None,
     decisions: Mapping[str, object] | None = None,
+    sign_ins: Mapping[str, object] | None = None,
 ) -> Command[Any]:
     """One ``Command(resume={interrupt_id: value, ...})`` answering some or all of the pending MCP interrupts.
 
@@ -263,7 +288,9 @@ def resume_command(
     :data:`~langgraph_mcp.payloads.Decision`; ``answers`` maps one of a pending elicitation to its answers,
     ``{request_key: {"action": ...}}``. Every value is checked against its interrupt first (decision type
     allowed, edited args fit the tool's inputSchema; every request key answered and each answer fits its
-    schema) and sent normalized. Interrupts left unanswered stay pending.
+    schema) and sent normalized. ``sign_ins`` maps one of a pending sign-in (``mcp_authorization``) to
+    ``{"callback_url": "<the full address the browser was sent to>"}`` or ``{"action": "decline"}``; the callback
+    must carry that sign-in's ``state``. Interrupts left unanswered stay pending.
 
     Raises :class:`~langgraph_mcp.errors.ResumeError`, naming the offending tool call (and request key), for
     an id that is not pending (unknown, or already answered), a value of the wrong kind, an invalid value, an
@@ -275,6 +302,7 @@ def resume_command(
     for argument, kind, values in (
         ("decisions", "approval", decisions),
         ("answers", "elicitation", answers),
+        ("sign_ins", "authorization", sign_ins),
     ):
         if values is None:
             continue
@@ -292,9 +320,13 @@ def resume_command(
                 )
             if kind == "approval":
                 resume[item.interrupt_id] = _approval_value(item, value, argument)
+            elif kind == "authorization":
+                resume[item.interrupt_id] = _sign_in_value(item, value, argument)
             else:
                 resume[item.interrupt_id] = _elicitation_value(item, value, argument)
             answered_by[item.interrupt_id] = f"{argument}[{key!r}]"
     if not resume:
-        raise ResumeError(f"nothing to resume: give decisions= and/or answers=; {_describe_pending(items)}")
+        raise ResumeError(
+            f"nothing to resume: give decisions=, answers= and/or sign_ins=; {_describe_pending(items)}"
+        )
     return Command(resume=resume)

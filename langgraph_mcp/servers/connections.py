@@ -20,19 +20,32 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import Any, TypeAlias
+
+from langgraph.config import get_store
+from langgraph.store.base import BaseStore
+from langgraph.store.memory import InMemoryStore
 
 from langgraph_mcp.calls.paused import PausedRounds
-from langgraph_mcp.config import ServerSpec
+from langgraph_mcp.config import OAuthOptions, ServerSpec
 from langgraph_mcp.connection.connection import ServerConnection
 from langgraph_mcp.connection.logs import LOG_SINK, LogSink
+from langgraph_mcp.connection.oauth import SignInProvider, StoredSignIn
 from langgraph_mcp.connection.owner import ListChanged
-from langgraph_mcp.credentials import CALL_HEADERS, RUN_CONFIG, Identity, current_config, resolve_identity
+from langgraph_mcp.credentials import (
+    CALL_HEADERS,
+    RUN_CONFIG,
+    Identity,
+    current_config,
+    current_principal,
+    resolve_identity,
+)
 from langgraph_mcp.errors import CredentialError, EventLoopError
 
 
@@ -122,6 +135,14 @@ ConnectionKey: TypeAlias = tuple[str, Hashable]
 _NOTHING_TO_HOLD = contextlib.nullcontext()
 
 
+def current_store() -> BaseStore | None:
+    """The running graph's store (``compile(store=...)``, Agent Server's), or ``None``."""
+    try:
+        return get_store()
+    except (RuntimeError, KeyError):  # outside a run, or a config without LangGraph's runtime
+        return None
+
+
 class LiveConnections:
     """The connections (and their paused rounds) of one ``McpServers``, keyed by loop and credential identity.
 
@@ -159,6 +180,9 @@ class LiveConnections:
             asyncio.AbstractEventLoop, dict[ConnectionKey, PausedRounds]
         ] = weakref.WeakKeyDictionary()
         self._closed = False
+        self._sign_ins: dict[tuple[str, str, int], SignInProvider] = {}
+        self._fallback_store: BaseStore = InMemoryStore()
+        """Where OAuth tokens go when the graph has no store: this process's memory (README says what that means)."""
 
     # ------------------------------------------------------------------------------------------- identities
 
@@ -173,12 +197,56 @@ class LiveConnections:
             if static is not None:
                 return static
         config = RUN_CONFIG.get()
-        identity = resolve_identity(
-            server, self.spec(server), config if config is not None else current_config(), override
-        )
+        spec = self.spec(server)
+        run_config = config if config is not None else current_config()
+        identity = resolve_identity(server, spec, run_config, override)
+        oauth = getattr(spec, "oauth", None)
+        if oauth is not None:
+            identity = dataclasses.replace(identity, auth=self._sign_in(server, spec, oauth, run_config))
         if not identity.per_run and override is None:
             self._static_identities[server] = identity
         return identity
+
+    def _sign_in(
+        self, server: str, spec: ServerSpec, oauth: OAuthOptions, config: Mapping[str, Any] | None
+    ) -> SignInProvider:
+        """The OAuth client of the run's principal for ``server``, over the run's store (one per pair)."""
+        if oauth.principal_key is not None:
+            value = ((config or {}).get("configurable") or {}).get(oauth.principal_key)
+            principal = str(value) if value is not None and str(value) else None
+        else:
+            principal = current_principal(config)  # the one answer approvals and sign-ins key on
+        if principal is None:
+            where = (
+                f"config['configurable'][{oauth.principal_key!r}]"
+                if oauth.principal_key
+                else "config['configurable']['user_id'] (LangGraph Agent Server sets 'langgraph_auth_user_id')"
+            )
+            raise CredentialError(
+                server,
+                f"signs each user in with OAuth, and this run names nobody: pass {where}, e.g. "
+                'graph.invoke(..., {"configurable": {"user_id": "alice", ...}})',
+            )
+        store = current_store() or self._fallback_store
+        key = (server, principal, id(store))
+        provider = self._sign_ins.get(key)
+        if provider is None:
+            provider = self._sign_ins[key] = SignInProvider(
+                server=server,
+                principal=principal,
+                url=str(getattr(spec, "url", "")),
+                redirect_uri=oauth.redirect_uri,
+                scopes=list(oauth.scopes),
+                client_name=oauth.client_name,
+                client_metadata_url=oauth.client_metadata_url,
+                storage=StoredSignIn(store, server, principal),
+            )
+        return provider
+
+    def sign_in(self, server: str) -> SignInProvider | None:
+        """The current run's OAuth client for ``server`` (``None``: the server has no ``oauth`` config)."""
+        auth = self.identity(server).auth
+        return auth if isinstance(auth, SignInProvider) else None
 
     def key(self, server: str) -> ConnectionKey:
         return server, self.identity(server).key
@@ -328,6 +396,10 @@ class LiveConnections:
         if pool is not None:
             pool.forget(key)
         self._paused.get(loop, {}).pop(server_key, None)
+        auth_id = server_key[1][1] if isinstance(server_key[1], tuple) else None
+        for sign_in, provider in list(self._sign_ins.items()):
+            if id(provider) == auth_id:
+                del self._sign_ins[sign_in]  # its tokens stay in the store; only this memory goes
         self._on_retire(server_key)
         conn = self._loops.get(loop, {}).pop(server_key, None)
         if conn is not None:

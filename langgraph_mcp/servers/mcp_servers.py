@@ -34,7 +34,8 @@ from langgraph_mcp.config import McpServersConfig, OutputRouting, ServerSpec
 from langgraph_mcp.connection.connection import ServerConnection
 from langgraph_mcp.connection.owner import ListKind
 from langgraph_mcp.credentials import RUN_CONFIG, Identity
-from langgraph_mcp.errors import ConfigError, CredentialError
+from langgraph_mcp.errors import AnswerError, ConfigError, CredentialError
+from langgraph_mcp.humans.sign_in import SignInResult, check_sign_in_answer, sign_in_result
 from langgraph_mcp.servers import resources
 from langgraph_mcp.servers.connections import ConnectionKey, LiveConnections
 from langgraph_mcp.servers.listings import CacheMode as CacheMode
@@ -143,6 +144,48 @@ class McpServers:
         """Hold the current run's connection to ``server`` while the block runs: no idle close under it, and the
         server's log messages go to this context's :data:`~langgraph_mcp.connection.logs.LOG_SINK`."""
         return self._connections.using(server)
+
+    # ------------------------------------------------------------------------------------------- OAuth sign-in
+
+    def hand_over_sign_in(self, server: str, result: SignInResult) -> None:
+        """The run's principal signed in to ``server`` (a callback already checked against its sign-in): the next
+        connection exchanges the code for tokens (see :mod:`langgraph_mcp.connection.oauth`)."""
+        provider = self._connections.sign_in(server)
+        if provider is None:
+            raise ConfigError(f"MCP server {server!r} has no 'oauth' config: nothing to sign in to")
+        if result.code is None:
+            raise AnswerError("the callback URL carries no code")
+        provider.complete(result.code, result.state, result.iss)
+
+    async def complete_sign_in(
+        self, server: str, callback_url: str, *, config: Mapping[str, Any] | None = None
+    ) -> None:
+        """Outside a graph: finish the sign-in an :class:`~langgraph_mcp.errors.AuthorizationRequiredError` asked
+        for, with the URL the browser was sent to (checked against that sign-in), for ``config``'s principal
+        (default: the running graph's). The next call or listing exchanges the code; nothing is stored before."""
+        if config is not None:
+            token = RUN_CONFIG.set(config)
+            try:
+                return await self.complete_sign_in(server, callback_url)
+            finally:
+                RUN_CONFIG.reset(token)
+        provider = self._connections.sign_in(server)
+        if provider is None:
+            raise ConfigError(f"MCP server {server!r} has no 'oauth' config: nothing to sign in to")
+        pending = await provider.storage.pending()
+        if pending is None:
+            raise AnswerError(
+                f"no sign-in to MCP server {server!r} is in progress for {provider.principal!r}"
+            )
+        check_sign_in_answer(
+            {"authorization_url": pending["authorization_url"]}, {"callback_url": callback_url}
+        )
+        result = sign_in_result({"callback_url": callback_url})
+        if result is None or result.error is not None:
+            raise AnswerError(
+                f"the authorization server refused the sign-in ({result.error if result else ''})"
+            )
+        self.hand_over_sign_in(server, result)
 
     def live_identities(self, server: str | None = None) -> int:
         """How many per-run identities have a live connection in this event loop (optionally for one server)."""

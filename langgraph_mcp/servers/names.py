@@ -9,12 +9,14 @@ again from scratch, so a stale answer is never served: name resolution stays fai
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import weakref
 from dataclasses import dataclass
 
 from langgraph_mcp.catalog import McpTool, ToolResolution, close_matches, sanitize_name
 from langgraph_mcp.config import McpServersConfig
 from langgraph_mcp.credentials import CALL_HEADERS, is_per_run
+from langgraph_mcp.errors import AuthorizationRequiredError
 from langgraph_mcp.servers.listings import Listing, ListingCache, describe_failure
 
 # Names are whatever a model calls, so the per-name memos are bounded (cleared when full).
@@ -49,6 +51,8 @@ class NameResolver:
                 (server, (prefix, sanitize_name(prefix)[: min(len(prefix), 40)]) if spec.prefix else None)
             )
         self._fixed_identities = not any(is_per_run(spec) for spec in config.servers.values())
+        self._signs_in = {server for server, spec in config.servers.items() if getattr(spec, "oauth", None)}
+        """Servers with per-user OAuth: listed only when a name could be theirs (a listing may need a sign-in)."""
         self._candidates: dict[str, tuple[str, ...]] = {}
         self._resolved: dict[str, _Resolved] = {}
 
@@ -114,12 +118,14 @@ class NameResolver:
         listings = self._listings
         candidates = self._candidates_of(published_name)
         unknown: dict[str, str] = {}
+        sign_in: AuthorizationRequiredError | None = None
 
         def to_list() -> list[str]:  # stale candidates, and servers never listed (for "did you mean")
             return [
                 s
                 for s in self._config.servers
-                if (s in candidates and not listings.fresh(s)) or listings.cached(s) is None
+                if (s in candidates and not listings.fresh(s))
+                or (listings.cached(s) is None and s not in self._signs_in)  # no sign-in just for a hint
             ]
 
         if to_list():
@@ -129,10 +135,20 @@ class NameResolver:
                 if stale := to_list():
                     failures = await listings.list_quietly(stale)
                     unknown = {s: describe_failure(e) for s, e in failures.items() if s in candidates}
+                    sign_in = next(
+                        (
+                            e
+                            for s, e in failures.items()
+                            if s in candidates and isinstance(e, AuthorizationRequiredError)
+                        ),
+                        None,
+                    )
         for server in candidates:
             if server not in unknown and not listings.fresh(server):
                 unknown[server] = "its tools are not listed"
         found = self._resolution(published_name, [s for s in candidates if s not in unknown], unknown)
+        if sign_in is not None:
+            found = dataclasses.replace(found, sign_in=sign_in)
         if not to_list():  # every server listed, as a kept resolution needs (see _keep)
             self._keep(published_name, candidates, found)
         return found

@@ -21,17 +21,16 @@ import time
 from collections import Counter
 from typing import Any
 
+import mcp_simple_auth.auth_server as example_as
 import uvicorn
 from mcp.server.auth.provider import AccessToken, RefreshToken
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from mcp_simple_auth.server import ResourceServerSettings, create_resource_server
+from mcp_simple_auth.simple_auth_provider import SimpleAuthSettings
 from pydantic import AnyHttpUrl
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-
-import mcp_simple_auth.auth_server as example_as
-from mcp_simple_auth.server import ResourceServerSettings, create_resource_server
-from mcp_simple_auth.simple_auth_provider import SimpleAuthSettings
 
 STATS: Counter[str] = Counter()
 
@@ -50,7 +49,9 @@ class RefreshingProvider(example_as.SimpleAuthProvider):
         STATS["registrations"] += 1
         await super().register_client(client_info)
 
-    async def exchange_authorization_code(self, client: OAuthClientInformationFull, authorization_code: Any) -> OAuthToken:
+    async def exchange_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: Any
+    ) -> OAuthToken:
         token = await super().exchange_authorization_code(client, authorization_code)
         STATS["authorization_code"] += 1
         return self._with_refresh(token)
@@ -67,7 +68,9 @@ class RefreshingProvider(example_as.SimpleAuthProvider):
         self.refresh_tokens[refresh.token] = refresh
         return token.model_copy(update={"refresh_token": refresh.token})
 
-    async def load_refresh_token(self, client: OAuthClientInformationFull, refresh_token: str) -> RefreshToken | None:
+    async def load_refresh_token(
+        self, client: OAuthClientInformationFull, refresh_token: str
+    ) -> RefreshToken | None:
         return self.refresh_tokens.get(refresh_token)
 
     async def exchange_refresh_token(
