@@ -118,6 +118,7 @@ _COMPATIBLE: dict[str, str] = {
     "Verdict": "langgraph_mcp.humans.policy",
     "ToolCallRouter": "langgraph_mcp.graph.node",
     "ElicitationAnswer": "langgraph_mcp.payloads",
+    "OAuthOptions": "langgraph_mcp.config",
     **{
         name: _ERRORS
         for name in (
@@ -141,6 +142,7 @@ _COMPATIBLE: dict[str, str] = {
             "AnswersFileError",
             "CliError",
             "RequestTimeoutError",
+            "AuthorizationRequiredError",
         )
     },
 }

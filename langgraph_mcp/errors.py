@@ -42,7 +42,8 @@ Code never parses an error's text: read ``server``, ``tool`` and ``detail`` inst
 
 One exception lives elsewhere: ``langgraph_mcp.calls.tools.McpToolError`` (a ``LangGraphMcpError`` and LangChain's
 ``ToolException``, raised by the LangChain tools for an ``isError`` result) is defined next to those tools, so
-this module imports nothing from LangChain.
+this module imports nothing from LangChain. ``langgraph_mcp.connection.oauth.RefreshFirst`` (a
+``LangGraphMcpError``) is control flow inside one connection's start and never reaches a caller.
 
 Pydantic ``ValidationError``s read as (location, message) pairs: one reading for config and policy errors.
 

@@ -29,6 +29,11 @@ PRIVATE_EXCEPTIONS: dict[tuple[str, str], str] = {
         "control flow inside _args_schema: raised and caught by that one function (checked below), it ends a "
         "$ref-inlining walk that grew past its budget and never escapes"
     ),
+    ("connection/oauth.py", "RefreshFirst"): (
+        "control flow of one connection: raised out of the SDK's OAuth flow on a 401 with a refresh token at hand, "
+        "caught by the connection's start (which starts again) and its failure reader (CallNotSentError); never "
+        "reaches a caller"
+    ),
     ("calls/tools.py", "McpToolError"): (
         "must subclass langchain_core's ToolException so a LangChain ToolNode reports it as a ToolMessage; "
         "errors.py stays free of LangChain so `python -m langgraph_mcp.examples.demo_server` starts without it"
@@ -37,6 +42,9 @@ PRIVATE_EXCEPTIONS: dict[tuple[str, str], str] = {
 """Exception classes defined outside ``errors.py``: (module, class) -> why that is fine."""
 
 BUILTIN_RAISES: dict[tuple[str, str], str] = {
+    ("config.py", "HttpServer._one_way_to_authenticate"): (
+        "a pydantic validator: pydantic turns the ValueError into a ValidationError, reported as ConfigError"
+    ),
     ("config.py", "McpServersConfig._check_names"): (
         "a pydantic validator: pydantic turns the ValueError into a ValidationError, reported as ConfigError"
     ),
@@ -264,6 +272,9 @@ _SAMPLE_ARGS: dict[str, Any] = {
     "what": "tools/list",
     "uri": "file:///a",
     "prompt": "greet",
+    "principal": "alice",
+    "authorization_url": "https://auth.example/authorize?state=s",
+    "scopes": ["files:read"],
 }
 
 

@@ -56,7 +56,7 @@ from mcp.shared.auth import (
 from pydantic import AnyUrl
 
 from langgraph_mcp._compat import OAuthProviderHooks
-from langgraph_mcp.errors import AuthorizationRequiredError
+from langgraph_mcp.errors import AuthorizationRequiredError, LangGraphMcpError
 
 __all__ = [
     "OAUTH_NAMESPACE",
@@ -82,7 +82,7 @@ def oauth_namespace(server: str, principal: str) -> tuple[str, ...]:
     return (*OAUTH_NAMESPACE, server, principal)
 
 
-class RefreshFirst(Exception):
+class RefreshFirst(LangGraphMcpError):
     """A 401 came with a refresh token at hand: the access token is marked expired, start the connection again
     (the SDK refreshes before the next request). Never leaves the connection's start."""
 
