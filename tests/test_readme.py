@@ -31,6 +31,8 @@ import os
 import re
 import subprocess
 import sys
+import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -247,7 +249,7 @@ def run_placed(
 
 
 @pytest.mark.parametrize(
-    "block", [b for b in PLACED if "postgres" not in b.code], ids=lambda b: f"line{b.line}"
+    "block", [b for b in PLACED if "DATABASE_URL" not in b.code], ids=lambda b: f"line{b.line}"
 )
 def test_fragment_runs_where_it_says_it_goes(block: Block, tmp_path: Path) -> None:
     run_placed(block, tmp_path)
@@ -283,6 +285,83 @@ def test_the_graph_example_pauses_twice_and_finishes_with_one_resume(tmp_path: P
     assert "waiting: elicitation for call_book_trip_1 - demo_book_trip" in out
     assert "question langgraph_mcp.examples.demo_server:ask_date - When do you want to travel to Rome?" in out
     assert "Deleted todo.txt" in out and "Booked Rome on 2026-12-24" in out
+
+
+def test_the_policy_example_shows_each_rule_deciding(tmp_path: Path) -> None:
+    (program,) = [b for b in PROGRAMS if "scratch_is_free" in b.code]
+
+    result = run_program(program.code, tmp_path)
+
+    assert result.returncode == 0, result.stderr[-3000:]
+    verdicts = {line.split(" (", 1)[0] for line in result.stdout.splitlines()}
+    assert verdicts == {
+        "demo_delete_file {'path': 'scratch/tmp.txt'}: allow",
+        "demo_delete_file {'path': 'todo.txt'}: ask",
+        "demo_write_file {'path': 'home/a.txt', 'content': 'x'}: allow",
+        "demo_write_file {'path': 'etc/a.txt', 'content': 'x'}: ask",
+        "demo_move_file {'src': 'a', 'dst': 'b'}: deny",
+        "demo_get_forecast {'city': 'Oslo'}: ask",
+        "demo_list_files {}: allow",
+    }
+    out = result.stdout
+    assert "(rule scratch_is_free for 'demo_delete_file')" in out
+    assert "(rule outside_home for 'demo_write_file')" in out
+
+
+def test_persistence_recipe_pauses_in_one_process_and_resumes_in_another(tmp_path: Path) -> None:
+    result = run_program(NAMED["persist.py"].code, tmp_path)
+
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = result.stdout.splitlines()
+    assert lines[0] == "process 1 paused on: ['call_book_trip_1', 'call_delete_file_1']"
+    assert lines[1].startswith("process 2: Here is what happened:")
+    assert "Deleted todo.txt" in result.stdout and "Booked Rome on 2026-12-24" in result.stdout
+    assert (tmp_path / "threads.sqlite").exists()
+
+
+@pytest.fixture
+def pg_database_url() -> Iterator[str]:
+    """A fresh PostgreSQL database (the CI server, or a throwaway cluster), dropped afterwards."""
+    from tests import pg_cluster
+
+    def unavailable(reason: str) -> None:
+        if os.environ.get(pg_cluster.REQUIRE_ENV) == "1":
+            pytest.fail(f"PostgreSQL required ({pg_cluster.REQUIRE_ENV}=1) but unavailable: {reason}")
+        pytest.skip(f"PostgreSQL unavailable: {reason}")
+
+    try:
+        import langgraph.checkpoint.postgres  # noqa: F401
+        import psycopg
+    except ImportError as exc:
+        unavailable(f"{exc.name} is not installed (pip install -e '.[test]')")
+    server, root = os.environ.get(pg_cluster.DSN_ENV), None
+    if not server:
+        try:
+            root, server = pg_cluster.start()
+        except pg_cluster.PgUnavailable as exc:
+            unavailable(str(exc))
+    assert server is not None
+    name = f"readme_{uuid.uuid4().hex[:12]}"
+    try:
+        with psycopg.connect(server, autocommit=True) as admin:
+            admin.execute(f'CREATE DATABASE "{name}"')
+        yield server.rsplit("/", 1)[0] + f"/{name}"
+        with psycopg.connect(server, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        if root is not None:
+            pg_cluster.stop(root)
+
+
+def test_persistence_recipe_on_postgresql(tmp_path: Path, pg_database_url: str) -> None:
+    block = placed("AsyncPostgresSaver")
+
+    result = run_placed(block, tmp_path, {"DATABASE_URL": pg_database_url})
+
+    lines = result.stdout.splitlines()
+    assert lines[0] == "process 1 paused on: ['call_book_trip_1', 'call_delete_file_1']"
+    assert "Deleted todo.txt" in result.stdout and "Booked Rome on 2026-12-24" in result.stdout
+    assert not (tmp_path / "threads.sqlite").exists()
 
 
 def test_splice_replaces_from_the_first_match_to_the_last_and_hoists_imports() -> None:
