@@ -8,6 +8,8 @@ Servers and tools
 Graph parts
     ``McpToolNode``, ``ToolCallsDone``, ``route_tool_calls``, ``create_approval_gate``, ``route_through_gate``,
     ``ApprovalPolicy``
+LangChain agents (`create_agent`; needs langchain: the `agents` extra)
+    ``McpApprovalMiddleware``
 Interceptors (:mod:`langgraph_mcp.calls.interceptors`)
     ``McpToolCallRequest``, ``ToolCallHandler``, ``ToolCallInterceptor``
 Resuming paused runs
@@ -54,6 +56,7 @@ if TYPE_CHECKING:
         ToolCallTimeoutError,
         ToolNotFoundError,
     )
+    from langgraph_mcp.graph.approval_middleware import McpApprovalMiddleware
     from langgraph_mcp.graph.gate import create_approval_gate, route_through_gate
     from langgraph_mcp.graph.node import McpToolNode, ToolCallsDone, route_tool_calls
     from langgraph_mcp.humans.policy import ApprovalPolicy
@@ -77,6 +80,7 @@ _EXPORTS: dict[str, str] = {
     "McpTool": "langgraph_mcp.catalog",
     "McpServersConfig": "langgraph_mcp.config",
     "McpToolNode": "langgraph_mcp.graph.node",
+    "McpApprovalMiddleware": "langgraph_mcp.graph.approval_middleware",
     "ToolCallsDone": "langgraph_mcp.graph.node",
     "route_tool_calls": "langgraph_mcp.graph.node",
     "create_approval_gate": "langgraph_mcp.graph.gate",

@@ -350,7 +350,7 @@ def _readme_imports() -> set[str]:
     """Names the README imports from ``langgraph_mcp`` itself in its Python examples."""
     names: set[str] = set()
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for block in re.findall(r"```python\n(.*?)```", readme, flags=re.S):
+    for block in re.findall(r"```python[^\n]*\n(.*?)```", readme, flags=re.S):
         for line in re.findall(r"^from langgraph_mcp import \(?([^)]*?)\)?$", block, flags=re.M | re.S):
             names.update(n.strip() for n in line.replace("\n", ",").split(",") if n.strip())
     return names

@@ -92,3 +92,12 @@ def test_the_notebooks_extra_installs_what_the_readme_line_runs() -> None:
         '.venv/bin/pip install -e ".[notebooks]" && .venv/bin/jupyter lab notebooks/'
         in (root / "README.md").read_text()
     )
+
+
+def test_quickstart_does_not_say_plain_tools_lose_elicitation() -> None:
+    # They don't: tests/test_agent_tools.py and tests/test_approval_middleware.py (a restart between the pause
+    # and the answer) show get_tools() tools pausing on a server's question inside create_agent.
+    nb = read_notebook(NOTEBOOK_DIR / "01_quickstart.ipynb", as_version=4)
+    text = " ".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
+    assert "You lose what `McpToolNode` adds: elicitation" not in text
+    assert "McpApprovalMiddleware" in text

@@ -287,6 +287,18 @@ def test_the_graph_example_pauses_twice_and_finishes_with_one_resume(tmp_path: P
     assert "Deleted todo.txt" in out and "Booked Rome on 2026-12-24" in out
 
 
+def test_the_create_agent_example_asks_only_about_the_destructive_call(tmp_path: Path) -> None:
+    result = run_program(NAMED["agent.py"].code, tmp_path)
+
+    assert result.returncode == 0, result.stderr[-3000:]
+    waiting = [line for line in result.stdout.splitlines() if line.startswith("waiting:")]
+    assert sorted(waiting) == [
+        "waiting: approval for call_delete_file_1 - demo_delete_file",
+        "waiting: elicitation for call_book_trip_1 - demo_book_trip",
+    ]
+    assert "Deleted todo.txt" in result.stdout and "Booked Rome on 2026-12-24" in result.stdout
+
+
 def test_the_policy_example_shows_each_rule_deciding(tmp_path: Path) -> None:
     (program,) = [b for b in PROGRAMS if "scratch_is_free" in b.code]
 
