@@ -231,6 +231,23 @@ async def test_string_typed_approval_edits_are_coerced_by_the_input_schema(open_
     assert text_of(tool_messages(out)["sum"]) == "42"
 
 
+async def test_results_are_plain_strings_and_non_text_stays_in_the_artifact(
+    open_servers: OpenServers,
+) -> None:
+    """Agent Chat UI renders only string ToolMessage content (a list shows as ``[object Object]``)."""
+    servers = open_servers({"demo": in_process(build_server(), "auto")})
+    graph = chat_graph(servers, [call("demo_list_files", "ls"), call("demo_mixed_content", "mix")])
+    out = await graph.ainvoke({"messages": [HumanMessage("go")]}, CFG)
+    messages = tool_messages(out)
+    assert messages["ls"].content == "notes.txt\ntodo.txt"
+    mixed = messages["mix"]
+    assert isinstance(mixed.content, str) and mixed.content.startswith("Here is one of each content type.\n")
+    assert "[image content (image/png): in the artifact]" in mixed.content
+    kept = [e["block"] for e in mixed.artifact if e["type"] == "mcp_content"]
+    assert [b["type"] for b in kept] == ["image", "audio", "file", "text", "file"]
+    assert kept[0]["mime_type"] == "image/png" and kept[0]["base64"]
+
+
 async def test_resume_command_answers_a_compat_question_with_plain_answers(open_servers: OpenServers) -> None:
     srv = build_server()
     servers = open_servers({"demo": in_process(srv, "auto")})

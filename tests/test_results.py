@@ -339,6 +339,42 @@ def test_to_tool_message_fields() -> None:
     json.dumps(message.artifact)  # the artifact is plain JSON (checkpointers, LangGraph API)
 
 
+def test_as_text_all_text_is_one_plain_string() -> None:
+    """Agent Chat UI mode: a result of text blocks is a string (that UI prints a list as [object Object])."""
+    res = result(types.TextContent(text="line one"), types.TextContent(text="line two"), meta={"m": 1})
+    message = to_tool_message(res, tool_call_id="c", name="t", as_text=True)
+    assert message.content == "line one\nline two"
+    assert message.artifact == [{"type": "mcp_meta", "data": {"m": 1}}]
+    json.dumps(message.artifact)
+
+
+def test_as_text_keeps_what_is_not_plain_text_in_the_artifact() -> None:
+    png = types.ImageContent(data="aGk=", mime_type="image/png")
+    embedded = types.EmbeddedResource(
+        resource=types.TextResourceContents(
+            uri="demo://files/a.txt", text="file text", mime_type="text/plain"
+        )
+    )
+    res = result(types.TextContent(text="Here:"), png, embedded, structured_content={"n": 1})
+    message = to_tool_message(res, tool_call_id="c", name="t", as_text=True)
+    assert message.content == "Here:\n[image content (image/png): in the artifact]\nfile text"
+    default = to_tool_message(res, tool_call_id="c", name="t")
+    assert isinstance(default.content, list)  # the default mode keeps the standard blocks
+    assert message.artifact == [
+        {"type": "mcp_content", "block": default.content[1]},
+        {"type": "mcp_content", "block": default.content[2]},
+        {"type": "mcp_structured_content", "data": {"n": 1}},
+    ]
+    assert (
+        default.content[1]["base64"] == "aGk=" and default.content[2]["extras"]["uri"] == "demo://files/a.txt"
+    )
+
+
+def test_as_text_placeholder_for_an_empty_result_is_a_string() -> None:
+    message = to_tool_message(result(), tool_call_id="c", name="t", as_text=True)
+    assert message.content == EMPTY_RESULT_PLACEHOLDER and message.artifact is None
+
+
 # --------------------------------------------------------------------------------------------- real server
 
 

@@ -19,6 +19,14 @@ The artifact is a list of entries: a block whose kind :class:`~langgraph_mcp.con
 ``structuredContent`` (whenever it is not ``None``: any JSON value in the 2026-07-28 era) becomes
 ``{"type": "mcp_structured_content", "data": ...}``; the result ``_meta`` becomes
 ``{"type": "mcp_meta", "data": ...}``.
+
+Agent Chat UI mode (``as_text=True`` on :func:`to_tool_message`, what ``McpToolNode(compat=True)`` uses): the
+content is one plain string, because that UI renders a list of blocks as ``[object Object]``. Text blocks are
+joined with newlines; every block that is not plain text (an image, audio, a file, a resource link, an embedded
+resource with its ``uri``) leaves a ``[<type> content (<mime type>): in the artifact]`` line in the string and is
+kept whole in the artifact as ``{"type": "mcp_content", "block": <block>}``, before the other entries. The default
+mode keeps the standard blocks in the content (what providers take as they are; ``ToolMessage.text`` is the
+joined text).
 """
 
 from __future__ import annotations
@@ -119,8 +127,12 @@ def to_tool_message(
     tool_call_id: str,
     name: str,
     routing: OutputRouting | None = None,
+    as_text: bool = False,
 ) -> ToolMessage:
     """Build the ``ToolMessage`` for a tool result (content blocks, artifact, status).
+
+    ``as_text=True`` (Agent Chat UI mode) makes the content one string, the blocks that are not plain text kept
+    in the artifact (see the module docstring).
 
     Content is always a non-empty list of standard blocks: several providers reject a tool result with an
     empty content list or an empty text, so a result with nothing model-visible gets one short text block
@@ -132,13 +144,40 @@ def to_tool_message(
     if not content:
         placeholder = EMPTY_ERROR_PLACEHOLDER if converted.status == "error" else EMPTY_RESULT_PLACEHOLDER
         content = [_text_block(placeholder)]
+    artifact = converted.artifact
+    if as_text:
+        text, kept = _as_text(cast(list[dict[str, Any]], content))
+        return ToolMessage(
+            content=text,
+            artifact=(kept + list(artifact or [])) or None,
+            status=converted.status,
+            name=name,
+            tool_call_id=tool_call_id,
+        )
     return ToolMessage(
         content=content,
-        artifact=converted.artifact,
+        artifact=artifact,
         status=converted.status,
         name=name,
         tool_call_id=tool_call_id,
     )
+
+
+def _as_text(content: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+    """The content as one string, and the artifact entries of the blocks that are not plain text."""
+    lines: list[str] = []
+    kept: list[dict[str, Any]] = []
+    for block in content:
+        if block.get("type") == "text" and "extras" not in block:
+            lines.append(block["text"])
+            continue
+        kept.append({"type": "mcp_content", "block": block})
+        if block.get("type") == "text":  # an embedded text resource: its text, its uri in the artifact
+            lines.append(block["text"])
+            continue
+        mime = block.get("mime_type")
+        lines.append(f"[{block.get('type')} content{f' ({mime})' if mime else ''}: in the artifact]")
+    return "\n".join(lines), kept
 
 
 # --------------------------------------------------------------------------------------------- blocks

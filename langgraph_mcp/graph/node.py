@@ -102,7 +102,8 @@ class McpToolNode(RunnableCallable):
     * ``agent_chat_ui=True`` (Agent Chat UI mode; ``compat=True`` is its deprecated spelling; with the same switch on the gate and ``route_through_gate``): the
       calls of one task run one after another, so at most one question is pending; each ``mcp_elicitation``
       also carries its ``HITLRequest`` card and is answered with ``{"decisions": [...]}``
-      (:mod:`langgraph_mcp.humans.hitl`). The cost: calls that would run in parallel run in sequence.
+      (:mod:`langgraph_mcp.humans.hitl`). The cost: calls that would run in parallel run in sequence. Results
+      are plain strings (``to_tool_message(as_text=True)``): that UI shows a list of blocks as ``[object Object]``.
     """
 
     def __init__(
@@ -268,7 +269,11 @@ class McpToolNode(RunnableCallable):
         if isinstance(result, ToolMessage):  # an interceptor answered
             return result.model_copy(update={"tool_call_id": call_id, "name": result.name or name})
         return to_tool_message(
-            result, tool_call_id=call_id, name=name, routing=self.servers.routing_for(tool.server)
+            result,
+            tool_call_id=call_id,
+            name=name,
+            routing=self.servers.routing_for(tool.server),
+            as_text=self.compat,  # Agent Chat UI renders only string content
         )
 
     def _error_message(self, exc: Exception, name: str, call_id: str) -> ToolMessage:

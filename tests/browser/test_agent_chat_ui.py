@@ -84,6 +84,20 @@ def _toast(step: dict[str, Any]) -> str:
     return "\n".join(step["toasts"])
 
 
+def _result(text: str, tool: str, call_id: str) -> str:
+    """What the page shows as the tool result of ``call_id`` (Agent Chat UI's "Tool Result" box)."""
+    head = f"Tool Result: {tool}\n{call_id}\n"
+    assert head in text, f"no tool result box for {call_id}:\n{text}"
+    return text.split(head, 1)[1].split("\nTool Result:", 1)[0].split("\n\nHere is what happened", 1)[0]
+
+
+def _finished(text: str) -> None:
+    """Every result reads as text, and no card is left: the turn is over."""
+    assert "[object Object]" not in text
+    assert "Mark as Resolved" not in text
+    assert _result(text, "demo_list_files", "call_list_files_1") == "notes.txt\ntodo.txt"
+
+
 def test_approve_then_a_form_answered_wrong_then_right(browser: Browser) -> None:
     """Approve the destructive call; fill the form with a bad age (refused, the card stays), then a good one."""
     report = browser.run(
@@ -107,9 +121,10 @@ def test_approve_then_a_form_answered_wrong_then_right(browser: Browser) -> None
     assert "demo_register" in refused["text"] and "Submit rejection" in refused["text"]  # still answerable
 
     finished = report.after("finished")["text"]
-    assert "Deleted todo.txt" in finished
-    assert "Mark as Resolved" not in finished  # no card left: the turn is over
-    assert '"age": 36' in finished or "36" in finished
+    _finished(finished)
+    assert _result(finished, "demo_delete_file", "call_delete_file_1") == "Deleted todo.txt"
+    registered = _result(finished, "demo_register", "call_register_1")
+    assert '"age": 36' in registered and '"plan": "pro"' in registered
 
 
 def test_edit_an_approval_then_reject_the_form_with_a_reason(browser: Browser) -> None:
@@ -126,8 +141,9 @@ def test_edit_an_approval_then_reject_the_form_with_a_reason(browser: Browser) -
         ],
     )
     finished = report.after("finished")["text"]
-    assert "Deleted notes.txt" in finished
-    assert "Mark as Resolved" not in finished
+    _finished(finished)
+    assert _result(finished, "demo_delete_file", "call_delete_file_1") == "Deleted notes.txt"
+    assert "decline" in _result(finished, "demo_register", "call_register_1")
 
 
 def test_reject_an_approval_with_a_reason(browser: Browser) -> None:
@@ -143,6 +159,6 @@ def test_reject_an_approval_with_a_reason(browser: Browser) -> None:
         ],
     )
     finished = report.after("finished")["text"]
-    assert "keep todo.txt" in finished
+    _finished(finished)
+    assert "keep todo.txt" in _result(finished, "demo_delete_file", "call_delete_file_1")
     assert "Deleted todo.txt" not in finished
-    assert "Mark as Resolved" not in finished
