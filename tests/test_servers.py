@@ -466,3 +466,19 @@ async def test_mode_modern_refuses_a_legacy_only_server_with_a_clear_error(open_
     servers = open_servers({"old": {**legacy_only, "mode": "modern", "connect_timeout": 10}})
     with pytest.raises(ServerDiscoveryError, match=r"mode='modern' requires 2026-07-28"):
         await servers.list_tools()
+
+
+def test_server_status_is_a_frozen_typed_snapshot() -> None:
+    """``server_status`` returns a frozen ``ServerStatus``; ``status["state"]`` (the dict it was) still reads."""
+    import dataclasses
+
+    from langgraph_mcp.servers.status import ServerStatus
+
+    servers = McpServers({"mcpServers": {"idle": {"command": "never-started"}}})
+    status = servers.server_status("idle")
+    assert isinstance(status, ServerStatus)
+    assert status.state == status["state"] and status.as_dict()["server"] == "idle"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        status.state = "connected"  # type: ignore[misc]
+    with pytest.raises(KeyError):
+        status["nope"]

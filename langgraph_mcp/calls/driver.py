@@ -21,7 +21,6 @@ request, with an error answer only as a fallback.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -39,6 +38,7 @@ from langgraph_mcp.connection.connection import (
     DoneEvent,
     ElicitEvent,
     FailedEvent,
+    ProgressCallback,
     ServerConnection,
     roots_result,
 )
@@ -64,7 +64,6 @@ from langgraph_mcp.payloads import (
     TaskHandle,
 )
 
-ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
 STATE_ONLY_BACKOFF = (0.05, 0.1, 0.2, 0.25)
 PING_TIMEOUT = 5.0
 """Seconds a parked legacy call's session gets to answer a ping before its answer is delivered."""
@@ -79,17 +78,6 @@ class Connections(Protocol):
     def paused_rounds(self, server: str) -> PausedRounds: ...
 
     def identity(self, server: str) -> Identity: ...
-
-
-async def call_without_questions(
-    servers: Connections,
-    tool: McpTool,
-    arguments: dict[str, Any],
-    *,
-    progress: ProgressCallback | None = None,
-) -> types.CallToolResult:
-    """Run a call where nobody can answer questions: one that asks for input fails with a clear error."""
-    return await run_call(servers, tool, arguments, tool_call_id="", asker=None, progress=progress)
 
 
 async def run_call(

@@ -26,8 +26,9 @@ from langgraph.errors import GraphBubbleUp
 from langgraph.runtime import Runtime, get_runtime
 
 from langgraph_mcp.calls.asker import InterruptAsker
-from langgraph_mcp.calls.driver import Connections, ProgressCallback, run_call
+from langgraph_mcp.calls.driver import Connections, run_call
 from langgraph_mcp.catalog import McpTool
+from langgraph_mcp.connection.connection import ProgressCallback
 from langgraph_mcp.credentials import CALL_HEADERS, current_config
 
 __all__ = [

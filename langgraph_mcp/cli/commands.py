@@ -68,7 +68,7 @@ def cmd_tools(args: argparse.Namespace, console: Console, err: Console) -> int:
 
         async def discover() -> tuple[list[Any], list[dict[str, Any]]]:
             tools = await servers.list_tools()
-            return tools, [servers.server_status(name) for name in servers.names]
+            return tools, [servers.server_status(name).as_dict() for name in servers.names]
 
         tools, statuses = session.loop.run(discover())
         targets = {name: server_target(servers.spec(name)) for name in servers.names}

@@ -59,7 +59,7 @@ def cmd_demo(args: argparse.Namespace, console: Console, err: Console) -> int:
             servers = session.open_servers(None)
 
             async def start() -> tuple[list[McpTool], dict[str, Any]]:
-                return await servers.list_tools(), servers.server_status("demo")
+                return await servers.list_tools(), servers.server_status("demo").as_dict()
 
             try:
                 tools, status = session.loop.run(start())

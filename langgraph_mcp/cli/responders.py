@@ -229,15 +229,6 @@ class AnswersFile:
     def _error(self, key: str, message: str) -> AnswersFileError:
         return AnswersFileError(f"answers file {self.path!r}, key {key!r}: {message}")
 
-    def check_keys(self, items: Sequence[PendingMcpInterrupt]) -> None:
-        """Raise for a key that names no pending call (by tool_call_id or published name)."""
-        ids = {i.tool_call_id for i in items}
-        names = {published_name(i) for i in items}
-        for key in self.entries:
-            if key not in ids and key not in names:
-                pending = ", ".join(f"{i.tool_call_id} ({published_name(i)})" for i in items) or "(nothing)"
-                raise self._error(key, f"matches no pending tool call; pending: {pending}")
-
     def check_known(self, ids: Mapping[str, str]) -> None:
         """Raise for a key that is no known tool call id nor published name (``ids``: name -> id)."""
         for key in self.entries:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -31,7 +31,7 @@ from langgraph_mcp.calls.paused import PausedRounds
 from langgraph_mcp.calls.tools import LangChainTools
 from langgraph_mcp.catalog import McpTool, ToolResolution
 from langgraph_mcp.config import McpServersConfig, OutputRouting, ServerSpec
-from langgraph_mcp.connection.connection import ServerConnection
+from langgraph_mcp.connection.connection import ProgressCallback, ServerConnection
 from langgraph_mcp.connection.owner import ListKind
 from langgraph_mcp.credentials import RUN_CONFIG, Identity
 from langgraph_mcp.errors import AnswerError, ConfigError, CredentialError
@@ -43,7 +43,7 @@ from langgraph_mcp.servers.listings import ConnectionErrorPolicy as ConnectionEr
 from langgraph_mcp.servers.listings import ListingCache
 from langgraph_mcp.servers.names import NameResolver
 from langgraph_mcp.servers.resources import ResourceCache, ResourceRef
-from langgraph_mcp.servers.status import status_of
+from langgraph_mcp.servers.status import ServerStatus, status_of
 from langgraph_mcp.servers.sync import SyncBridge, refuse_inside_loop
 
 if TYPE_CHECKING:
@@ -310,7 +310,7 @@ class McpServers:
         """
         return (await self.resolve_tool(published_name)).tool()
 
-    def server_status(self, server: str) -> dict[str, Any]:
+    def server_status(self, server: str) -> ServerStatus:
         """What is known about ``server`` in this loop: connection state, era, server info, last error.
 
         ``state`` is ``idle`` (not started), ``connected``, ``reconnecting`` (an outage with restarts left),
@@ -330,7 +330,7 @@ class McpServers:
         published_name: str,
         arguments: Mapping[str, Any] | None = None,
         *,
-        progress: Callable[[float, float | None, str | None], Awaitable[None]] | None = None,
+        progress: ProgressCallback | None = None,
     ) -> types.CallToolResult:
         """Call a tool by published name and return the server's ``CallToolResult``.
 
