@@ -21,6 +21,7 @@ request, with an error answer only as a fallback.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
