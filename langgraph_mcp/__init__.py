@@ -147,6 +147,8 @@ _COMPATIBLE: dict[str, str] = {
             "CliError",
             "RequestTimeoutError",
             "AuthorizationRequiredError",
+            "TooManyParkedCallsError",
+            "InterceptorError",
         )
     },
 }

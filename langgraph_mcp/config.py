@@ -88,8 +88,12 @@ class _ServerOptions(BaseModel):
     max_tools: int = Field(10_000, ge=1)
     """A server listing more tools than this fails discovery (a runaway pagination, not a real catalog)."""
     max_parked_calls: int = Field(200, ge=1)
-    """The most legacy calls that may wait for a human at once on this connection; past it a new pause gets a
-    clear error. HTTP pools are sized past it (each parked call holds one response open)."""
+    """The most legacy calls that may wait for a human at once on this connection (over HTTP, fewer if
+    ``max_connections`` leaves fewer). Past it a new pause is not kept open: a tool whose trusted hints say read-only
+    or idempotent has its call cancelled on the server and re-issued on resume; any other tool's call is cancelled
+    and ends with an error naming this setting (``TooManyParkedCallsError``), never re-issued, since a server that
+    ignores the cancellation would run it twice. HTTP pools are sized past it (each parked call holds one response
+    open)."""
     retries: int = Field(2, ge=0)
     """Retries after a transport failure, only for tools whose hints say read-only or idempotent."""
     tasks: bool = True

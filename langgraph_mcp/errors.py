@@ -7,7 +7,8 @@ The tree (every exception the package raises is one of these)::
     LangGraphMcpError
     ├── ConfigError (ValueError)               a server, policy or CLI configuration is invalid
     │   ├── AnswersFileError                   the CLI's ``--answers`` file is unreadable or does not fit
-    │   └── PolicyError (TypeError)            an approval predicate returned something that is not a verdict
+    │   ├── PolicyError (TypeError)            an approval predicate returned something that is not a verdict
+    │   └── InterceptorError (TypeError)       a tool-call interceptor returned something that is not a result
     ├── ServerError                            something about one MCP server (fields: server, tool, detail)
     │   ├── ServerConnectionError (ConnectionError)   the server could not be reached, started or kept alive
     │   │   ├── ServerDiscoveryError           listing its tools failed (or its pagination never ended)
@@ -22,6 +23,7 @@ The tree (every exception the package raises is one of these)::
     │   ├── AuthorizationRequiredError         the current principal must sign in (OAuth) before anything is sent
     │   ├── ElicitationUnavailableError        a tool asked for input where nobody can answer (no graph)
     │   ├── TooManyRoundsError                 a tool kept asking past ``max_elicitation_rounds``
+    │   ├── TooManyParkedCallsError            a legacy call asked while ``max_parked_calls`` calls already wait
     │   ├── UnsupportedRequestError            it asked the client for something it does not serve (sampling)
     │   ├── ToolCallTimeoutError (TimeoutError)   a call did not finish within ``tool_timeout``
     │   └── RequestTimeoutError (TimeoutError)    another request (a listing, a read, a ping) got no answer in time
@@ -201,6 +203,16 @@ class PolicyError(ConfigError, TypeError):
     returned. A ``TypeError`` too, as it was before it had a name."""
 
 
+class InterceptorError(ConfigError, TypeError):
+    """A tool-call interceptor returned something that is not a ``CallToolResult`` or a ``ToolMessage``; the
+    message names the interceptor, what it returned, and whether the tool ran (field: ``tool_ran``)."""
+
+    def __init__(self, message: str, *, tool_ran: bool) -> None:
+        super().__init__(message)
+        self.tool_ran = tool_ran
+        """The handler returned the server's result before the interceptor lost it: the call ran."""
+
+
 class AnswersFileError(ConfigError):
     """The CLI's ``--answers`` file cannot be read, or an answer in it does not fit its question."""
 
@@ -287,6 +299,11 @@ class ElicitationUnavailableError(ServerError):
 
 class TooManyRoundsError(ServerError):
     """A tool kept asking past its server's ``max_elicitation_rounds``; the call was stopped."""
+
+
+class TooManyParkedCallsError(ServerError):
+    """A legacy call asked a question while ``max_parked_calls`` calls of its connection already wait for a
+    human, and its tool may not safely run twice: it was cancelled instead of paused (never replayed)."""
 
 
 class UnsupportedRequestError(ServerError):

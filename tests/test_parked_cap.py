@@ -1,5 +1,7 @@
-"""Past ``max_parked_calls`` a new legacy pause does not hold a connection: its call is cancelled on the server and
-re-issued on resume (the durable path), so many paused threads can't exhaust the HTTP pool (issue 10 item 2)."""
+"""Past ``max_parked_calls`` a new legacy pause does not hold a connection: a call of a tool that may safely run
+twice (trusted read-only or idempotent) is cancelled on the server and re-issued on resume (the durable path), so
+many paused threads can't exhaust the HTTP pool (issue 10 item 2). Any other tool's pause past the cap is an error
+(``tests/test_parked_cap_side_effects.py``)."""
 
 from __future__ import annotations
 
@@ -13,15 +15,43 @@ import anyio
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
+from mcp.server.mcpserver import Context
+from mcp.types import ToolAnnotations
 
 from langgraph_mcp import CallNotSentError
 from langgraph_mcp.connection.connection import DoneEvent
 from langgraph_mcp.connection.transport import HTTP_POOL_HEADROOM
-from langgraph_mcp.examples.demo_server import EVENTS_FILE_ENV, build_server
+from langgraph_mcp.examples.demo_server import (
+    EVENTS_FILE_ENV,
+    AcceptedElicitation,
+    DemoServer,
+    TripDate,
+    build_server,
+)
 from tests.helpers import OpenServers, http_demo_server
 from tests.node_support import TOMORROW, accept_all, call, one_turn_graph, start, text_of, tool_messages
 
 pytestmark = pytest.mark.anyio
+
+
+def replayable_server() -> DemoServer:
+    """The demo server plus ``book_trip_again``: ``book_trip_legacy`` declared idempotent (booking the same trip
+    twice books it once), so a pause past the cap may be cancelled and replayed."""
+    server = build_server()
+
+    @server.tool(
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True)
+    )
+    async def book_trip_again(destination: str, ctx: Context) -> str:
+        """Book a trip asking via ctx.elicit (idempotent)."""
+        server.events.record("book_trip_again", "enter")
+        result = await ctx.elicit(f"When do you want to travel to {destination}?", TripDate)
+        if not isinstance(result, AcceptedElicitation):
+            return f"Not booked ({result.action})"
+        server.events.record("book_trip_again", "commit", destination=destination)
+        return f"Booked {destination} on {result.data.date.isoformat()}"
+
+    return server
 
 
 def thread(name: str) -> Any:
@@ -31,15 +61,13 @@ def thread(name: str) -> Any:
 async def test_a_legacy_pause_past_max_parked_calls_is_cancelled_and_replayed_on_resume(
     open_servers: OpenServers,
 ) -> None:
-    demo = build_server()
+    demo = replayable_server()
     url = await open_servers.enter(http_demo_server(demo))
     servers = open_servers(
         {"demo": {"url": url, "mode": "legacy", "max_parked_calls": 1, "tool_timeout": 10}}
     )
     graphs = {
-        name: one_turn_graph(
-            servers, [call("demo_book_trip_legacy", "c1", destination=name)], InMemorySaver()
-        )
+        name: one_turn_graph(servers, [call("demo_book_trip_again", "c1", destination=name)], InMemorySaver())
         for name in ("Rome", "Oslo")
     }
     pending = {}
@@ -54,8 +82,8 @@ async def test_a_legacy_pause_past_max_parked_calls_is_cancelled_and_replayed_on
         assert message.status == "success", text_of(message)
         assert text_of(message) == f"Booked {name} on {TOMORROW}"
     counts = demo.events.snapshot()
-    assert counts["book_trip_legacy.commit"] == 2  # each trip booked once
-    assert counts["book_trip_legacy.enter"] == 3  # the call past the cap ran its pre-question work twice
+    assert counts["book_trip_again.commit"] == 2  # each trip booked once
+    assert counts["book_trip_again.enter"] == 3  # the call past the cap ran its pre-question work twice
 
 
 POOLS = [
@@ -77,14 +105,14 @@ async def test_more_legacy_pauses_than_http_connections_all_pause_then_resume_wi
     connection of its own: with more threads than connections, none were left and every later call hung."""
     events = tmp_path / "events.jsonl"
     monkeypatch.setenv(EVENTS_FILE_ENV, str(events))
-    demo = build_server()
+    demo = replayable_server()
     url = await open_servers.enter(http_demo_server(demo))
     spec = {"url": url, "mode": "legacy", "max_parked_calls": 4, "tool_timeout": 20, **options}
     servers = open_servers({"demo": spec})
     saver = InMemorySaver()
     trips = {f"t{i}": (f"City{i}", f"2027-{i % 12 + 1:02d}-{i % 28 + 1:02d}") for i in range(threads)}
     graphs = {
-        name: one_turn_graph(servers, [call("demo_book_trip_legacy", "c1", destination=city)], saver)
+        name: one_turn_graph(servers, [call("demo_book_trip_again", "c1", destination=city)], saver)
         for name, (city, _) in trips.items()
     }
 
@@ -105,7 +133,7 @@ async def test_more_legacy_pauses_than_http_connections_all_pause_then_resume_wi
         assert len({i.id for i in pending.values()}) == threads
         parked = servers.paused_rounds("demo").open_legacy_calls()
         assert parked == 4
-        assert demo.events.counts["book_trip_legacy.commit"] == 0
+        assert demo.events.counts["book_trip_again.commit"] == 0
         finished = dict(zip(trips, await asyncio.gather(*map(resume, trips)), strict=True))
 
     for name, (city, date) in trips.items():
@@ -118,8 +146,8 @@ async def test_more_legacy_pauses_than_http_connections_all_pause_then_resume_wi
     assert committed == Counter(city for city, _ in trips.values())  # each trip booked once, none lost
     # Only the calls past the cap were replayed on resume: their pre-question work ran twice.
     replayed = threads - parked
-    assert demo.events.counts["book_trip_legacy.enter"] == threads + replayed
-    assert demo.events.counts["book_trip_legacy.request"] == threads + replayed
+    assert demo.events.counts["book_trip_again.enter"] == threads + replayed
+    assert demo.events.counts["book_trip_again.request"] == threads + replayed
 
 
 async def test_a_legacy_call_that_gets_no_http_connection_within_tool_timeout_is_not_sent(

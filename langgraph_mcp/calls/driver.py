@@ -397,7 +397,13 @@ async def _legacy(call: _Call, paused: PausedRound | None) -> types.CallToolResu
             round_ += 1
             call.check_rounds(round_, "questions")
             requests = _legacy_requests(conn.spec.question_match, event)
-            live_round = PausedRound(legacy_call=handle, resume_index=0, round=round_, progress=relay)
+            live_round = PausedRound(
+                legacy_call=handle,
+                resume_index=0,
+                round=round_,
+                progress=relay,
+                replayable=_replayable(call.tool),
+            )
             answers, resume_index = call.ask(round_, requests, resume_index, live_round)
             handle.reply(to_elicit_result(next(iter(answers.values()))))
     except (GraphInterrupt, asyncio.CancelledError):
@@ -406,6 +412,11 @@ async def _legacy(call: _Call, paused: PausedRound | None) -> types.CallToolResu
         if not is_invalid_resume(exc):  # a refused answer keeps the call parked for the corrected one
             await handle.abandon()
         raise
+
+
+def _replayable(tool: McpTool) -> bool:
+    """Whether a legacy call of ``tool`` may be cancelled and re-issued: its trusted hints say it may run twice."""
+    return tool.trusted and tool.retry_safe
 
 
 async def _session_answers(conn: ServerConnection, start: int) -> bool:

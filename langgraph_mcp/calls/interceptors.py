@@ -30,6 +30,7 @@ from langgraph_mcp.calls.driver import Connections, run_call
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.connection.connection import ProgressCallback
 from langgraph_mcp.credentials import CALL_HEADERS, current_config
+from langgraph_mcp.errors import InterceptorError
 
 __all__ = [
     "InterceptedHost",
@@ -94,15 +95,18 @@ def compose(interceptors: Sequence[ToolCallInterceptor], handler: ToolCallHandle
 
     async def run(request: McpToolCallRequest) -> ToolCallOutcome:
         paused: list[GraphBubbleUp] = []
+        answered: list[bool] = []  # the handler returned a result (the call ran) at least once
 
         async def innermost(req: McpToolCallRequest) -> ToolCallOutcome:
             if paused:
                 raise paused[0]
             try:
-                return await handler(req)
+                outcome = await handler(req)
             except GraphBubbleUp as exc:
                 paused.append(exc)
                 raise
+            answered.append(True)
+            return outcome
 
         def layer(interceptor: ToolCallInterceptor, inner: ToolCallHandler) -> ToolCallHandler:
             async def wrapped(req: McpToolCallRequest) -> ToolCallOutcome:
@@ -118,6 +122,8 @@ def compose(interceptors: Sequence[ToolCallInterceptor], handler: ToolCallHandle
                     raise
                 if paused:
                     raise paused[0]
+                if not isinstance(outcome, types.CallToolResult | ToolMessage):
+                    raise _wrong_outcome(interceptor, outcome, req, ran=bool(answered))
                 return outcome
 
             return wrapped
@@ -128,6 +134,23 @@ def compose(interceptors: Sequence[ToolCallInterceptor], handler: ToolCallHandle
         return await chain(request)
 
     return run
+
+
+def _wrong_outcome(
+    interceptor: ToolCallInterceptor, outcome: object, request: McpToolCallRequest, *, ran: bool
+) -> InterceptorError:
+    name = getattr(interceptor, "__qualname__", None) or repr(interceptor)
+    got = "None" if outcome is None else f"a {type(outcome).__name__} ({outcome!r:.80})"
+    ran_text = (
+        "the tool ran on the server, but its result is lost"
+        if ran
+        else "the tool was not run (the interceptor did not get a result from its handler)"
+    )
+    return InterceptorError(
+        f"interceptor {name!r} returned {got} for the call to {request.published_name!r}, not a CallToolResult "
+        f"or a ToolMessage; {ran_text}. Return the handler's result, or a CallToolResult or ToolMessage of its own",
+        tool_ran=ran,
+    )
 
 
 def current_runtime() -> Runtime[Any] | None:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from langgraph_mcp.connection.connection import CallHandle, ProgressCallback, ServerConnection
+from langgraph_mcp.errors import TooManyParkedCallsError
 
 logger = logging.getLogger("langgraph_mcp.elicitation")
 
@@ -63,6 +64,9 @@ class PausedRound:
     """Legacy: where the open call's progress goes (pointed at the resumed run by the driver)."""
     expiry: asyncio.TimerHandle | None = None
     """Legacy: the timer that ends the open call at ``deadline``."""
+    replayable: bool = False
+    """Legacy: the tool may safely run twice (trusted read-only or idempotent hints), so past
+    ``max_parked_calls`` its call may be cancelled now and re-issued on resume."""
 
 
 class PausedRounds:
@@ -77,7 +81,11 @@ class PausedRounds:
         return len(self._rounds)
 
     def keep(self, key: PauseKey, paused: PausedRound) -> None:
-        """Keep a paused round for a same-process resume; a legacy call lets other calls run while it waits."""
+        """Keep a paused round for a same-process resume; a legacy call lets other calls run while it waits.
+
+        Past the connection's cap on parked calls (``max_parked_calls``) a legacy call is not kept open: a
+        replayable one is cancelled and re-issued on resume; any other raises :class:`TooManyParkedCallsError`
+        (the caller cancels it), because a server that ignores the cancellation would run it twice."""
         paused.deadline = time.monotonic() + self.connection.spec.park_timeout
         paused.connection_start = self.connection.starts
         old = self._rounds.pop(key, None)
@@ -88,7 +96,10 @@ class PausedRounds:
         call = paused.legacy_call
         if call is not None and self.open_legacy_calls() >= self.connection.parked_call_limit:
             # Each open legacy call holds a response (an HTTP connection) until it is answered: past the cap the
-            # call is cancelled on the server instead, and the resume re-issues it (the durable path).
+            # call is cancelled on the server instead, and the resume re-issues it (the durable path) - but only
+            # when running it twice is safe: many servers don't honour a cancellation and finish the first run.
+            if not paused.replayable:
+                raise self._too_many(call)
             logger.warning(
                 "MCP server %r: %d legacy calls already wait for an answer (max_parked_calls, or fewer than the "
                 "HTTP pool's max_connections); the call to %r is cancelled now and re-issued on resume",
@@ -108,6 +119,22 @@ class PausedRounds:
             paused.expiry = asyncio.get_running_loop().call_later(
                 self.connection.spec.park_timeout, self._expire, key, paused, context=contextvars.Context()
             )
+
+    def _too_many(self, call: CallHandle) -> TooManyParkedCallsError:
+        conn = self.connection
+        limit, cap = conn.parked_call_limit, conn.spec.max_parked_calls
+        why = (
+            f"max_parked_calls={cap}"
+            if limit == cap
+            else f"max_parked_calls={cap}; the HTTP pool allows {limit}"
+        )
+        detail = (
+            f"the call to {call.tool!r} asked a question while {limit} legacy calls already wait for an answer on "
+            f"this connection ({why}); it was cancelled on the server instead of pausing, and is not re-issued "
+            "because its tool is not declared read-only or idempotent by a trusted server (what it did before "
+            "asking may have happened). Answer the waiting calls first, or raise max_parked_calls"
+        )
+        return TooManyParkedCallsError(conn.name, detail, tool=call.tool)
 
     def open_legacy_calls(self) -> int:
         """How many kept rounds hold an open legacy call."""

@@ -45,7 +45,9 @@ def is_connection_lost(exc: BaseException) -> bool:
     if isinstance(exc, TimeoutError):  # an OSError subclass, but a slow server is not a lost connection
         return False
     if isinstance(exc, MCPError):
-        return exc.code == types.CONNECTION_CLOSED
+        # The SDK's own "connection closed" errors carry no data; one that does is the server's own answer (-32000
+        # is also JSON-RPC's generic server error), even one that copies our contained POST failure's mark.
+        return exc.code == types.CONNECTION_CLOSED and exc.data is None
     return isinstance(
         exc,
         anyio.ClosedResourceError

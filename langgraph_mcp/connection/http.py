@@ -4,10 +4,18 @@ Contain a network failure of one streamable-HTTP POST to its own request, so the
 
 mcp 2.3's streamable-HTTP client runs each request's POST in the transport's task group: an ``httpx2`` error out
 of one POST (its pooled TCP connection closed by the server just as it was reused: ``ReadError('')``,
-``RemoteProtocolError``) ends the whole transport, and every call in flight on the connection fails with it. Our
-HTTP transport answers such a POST with a JSON-RPC error instead (an HTTP 502 whose body the SDK hands to that one
-request), marked so :func:`is_post_failure` tells it from a server's error: the call fails alone, as one whose
-connection was lost (it may or may not have run), and the session goes on.
+``RemoteProtocolError``) ends the whole transport, and every call in flight on the connection fails with it; a
+response cut after it started (headers sent, then the body or event stream cut) did too, or ended its request
+with an error read as the whole connection lost. Our HTTP transport answers such a POST with a JSON-RPC error
+instead, which the SDK hands to that one request: an HTTP 502 when no response arrived, else the rest of the cut
+body (a JSON body is passed on only once complete; an event stream event by event, so the error event is never
+glued to half an event). The call fails alone, as one whose connection was lost (it may or may not have run), and
+the session goes on. An event stream the server made resumable (its events carry ids) is left to the SDK's own
+resumption.
+
+The error is marked out of band: its ``data`` holds a random token this process issued for that one failure, and
+:func:`is_post_failure` accepts only a token it issued. A server can send an error with the same code and key,
+but not one of those tokens, so it can't pass its own error off as a network failure of ours.
 
 Keep streamable-HTTP connections reusable and cheap to pool: drain a POST's SSE response before it is closed,
 check an idle pooled connection for a server hang-up with one ``poll()``, send a request in one write.
@@ -18,9 +26,11 @@ from __future__ import annotations
 import datetime
 import json
 import re
+import secrets
 import select
 import socket
 import ssl
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
@@ -31,7 +41,13 @@ from mcp import MCPError
 from mcp.types import CONNECTION_CLOSED
 
 POST_FAILURE_MARK = "langgraph_mcp.post_failed"
-"""The key of the ``data`` of a JSON-RPC error that stands for a POST's network failure (never a server's)."""
+"""The key of the ``data`` of a JSON-RPC error that stands for a POST's network failure; its value is a token
+this process issued (see :func:`is_post_failure`)."""
+
+ISSUED_TOKENS_KEPT = 4096
+"""How many issued tokens are remembered (the oldest are forgotten: a failure is read moments after it is made)."""
+
+_issued: OrderedDict[str, None] = OrderedDict()
 
 CONTAINED = (httpx2.ReadError, httpx2.WriteError, httpx2.RemoteProtocolError)
 """Failures of a request that may have reached the server: the call may or may not have run. Not contained: a
@@ -49,12 +65,70 @@ class ContainedPosts(httpx2.AsyncClient):
 
     async def send(self, request: httpx2.Request, *args: Any, **kwargs: Any) -> httpx2.Response:
         try:
-            return await super().send(request, *args, **kwargs)
+            response = await super().send(request, *args, **kwargs)
         except CONTAINED as exc:
             request_id = _contained_request_id(request)
             if request_id is None:
                 raise
-            return _failure_response(request, request_id, exc)
+            body = _failure_body(request_id, exc, "the HTTP request failed before its response arrived")
+            return httpx2.Response(
+                502, headers={"content-type": "application/json"}, content=body, request=request
+            )
+        if request.method == "POST" and isinstance(response.stream, httpx2.AsyncByteStream):
+            kind = response.headers.get("content-type", "").partition(";")[0].strip().lower()
+            plain = response.headers.get("content-encoding", "identity").lower() == "identity"
+            if plain and kind in ("application/json", "text/event-stream"):
+                response.stream = _ContainedBody(response.stream, request, events=kind == "text/event-stream")
+        return response
+
+
+_EVENT_END = re.compile(rb"\r\n\r\n|\n\n|\r\r")
+_EVENT_ID = re.compile(rb"(?:^|[\r\n])id:")
+
+
+class _ContainedBody(httpx2.AsyncByteStream):
+    """A POST's response body whose network failure part way is the request's JSON-RPC error, not an exception:
+    a JSON body is passed on once complete, an event stream one whole event at a time (a cut never leaves half an
+    event to be read as a malformed message)."""
+
+    def __init__(self, inner: httpx2.AsyncByteStream, request: httpx2.Request, *, events: bool) -> None:
+        self._inner = inner
+        self._chunks: AsyncIterator[bytes] = inner.__aiter__()
+        self._request = request
+        self._events = events
+
+    @property
+    def elapsed(self) -> Any:  # httpx2 reads a response's elapsed time from its stream
+        return getattr(self._inner, "elapsed", None)
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        # A generator of its own over the inner iterator (see http_keepalive._DrainOnClose for why).
+        held = b""
+        resumable = False
+        while True:
+            try:
+                chunk = await self._chunks.__anext__()
+            except StopAsyncIteration:
+                break
+            except CONTAINED as exc:
+                request_id = None if resumable else _contained_request_id(self._request)
+                if request_id is None:
+                    raise
+                body = _failure_body(request_id, exc, "the HTTP response was cut off before its end")
+                yield (b"event: message\ndata: " + body + b"\n\n") if self._events else body
+                return
+            held += chunk
+            if self._events:
+                ends = [m.end() for m in _EVENT_END.finditer(held)]
+                if ends:
+                    whole, held = held[: ends[-1]], held[ends[-1] :]
+                    resumable = resumable or _EVENT_ID.search(whole) is not None
+                    yield whole
+        if held:
+            yield held
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
 
 
 def _contained_request_id(request: httpx2.Request) -> Any:
@@ -71,22 +145,28 @@ def _contained_request_id(request: httpx2.Request) -> Any:
     return message.get("id")
 
 
-def _failure_response(request: httpx2.Request, request_id: Any, exc: Exception) -> httpx2.Response:
+def _failure_body(request_id: Any, exc: Exception, what: str) -> bytes:
+    """The JSON-RPC error (as JSON) for ``request_id``'s failed POST, marked with a token issued for it alone."""
+    token = secrets.token_urlsafe(16)
+    _issued[token] = None
+    while len(_issued) > ISSUED_TOKENS_KEPT:
+        _issued.popitem(last=False)
     error = {
         "code": CONNECTION_CLOSED,
-        "message": f"the HTTP request failed before its response arrived ({type(exc).__name__}: {exc!s:.200})",
-        "data": {POST_FAILURE_MARK: type(exc).__name__},
+        "message": f"{what} ({type(exc).__name__}: {exc!s:.200})",
+        "data": {POST_FAILURE_MARK: token},
     }
-    body = json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode()
-    return httpx2.Response(502, headers={"content-type": "application/json"}, content=body, request=request)
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode()
 
 
 def is_post_failure(error: BaseException) -> bool:
-    """Whether ``error`` is one request's contained POST failure (see :class:`ContainedPosts`)."""
+    """Whether ``error`` is one request's contained POST failure (see :class:`ContainedPosts`): its mark is a
+    token this process issued. A server's error carrying the same key is the server's own."""
     if not isinstance(error, MCPError) or error.code != CONNECTION_CLOSED:
         return False
     data = error.data
-    return isinstance(data, dict) and POST_FAILURE_MARK in data
+    token = data.get(POST_FAILURE_MARK) if isinstance(data, dict) else None
+    return isinstance(token, str) and token in _issued
 
 
 DRAIN_SECONDS = 1.0

@@ -73,7 +73,7 @@ def _from_string(text: str, schema: Mapping[str, Any]) -> Any:
     if types & {"array", "object"}:
         try:
             parsed = json.loads(stripped)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested deeper than the parser goes: left for the validator
             return text
         if ("array" in types and isinstance(parsed, list)) or (
             "object" in types and isinstance(parsed, dict)

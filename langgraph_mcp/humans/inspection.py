@@ -171,7 +171,8 @@ def url_host(url: str) -> str:
 
 # --------------------------------------------------------------------------------------------- secrets
 
-_WORD_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_RUN_RE = re.compile(r"[^\W_]+")
+"""A run of letters and digits in any script (``_``, ``-``, spaces and punctuation separate words)."""
 
 _SECRET_WORDS = frozenset(
     {
@@ -203,9 +204,32 @@ _SECRET_WORDS = frozenset(
         "cvc",
         "ssn",
         "iban",
+        # Passwords, PINs and one-time codes in other languages (whole words, as for English).
+        "passwort",  # de
+        "kennwort",
+        "geheimzahl",
+        "einmalcode",
+        "einmalpasswort",
+        "bestätigungscode",
+        "contraseña",  # es
+        "contrasena",
+        "senha",  # pt
+        "пароль",  # ru
+        "пин",
+        "пинкод",
+        "wachtwoord",  # nl
+        "hasło",  # pl
+        "haslo",
+        "şifre",  # tr
+        "lösenord",  # sv
+        "adgangskode",  # da
+        "passord",  # no
+        "salasana",  # fi
+        "heslo",  # cs
+        "jelszó",  # hu
     }
 )
-_SECRET_PAIRS = frozenset(
+_SECRET_PHRASES = frozenset(
     {
         ("pass", "word"),
         ("pass", "phrase"),
@@ -231,8 +255,41 @@ _SECRET_PAIRS = frozenset(
         ("2", "fa"),
         ("two", "fa"),
         ("two", "factor"),
+        ("mot", "de", "passe"),  # fr
+        ("code", "de", "vérification"),
+        ("code", "de", "verification"),
+        ("código", "de", "verificación"),  # es
+        ("codigo", "de", "verificacion"),
+        ("código", "de", "acceso"),
+        ("clave", "de", "acceso"),
+        ("código", "de", "verificação"),  # pt
+        ("codigo", "de", "verificacao"),
+        ("código", "de", "acesso"),
+        ("код", "подтверждения"),  # ru
+        ("пин", "код"),
+        ("одноразовый", "код"),
     }
 )
+_LONGEST_PHRASE = max(len(phrase) for phrase in _SECRET_PHRASES)
+_UNSPACED_SECRETS = (
+    "密码",  # zh: password
+    "密碼",
+    "口令",
+    "验证码",  # zh: verification code
+    "驗證碼",
+    "动态码",
+    "パスワード",  # ja: password
+    "暗証番号",  # ja: PIN
+    "認証コード",  # ja: verification code
+    "確認コード",
+    "ワンタイム",  # ja: one-time (password, code)
+    "비밀번호",  # ko: password
+    "인증번호",  # ko: verification number
+    "인증코드",
+)
+"""Secret words of scripts written without spaces between words: found inside a name or text, not as words."""
+_UNSPACED_NOT_SECRET = ("密码学", "密碼學")
+"""Words that contain one of those without naming a secret (cryptography)."""
 _NOT_IN_PROSE = frozenset({"pass", "pin"})
 """Words that are secrets as field names but everyday words in a description ("we pass this on")."""
 _NOT_SECRET_AFTER = frozenset(
@@ -253,14 +310,38 @@ _NOT_SECRET_AFTER = frozenset(
         "name",
         "id",
         "strength",
+        "hinweis",  # de
+        "länge",
+        "longitud",  # es
+        "pista",
+        "longueur",  # fr
+        "indice",
+        "dica",  # pt
+        "comprimento",
+        "подсказка",  # ru
+        "длина",
     }
 )
 """A secret word followed by one of these describes a secret without being one (``token_count``)."""
 
 
 def _words(text: str) -> list[str]:
-    """Split a name or text into lower-case words: ``apiKey`` / ``API_KEY`` / ``"API key"`` -> api, key."""
-    return [w.lower() for w in _WORD_RE.findall(text)]
+    """Split a name or text into lower-case words, in any script: ``apiKey`` / ``API_KEY`` / ``"API key"`` ->
+    api, key; ``nuevaContraseña`` -> nueva, contraseña; ``2fa`` -> 2, fa."""
+    words: list[str] = []
+    for run in _RUN_RE.findall(text):
+        start = 0
+        for i in range(1, len(run)):
+            before, here, after = run[i - 1], run[i], run[i + 1 : i + 2]
+            if (
+                before.isdigit() != here.isdigit()
+                or (before.islower() and here.isupper())
+                or (before.isupper() and here.isupper() and after.islower())  # "FACode" -> FA, Code
+            ):
+                words.append(run[start:i])
+                start = i
+        words.append(run[start:])
+    return [w.lower() for w in words]
 
 
 def looks_secret(text: str, *, prose: bool = False) -> bool:
@@ -270,11 +351,17 @@ def looks_secret(text: str, *, prose: bool = False) -> bool:
         span = 0
         if word in _SECRET_WORDS and not (prose and word in _NOT_IN_PROSE):
             span = 1
-        elif i + 1 < len(words) and (word, words[i + 1]) in _SECRET_PAIRS:
-            span = 2
+        else:
+            for length in range(2, _LONGEST_PHRASE + 1):
+                if tuple(words[i : i + length]) in _SECRET_PHRASES:
+                    span = length
+                    break
         if span and (i + span >= len(words) or words[i + span] not in _NOT_SECRET_AFTER):
             return True
-    return False
+    unspaced = text
+    for harmless in _UNSPACED_NOT_SECRET:
+        unspaced = unspaced.replace(harmless, "")
+    return any(secret in unspaced for secret in _UNSPACED_SECRETS)
 
 
 def sensitive_fields(requested_schema: dict[str, Any]) -> list[str]:
@@ -284,7 +371,9 @@ def sensitive_fields(requested_schema: dict[str, Any]) -> list[str]:
     or description, split into words (on ``_``, ``-``, spaces and camelCase), names a secret: password, pass,
     passphrase, passcode, PIN, OTP/TOTP/MFA/2FA, verification or recovery codes, token, bearer, JWT,
     authorization, secret, credential(s), API/access/private key, seed phrase, mnemonic, session cookie, credit
-    card / card number / CC number, security code, CVV/CVC, SSN, IBAN. Whole words only: ``username``,
+    card / card number / CC number, security code, CVV/CVC, SSN, IBAN; and the words for password, PIN and
+    one-time or verification code in German, Spanish, French, Portuguese, Russian, Dutch, Polish, Turkish, the
+    Nordic languages, Czech and Hungarian, and (found inside text) Chinese, Japanese and Korean. Whole words only: ``username``,
     ``description``, ``pinned`` and ``tokenizer`` are not sensitive; nor is a word that only describes a secret
     (``token_count``, ``password_hint``, ``api_key_name``).
     """
