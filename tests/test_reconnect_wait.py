@@ -37,6 +37,7 @@ async def down_after_one_call(open_servers: OpenServers, port: int, era: str, **
     return servers
 
 
+@pytest.mark.xfail(strict=True, reason="issue 23 item 5: fixed next")
 @pytest.mark.parametrize("era", ERAS)
 async def test_a_call_during_the_reconnect_delay_waits_for_the_attempt_and_gets_its_answer(
     open_servers: OpenServers, era: str
@@ -51,6 +52,7 @@ async def test_a_call_during_the_reconnect_delay_waits_for_the_attempt_and_gets_
         assert servers.server_status("demo")["state"] == "connected"
 
 
+@pytest.mark.xfail(strict=True, reason="issue 23 item 5: fixed next")
 @pytest.mark.parametrize("era", ERAS)
 async def test_a_call_during_the_reconnect_delay_fails_only_once_the_attempt_fails(
     open_servers: OpenServers, era: str
