@@ -416,7 +416,7 @@ async def _legacy(call: _Call, paused: PausedRound | None) -> types.CallToolResu
 
 def _replayable(tool: McpTool) -> bool:
     """Whether a legacy call of ``tool`` may be cancelled and re-issued: its trusted hints say it may run twice."""
-    return tool.trusted and tool.retry_safe
+    return tool.retry_safe  # trusted read-only or idempotent
 
 
 async def _session_answers(conn: ServerConnection, start: int) -> bool:
