@@ -165,6 +165,14 @@ class EventLoopError(LangGraphMcpError, RuntimeError):
     """``McpServers`` was used in a way its event-loop model does not allow."""
 
 
+class ServersClosedError(EventLoopError):
+    """A closed ``McpServers`` was used again: a mistake in the program, so it is raised to the caller - never
+    turned into an error ``ToolMessage`` for the model, nor into an approval question."""
+
+    def __init__(self) -> None:
+        super().__init__("McpServers was closed; create a new one (a closed McpServers can't be used again)")
+
+
 class AnswerError(LangGraphMcpError, ValueError):
     """An elicitation answer does not fit the question it answers; nothing was saved."""
 

@@ -130,11 +130,11 @@ def readme(
     """The README's wiring: ``route_through_gate`` + gate + ``McpToolNode`` + ``ToolCallsDone``."""
     builder = StateGraph(MessagesState)
     builder.add_node("agent", _agent(model))
-    builder.add_node("approval_gate", create_approval_gate(servers, POLICY, compat=compat))
-    builder.add_node("tools", McpToolNode(servers, compat=compat))
+    builder.add_node("approval_gate", create_approval_gate(servers, POLICY, agent_chat_ui=compat))
+    builder.add_node("tools", McpToolNode(servers, agent_chat_ui=compat))
     builder.add_edge(START, "agent")
     builder.add_conditional_edges(
-        "agent", route_through_gate(servers, POLICY, compat=compat), ["approval_gate", "tools", END]
+        "agent", route_through_gate(servers, POLICY, agent_chat_ui=compat), ["approval_gate", "tools", END]
     )
     builder.add_edge("approval_gate", "tools")
     builder.add_conditional_edges("tools", ToolCallsDone("agent"), ["agent"])
@@ -142,7 +142,7 @@ def readme(
 
 
 def compat(servers: McpServers, model: CountingModel, saver: BaseCheckpointSaver[Any]) -> Any:
-    """The README's Agent Chat UI wiring (``compat=True`` on all three parts)."""
+    """The README's Agent Chat UI wiring (``agent_chat_ui=True`` on all three parts)."""
     return readme(servers, model, saver, compat=True)
 
 
@@ -165,8 +165,8 @@ def demo_graph(servers: McpServers, model: CountingModel, saver: BaseCheckpointS
 
 
 def demo_graph_compat(servers: McpServers, model: CountingModel, saver: BaseCheckpointSaver[Any]) -> Any:
-    """``build_graph(compat=True)``: Studio's ``mcp_agent_chat``."""
-    return build_graph(servers, policy=POLICY, model=model, checkpointer=saver, compat=True)
+    """``build_graph(agent_chat_ui=True)``: Studio's ``mcp_agent_chat``."""
+    return build_graph(servers, policy=POLICY, model=model, checkpointer=saver, agent_chat_ui=True)
 
 
 async def agent_with_tools(servers: McpServers, model: CountingModel, saver: BaseCheckpointSaver[Any]) -> Any:

@@ -26,7 +26,12 @@ from langgraph_mcp.calls.interceptors import call_intercepted
 from langgraph_mcp.calls.results import to_tool_message
 from langgraph_mcp.calls.stream import CallStream
 from langgraph_mcp.catalog import McpTool
-from langgraph_mcp.errors import AuthorizationRequiredError, NoCheckpointerError, ToolNotFoundError
+from langgraph_mcp.errors import (
+    AuthorizationRequiredError,
+    NoCheckpointerError,
+    ServersClosedError,
+    ToolNotFoundError,
+)
 from langgraph_mcp.graph.messages import (
     GateRecord,
     RefusedCalls,
@@ -237,7 +242,7 @@ class McpToolNode(RunnableCallable):
             tool = await self.servers.get_tool(name)
         except ToolNotFoundError as exc:
             return ToolMessage(content=f"Error: {exc}", name=name, tool_call_id=call_id, status="error")
-        except (GraphBubbleUp, AuthorizationRequiredError):
+        except (GraphBubbleUp, AuthorizationRequiredError, ServersClosedError):
             raise
         except Exception as exc:
             return self._error_message(exc, name, call_id)
@@ -258,7 +263,7 @@ class McpToolNode(RunnableCallable):
                     asker=asker,
                     progress=stream.progress,
                 )
-        except (GraphBubbleUp, AuthorizationRequiredError):
+        except (GraphBubbleUp, AuthorizationRequiredError, ServersClosedError):
             raise
         except NoCheckpointerError as exc:
             return ToolMessage(content=f"Error: {exc}", name=name, tool_call_id=call_id, status="error")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from langchain_core.messages import ToolCall
 
 from langgraph_mcp.catalog import McpTool, ToolResolution
+from langgraph_mcp.errors import ServersClosedError
 from langgraph_mcp.graph.messages import GateRecord, GateVerdict
 from langgraph_mcp.humans.policy import ApprovalPolicy, Verdict
 from langgraph_mcp.servers.mcp_servers import McpServers
@@ -46,6 +47,8 @@ async def establish_owner(servers: McpServers, name: str) -> Owner:
         if task is not None and task.cancelling():
             raise
         return Owner(name, None, problem="the tool lookup was cut short (CancelledError)")
+    except ServersClosedError:  # the program's mistake: raised to the caller, not asked about
+        raise
     except Exception as exc:
         return Owner(name, None, problem=f"the tool lookup failed ({type(exc).__name__}: {exc})")
     return _owner(resolution)
@@ -57,6 +60,8 @@ def cached_owners(servers: McpServers, names: Sequence[str]) -> dict[str, Owner]
     for name in dict.fromkeys(names):
         try:
             resolution = servers.cached_resolution(name)
+        except ServersClosedError:
+            raise
         except Exception:  # anything odd: take the full (fail-closed) path
             return None
         if resolution is None:

@@ -46,7 +46,7 @@ from langgraph_mcp.credentials import (
     current_principal,
     resolve_identity,
 )
-from langgraph_mcp.errors import CredentialError, EventLoopError
+from langgraph_mcp.errors import CredentialError, ServersClosedError
 
 
 @dataclass
@@ -184,6 +184,11 @@ class LiveConnections:
         self._fallback_store: BaseStore = InMemoryStore()
         """Where OAuth tokens go when the graph has no store: this process's memory (README says what that means)."""
 
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`aclose` ran: nothing may be used any more."""
+        return self._closed
+
     # ------------------------------------------------------------------------------------------- identities
 
     def identity(self, server: str) -> Identity:
@@ -301,7 +306,7 @@ class LiveConnections:
 
     def _connection(self, server: str, identity: Identity) -> ServerConnection:
         if self._closed:
-            raise EventLoopError("McpServers was closed; create a new one")
+            raise ServersClosedError()
         key: ConnectionKey = (server, identity.key)
         loop = asyncio.get_running_loop()
         connections = self._loops.get(loop)

@@ -27,6 +27,7 @@ from langgraph_mcp.errors import (
     ServerConnectionError,
     ServerDiscoveryError,
     ServerError,
+    ServersClosedError,
     ServerUnavailableError,
 )
 from langgraph_mcp.servers.connections import ConnectionKey, LiveConnections
@@ -315,6 +316,8 @@ class ListingCache:
                 if task is not None and task.cancelling():
                     raise result
             elif isinstance(result, BaseException) and not isinstance(result, Exception):
+                raise result
+            if isinstance(result, ServersClosedError):  # the program's mistake, not the server's failure
                 raise result
             if isinstance(result, CredentialError):  # a fault of this run, not of the server: not reported
                 failures[server] = result

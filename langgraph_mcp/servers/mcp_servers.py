@@ -34,7 +34,7 @@ from langgraph_mcp.config import McpServersConfig, OutputRouting, ServerSpec
 from langgraph_mcp.connection.connection import ProgressCallback, ServerConnection
 from langgraph_mcp.connection.owner import ListKind
 from langgraph_mcp.credentials import RUN_CONFIG, Identity
-from langgraph_mcp.errors import AnswerError, ConfigError, CredentialError
+from langgraph_mcp.errors import AnswerError, ConfigError, CredentialError, ServersClosedError
 from langgraph_mcp.humans.sign_in import SignInResult, check_sign_in_answer, sign_in_result
 from langgraph_mcp.servers import resources
 from langgraph_mcp.servers.connections import ConnectionKey, LiveConnections
@@ -204,6 +204,16 @@ class McpServers:
         await self._connections.aclose()
         self._sync.close()
 
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`aclose` (or :meth:`close`) ran; a closed ``McpServers`` can't be used again."""
+        return self._connections.closed
+
+    def ensure_open(self) -> None:
+        """Raise :class:`~langgraph_mcp.errors.ServersClosedError` once this ``McpServers`` was closed."""
+        if self._connections.closed:
+            raise ServersClosedError()
+
     def close(self) -> None:
         """Synchronous :meth:`aclose` for code that has no event loop running."""
         refuse_inside_loop("close()", "await servers.aclose()")
@@ -217,6 +227,7 @@ class McpServers:
         ``context`` (default: a copy of the caller's) is the context the coroutine runs in, so LangGraph's
         ``interrupt()``, config and stream writer work inside it.
         """
+        self.ensure_open()
         return self._sync.run(make, context=context)
 
     # ------------------------------------------------------------------------------------------- catalog
@@ -264,6 +275,7 @@ class McpServers:
                 return await self.list_tools(servers, cache_mode)
             finally:
                 RUN_CONFIG.reset(token)
+        self.ensure_open()
         names = list(servers) if servers is not None else self.names
         for name in names:
             self.spec(name)
@@ -295,10 +307,12 @@ class McpServers:
         Lists (or re-lists) candidates as needed; never raises for a server that fails to list (it is named
         in ``unknown``). A lookup cut short by anything but the caller's own cancellation counts as a failure.
         """
+        self.ensure_open()
         return await self._names.resolve(published_name)
 
     def cached_resolution(self, published_name: str) -> ToolResolution | None:
         """:meth:`resolve_tool` from the cache alone, or ``None`` when a candidate server would have to be listed."""
+        self.ensure_open()
         return self._names.cached_resolution(published_name)
 
     async def get_tool(self, published_name: str) -> McpTool:
@@ -337,6 +351,7 @@ class McpServers:
         Transport failures of read-only or idempotent tools are retried (``retries`` per server). A tool that asks
         for input can't be answered here: use :class:`~langgraph_mcp.McpToolNode` in a graph for that.
         """
+        self.ensure_open()
         tool = (await self._names.resolve(published_name)).tool()  # get_tool, one await less per call
         outcome = await call_intercepted(
             self, tool, dict(arguments or {}), tool_call_id="", asker=None, progress=progress
