@@ -49,10 +49,15 @@ class OutputRouting(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     text: Route = "content"
+    """Text blocks."""
     image: Route = "content"
+    """Image blocks (base64 data and MIME type)."""
     audio: Route = "content"
+    """Audio blocks."""
     resource: Route = "content"
+    """Embedded resources (text or blob contents)."""
     resource_link: Route = "content"
+    """Links to resources the server can serve (``resources/read``)."""
 
 
 class _ServerOptions(BaseModel):
@@ -126,11 +131,15 @@ class StdioServer(_ServerOptions):
     """A server started as a subprocess speaking JSON-RPC over stdin/stdout."""
 
     transport: Literal["stdio"] = "stdio"
+    """Optional in a config file: a ``command`` says stdio."""
     command: str = Field(min_length=1)
+    """The program to start (found on ``PATH``, or a path)."""
     args: list[str] = Field(default_factory=list)
+    """Its arguments."""
     env: dict[str, str] | None = None
     """Extra environment (merged over the SDK's minimal default environment: HOME, PATH, ...)."""
     cwd: str | None = None
+    """The working directory to start it in (default: this process's)."""
     stderr: Literal["log"] | str = "log"
     """``log``: the child's stderr goes to the ``langgraph_mcp.server.<name>`` logger; else a file path."""
 
@@ -161,7 +170,9 @@ class HttpServer(_ServerOptions):
     """A server reached over streamable HTTP."""
 
     transport: Literal["streamable_http"] = "streamable_http"
+    """Optional in a config file: a ``url`` says streamable HTTP (unless it ends in ``/sse``)."""
     url: str = Field(pattern=r"^https?://")
+    """The server's MCP endpoint (``http://`` or ``https://``)."""
     headers: dict[str, str] = Field(default_factory=dict)
     """Sent with every request; values may use ``${env:NAME}`` (at load) and ``${configurable:NAME}`` (per run)."""
     auth: httpx2.Auth | None = Field(default=None, exclude=True)
@@ -194,13 +205,17 @@ class SseServer(_ServerOptions):
     """A server reached over the legacy HTTP+SSE transport."""
 
     transport: Literal["sse"] = "sse"
+    """Optional when the ``url`` ends in ``/sse``; any other bare ``url`` means streamable HTTP."""
     url: str = Field(pattern=r"^https?://")
+    """The server's SSE endpoint."""
     headers: dict[str, str] = Field(default_factory=dict)
     """As for streamable HTTP: ``${env:NAME}`` (at load) and ``${configurable:NAME}`` (per run)."""
     credentials: CredentialsFactory | None = Field(default=None, exclude=True)
     """As for streamable HTTP, headers only."""
     timeout: float = Field(5.0, gt=0)
+    """HTTP connect/write timeout in seconds for its POSTs."""
     sse_read_timeout: float = Field(300.0, gt=0)
+    """Seconds the event stream may stay silent before the connection counts as lost."""
 
     @field_validator("headers", mode="before")
     @classmethod
@@ -212,7 +227,9 @@ class InProcessServer(_ServerOptions):
     """An ``MCPServer`` (or low-level ``Server``) object in this process: no subprocess, no sockets."""
 
     transport: Literal["in_process"] = "in_process"
+    """Optional: a ``server`` object says in-process (given in code, never loaded from a file)."""
     server: Any = Field(exclude=True)
+    """The ``MCPServer`` or low-level ``Server`` object, connected through the SDK's in-memory streams."""
 
 
 def _transport_of(value: Any) -> str | None:
@@ -256,6 +273,7 @@ class McpServersConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
 
     servers: dict[str, ServerSpec]
+    """Each server by name (``mcpServers`` in a file); the name prefixes its tools' published names."""
     output: OutputRouting = OutputRouting()
     """Default output routing; a server's own ``output`` wins."""
     separator: str = Field("_", pattern=r"^[A-Za-z0-9_-]{0,8}$")

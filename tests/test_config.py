@@ -183,3 +183,24 @@ def test_config_error_is_a_value_error() -> None:
 def test_unknown_connection_error_policy_is_refused() -> None:
     with pytest.raises(ConfigError, match="on_connection_error must be"):
         McpServers({"a": {"command": "x"}}, on_connection_error="explode")  # type: ignore[arg-type]
+
+
+def test_every_config_field_is_documented() -> None:
+    """Each public field of every config model has its own docstring (what users read in their editor)."""
+    import ast
+
+    import langgraph_mcp.config as config_module
+
+    tree = ast.parse(Path(config_module.__file__).read_text(encoding="utf-8"))
+    undocumented = []
+    for cls in (node for node in tree.body if isinstance(node, ast.ClassDef)):
+        for i, stmt in enumerate(cls.body):
+            if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
+                continue
+            name = stmt.target.id
+            if name.startswith("_") or name == "model_config":
+                continue
+            after = cls.body[i + 1] if i + 1 < len(cls.body) else None
+            if not (isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)):
+                undocumented.append(f"{cls.name}.{name}")
+    assert not undocumented, f"config fields without a docstring: {undocumented}"
