@@ -74,6 +74,12 @@ async def the_one_interrupt(graph: CompiledStateGraph[Any, Any, Any, Any]) -> An
     return value
 
 
+def fields(action: Any) -> dict[str, Any]:
+    """A form card's field boxes (without its first box, the help text)."""
+    assert next(iter(action["args"])) == "how_to_answer"
+    return {k: v for k, v in action["args"].items() if k != "how_to_answer"}
+
+
 def decide(**decision: Any) -> Command[Any]:
     return Command(resume={"decisions": [decision]})
 
@@ -109,7 +115,7 @@ async def test_a_destructive_an_eliciting_and_a_read_only_call_complete_with_bar
     assert card["type"] == "mcp_elicitation" and card["tool_call_id"] == "reg"
     (action,) = card["action_requests"]
     assert action["name"] == "demo_register"
-    assert action["args"] == {
+    assert fields(action) == {
         "name": "",
         "age": "",
         "email": "",
@@ -118,7 +124,7 @@ async def test_a_destructive_an_eliciting_and_a_read_only_call_complete_with_bar
         "start": "",
     }
     assert card["review_configs"] == [
-        {"action_name": "demo_register", "allowed_decisions": ["edit", "reject"]}
+        {"action_name": "demo_register", "allowed_decisions": ["approve", "edit", "reject"]}
     ]
     assert "Please fill in the registration form." in action["description"]
     form = {
@@ -188,8 +194,10 @@ async def test_a_bad_card_answer_is_refused_and_the_same_interrupt_stays_answera
             ),
             CFG,
         )
-    with pytest.raises(pydantic.ValidationError, match=r"'edit' .* or 'reject'"):
+    with pytest.raises(pydantic.ValidationError, match="name"):  # approve = the form as shown: empty
         await graph.ainvoke(decide(type="approve"), CFG)
+    with pytest.raises(pydantic.ValidationError, match=r"'edit' .* or 'reject'"):
+        await graph.ainvoke(decide(type="respond", message="x"), CFG)
 
     assert (await graph.aget_state(CFG)).interrupts[0].id == before
     out = await graph.ainvoke(decide(type="reject"), CFG)  # reject = decline
@@ -276,7 +284,7 @@ async def test_after_a_restart_the_stored_card_answers_replay_and_the_next_round
     assert (await the_one_interrupt(graph))["round"] == 1
     await graph.ainvoke(edit("demo_book_three_rounds", {"date": "2026-12-24"}), CFG)
     seats = await the_one_interrupt(graph)
-    assert seats["round"] == 2 and seats["action_requests"][0]["args"] == {"seats": "", "window": False}
+    assert seats["round"] == 2 and fields(seats["action_requests"][0]) == {"seats": "", "window": False}
     await first.aclose()  # the first process ends
 
     # A new process: new servers (no paused call survives), the same checkpoints.
@@ -330,10 +338,10 @@ async def test_a_round_of_two_questions_is_asked_one_card_at_a_time(
 
     date = await the_one_interrupt(graph)
     assert date["round"] == 1 and len(date["requests"]) == 1
-    assert date["action_requests"][0]["args"] == {"date": ""}
+    assert fields(date["action_requests"][0]) == {"date": ""}
     await graph.ainvoke(edit("demo_book_two", {"date": "2026-12-24"}), CFG)
     seats = await the_one_interrupt(graph)
-    assert seats["round"] == 1 and seats["action_requests"][0]["args"] == {"seats": "", "window": False}
+    assert seats["round"] == 1 and fields(seats["action_requests"][0]) == {"seats": "", "window": False}
     if restart:  # a new process: the round's requestState is gone, the call is re-issued
         await servers.aclose()
         srv = build_server()

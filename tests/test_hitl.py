@@ -74,9 +74,15 @@ def test_a_web_link_shows_url_and_host_and_approve_is_accept() -> None:
 
 def test_a_form_card_warns_about_secrets_and_maps_an_edit_to_coerced_content() -> None:
     (action,) = elicitation_card(payload({"k": FORM}))["action_requests"]
-    assert action["args"] == {"user": "", "password": "", "n": ""}
+    assert list(action["args"]) == ["how_to_answer", "user", "password", "n"]
+    assert {k: v for k, v in action["args"].items() if k != "how_to_answer"} == {
+        "user": "",
+        "password": "",
+        "n": "",
+    }
     assert "asks for secrets" in action["description"]
-    assert "- password (string; required; secret: this UI shows what you type)" in action["description"]
+    assert "- Password, required: text; secret: this UI shows what you type" in action["description"]
+    assert "Password, required: text; secret: this UI shows what you type" in action["args"]["how_to_answer"]
 
     edit = {
         "type": "edit",
@@ -111,3 +117,74 @@ def test_stored_values_map_back_only_when_they_are_decisions() -> None:
     assert stored_answers({"k": URL}, {"decisions": [{"type": "reject"}]}) == {"k": {"action": "decline"}}
     odd = {"decisions": [{"type": "approve"}, {"type": "approve"}]}
     assert stored_answers({"k": URL}, odd) is odd  # does not map: left for the validator to judge
+
+
+REGISTRATION = {
+    "mode": "form",
+    "message": "Please fill in the registration form.",
+    "requested_schema": {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "title": "Name", "minLength": 2, "description": "Your full name"},
+            "age": {"type": "integer", "title": "Age", "minimum": 18, "maximum": 120},
+            "plan": {"type": "string", "title": "Plan", "enum": ["free", "pro"]},
+            "newsletter": {"type": "boolean", "title": "Newsletter", "default": False},
+            "start": {"type": "string", "title": "Start", "format": "date"},
+        },
+        "required": ["name", "age", "plan", "start"],
+    },
+}
+
+
+def test_the_card_shows_each_field_s_type_requirement_values_bounds_and_format_in_its_first_box() -> None:
+    """Agent Chat UI shows only the args on the card: the first box says what each field takes."""
+    card = elicitation_card(payload({"k": REGISTRATION}))
+    (action,) = card["action_requests"]
+    assert next(iter(action["args"])) == "how_to_answer"
+    assert action["args"]["how_to_answer"].splitlines() == [
+        "Approve sends the form as shown. Edit the boxes, then Submit. Reject declines (say why).",
+        "Name (Your full name), required: text of at least 2 characters",
+        "Age, required: a whole number between 18 and 120",
+        "Plan, required: one of free, pro",
+        "Newsletter, optional: true or false; default false",
+        "Start, required: a date as YYYY-MM-DD",
+    ]
+    assert action["args"]["newsletter"] is False  # defaults are the values shown
+
+
+def test_a_form_card_offers_approve_first_and_approve_accepts_the_form_as_shown() -> None:
+    """Agent Chat UI selects approve > reject > edit: with approve allowed the card opens on it, not on Reject."""
+    card = elicitation_card(payload({"k": REGISTRATION}))
+    assert card["review_configs"] == [
+        {"action_name": "srv_t", "allowed_decisions": ["approve", "edit", "reject"]}
+    ]
+    defaults = {
+        "mode": "form",
+        "message": "Confirm",
+        "requested_schema": {
+            "type": "object",
+            "properties": {
+                "seats": {"type": "integer", "default": 2},
+                "window": {"type": "boolean", "default": True},
+            },
+            "required": ["seats"],
+        },
+    }
+    assert answers_from_decisions({"k": defaults}, {"decisions": [{"type": "approve"}]}) == {
+        "k": {"action": "accept", "content": {"seats": 2, "window": True}}
+    }
+    # approving a form whose shown values are not a valid answer is an accept that the validator then refuses
+    assert answers_from_decisions({"k": REGISTRATION}, {"decisions": [{"type": "approve"}]})["k"] == {
+        "action": "accept",
+        "content": {"name": "", "age": "", "plan": "", "newsletter": False, "start": ""},
+    }
+
+
+def test_the_help_box_sent_back_with_an_edit_is_not_a_field() -> None:
+    (action,) = elicitation_card(payload({"k": REGISTRATION}))["action_requests"]
+    args = {**action["args"], "name": "Ada", "age": "36", "plan": "pro", "start": "2026-12-24"}
+    edit = {"type": "edit", "edited_action": {"name": "srv_t", "args": args}}
+    assert answers_from_decisions({"k": REGISTRATION}, {"decisions": [edit]})["k"] == {
+        "action": "accept",
+        "content": {"name": "Ada", "age": 36, "plan": "pro", "newsletter": False, "start": "2026-12-24"},
+    }

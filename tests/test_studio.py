@@ -347,7 +347,7 @@ async def test_agent_chat_ui_mode_completes_a_turn_with_bare_resumes_only(studio
 
     # 2. The form as an editable card; every field comes back as a string, as the UI sends it.
     assert card["type"] == "mcp_elicitation" and card["tool_call_id"] == ids["demo_register"]
-    assert card["review_configs"][0]["allowed_decisions"] == ["edit", "reject"]
+    assert card["review_configs"][0]["allowed_decisions"] == ["approve", "edit", "reject"]
     fields = {
         "name": "Ada Lovelace",
         "age": "36",
@@ -356,7 +356,7 @@ async def test_agent_chat_ui_mode_completes_a_turn_with_bare_resumes_only(studio
         "newsletter": "true",
         "start": "2026-12-24",
     }
-    assert set(card["action_requests"][0]["args"]) == set(fields)
+    assert set(card["action_requests"][0]["args"]) == {"how_to_answer", *fields}
     answer = {"type": "edit", "edited_action": {"name": "demo_register", "args": fields}}
     assert await _agent_chat_ui_turn(client, thread, command={"resume": {"decisions": [answer]}}) == {}
 

@@ -6,8 +6,11 @@ Agent Chat UI renders an interrupt only when it carries LangChain's ``HITLReques
 one action request per question in ``requests`` (the asker puts one question in each interrupt: a round of
 several is asked one at a time, see :class:`~langgraph_mcp.calls.asker.InterruptAsker`):
 
-* **form** — ``args`` are the form's fields, defaults filled in (``""`` where there is none); allowed decisions
-  ``edit`` (= accept, the edited args are the content) and ``reject`` (= decline);
+* **form** — ``args`` are a help box (:data:`HELP_KEY`: what each button does, then one line per field with its
+  title, whether it is required, what it takes — type, allowed values, bounds, date format — and its default),
+  then the form's fields, defaults filled in (``""`` where there is none). Allowed decisions ``approve``
+  (= accept the form as shown, so the card opens on the natural choice), ``edit`` (= accept, the edited args
+  are the content; the help box is ignored) and ``reject`` (= decline);
 * **URL** — ``args`` is ``{"url": ...}`` and the description shows the URL and its host; allowed decisions
   ``approve`` (= accepted, after the user visited it themselves) and ``reject`` (= decline). A URL that is not
   offered as a link (not ``http``/``https`` with a host: ``openable`` is false) can only be rejected, and the
@@ -34,6 +37,7 @@ from urllib.parse import urlsplit
 from langgraph_mcp.errors import AnswerError
 from langgraph_mcp.humans.answers import ElicitationAnswersModel, validate_answers
 from langgraph_mcp.humans.coercion import coerce_to_schema
+from langgraph_mcp.humans.forms import describe_field, field_options
 from langgraph_mcp.humans.schemas import checked_response
 from langgraph_mcp.payloads import (
     ActionRequest,
@@ -67,6 +71,79 @@ def agent_chat_ui_mode(agent_chat_ui: bool, compat: bool | None, where: str) -> 
     return agent_chat_ui or compat
 
 
+HELP_KEY = "how_to_answer"
+"""The form card's first box: what each button does and one line per field (its type, whether it is required,
+allowed values, bounds, format), because Agent Chat UI shows only the args' names and values on the card (the
+description sits behind a button). It is not a field: its value is ignored on the way back. A form with a field
+of that name gets the key with ``_`` appended until it is free."""
+
+
+def help_key(form: FormRequest) -> str:
+    """The key of the form card's help box (:data:`HELP_KEY`, made unique among the form's fields)."""
+    properties = (form.get("requested_schema") or {}).get("properties") or {}
+    key = HELP_KEY
+    while key in properties:
+        key += "_"
+    return key
+
+
+def _title(name: str, prop: object) -> str:
+    """A field as a person reads it: its schema title, else its name in words (``start_date`` → ``Start date``)."""
+    title = prop.get("title") if isinstance(prop, Mapping) else None
+    if isinstance(title, str) and title.strip():
+        return title.strip()
+    words = name.replace("_", " ").replace("-", " ").strip()
+    return words[:1].upper() + words[1:] if words else name
+
+
+def _between(prop: Mapping[str, Any], low: str, high: str, unit: str = "") -> str:
+    lo, hi = prop.get(low), prop.get(high)
+    if lo is not None and hi is not None:
+        return f" between {lo} and {hi}{unit}"
+    if lo is not None:
+        return f" of at least {lo}{unit}"
+    if hi is not None:
+        return f" of at most {hi}{unit}"
+    return ""
+
+
+def expected_in_words(prop: object) -> str:
+    """What a field takes, for a person: ``a whole number between 18 and 120``, ``a date as YYYY-MM-DD``."""
+    if not isinstance(prop, Mapping):
+        return "any value"
+    options = field_options(prop)
+    if options is not None:
+        return "one of " + ", ".join(str(title or value) for value, title in options)
+    kind = prop.get("type")
+    if kind == "string":
+        fmt = prop.get("format")
+        if fmt == "date":
+            return "a date as YYYY-MM-DD"
+        if fmt == "date-time":
+            return "a date and time, e.g. 2026-01-31T09:30:00Z"
+        if fmt == "email":
+            return "an e-mail address"
+        if fmt == "uri":
+            return "a web address, e.g. https://example.com/page"
+        lo, hi = prop.get("minLength"), prop.get("maxLength")
+        if lo is not None and hi is not None:
+            return f"text of {lo} to {hi} characters"
+        if lo is not None or hi is not None:
+            return f"text of at {'least' if lo is not None else 'most'} {lo if lo is not None else hi} characters"
+        return "text"
+    if kind in ("integer", "number"):
+        text = "a whole number" if kind == "integer" else "a number"
+        bounds = _between(prop, "minimum", "maximum")
+        if prop.get("exclusiveMinimum") is not None:
+            bounds += f" greater than {prop['exclusiveMinimum']}"
+        if prop.get("exclusiveMaximum") is not None:
+            bounds += f" less than {prop['exclusiveMaximum']}"
+        return text + bounds
+    if kind == "boolean":
+        return "true or false"
+    return describe_field(prop)
+
+
 def _form_args(form: FormRequest) -> dict[str, Any]:
     properties = (form.get("requested_schema") or {}).get("properties") or {}
     return {
@@ -77,16 +154,19 @@ def _form_args(form: FormRequest) -> dict[str, Any]:
 
 def _field_line(name: str, prop: Any, required: bool, secret: bool) -> str:
     prop = prop if isinstance(prop, Mapping) else {}
-    kind = str(prop.get("type") or "value")
-    if prop.get("format"):
-        kind += f", {prop['format']}"
-    if isinstance(prop.get("enum"), list):
-        kind += ", one of " + ", ".join(json.dumps(v) for v in prop["enum"])
-    words = [kind, "required" if required else "optional"]
+    words = [expected_in_words(prop)]
+    if "default" in prop:
+        words.append(f"default {json.dumps(prop['default'])}")
     if secret:
         words.append("secret: this UI shows what you type")
-    what = str(prop.get("title") or prop.get("description") or "")
-    return f"- {name} ({'; '.join(words)}){': ' + what if what else ''}"
+    about = str(prop.get("description") or "")
+    title = _title(name, prop)
+    about = f" ({about})" if about and about != title else ""
+    return f"{title}{about}, {'required' if required else 'optional'}: {'; '.join(words)}"
+
+
+FORM_BUTTONS = "Approve sends the form as shown. Edit the boxes, then Submit. Reject declines (say why)."
+"""The first line of a form card's help box."""
 
 
 def _who(payload: ElicitationInterrupt) -> str:
@@ -110,19 +190,13 @@ def _form_card(payload: ElicitationInterrupt, form: FormRequest) -> tuple[Action
         else []
     )
     description = "\n".join(
-        [
-            form.get("message", ""),
-            "",
-            _who(payload),
-            *warning,
-            "Edit the fields and submit to answer; reject to decline.",
-            *fields,
-        ]
+        [form.get("message", ""), "", _who(payload), *warning, FORM_BUTTONS, *(f"- {f}" for f in fields)]
     )
     name = payload["published_name"]
+    args = {help_key(form): "\n".join([FORM_BUTTONS, *warning, *fields]), **_form_args(form)}
     return (
-        {"name": name, "args": _form_args(form), "description": description},
-        {"action_name": name, "allowed_decisions": ["edit", "reject"]},
+        {"name": name, "args": args, "description": description},
+        {"action_name": name, "allowed_decisions": ["approve", "edit", "reject"]},
     )
 
 
@@ -180,7 +254,8 @@ def _is_hitl_response(value: object, requests: Mapping[str, ElicitationRequest])
 def _form_content(form: FormRequest, args: Mapping[str, Any]) -> dict[str, Any]:
     schema = form.get("requested_schema") or {}
     required = set(schema.get("required") or [])
-    content = coerce_to_schema(dict(args), schema)
+    fields = {k: v for k, v in args.items() if k != help_key(form)}  # the help box is not a field
+    content = coerce_to_schema(fields, schema)
     # an optional field the user left empty was not given (a form UI has no way to say "absent")
     return {k: v for k, v in content.items() if k in required or (v != "" and v is not None)}
 
@@ -205,10 +280,13 @@ def _answer(key: str, request: ElicitationRequest, decision: object, name: str) 
         )
     if kind == "reject":
         return {"action": "decline"}
+    if kind == "approve":  # accept the form as it was shown (its defaults)
+        form = cast(FormRequest, request)
+        return {"action": "accept", "content": _form_content(form, _form_args(form))}
     if kind != "edit":
         raise AnswerError(
-            f"decision for {key!r}: a form is answered with 'edit' (the filled-in fields) or 'reject' "
-            f"(decline), got {kind!r}",
+            f"decision for {key!r}: a form is answered with 'approve' (as shown), 'edit' (the filled-in "
+            f"fields) or 'reject' (decline), got {kind!r}",
             key=key,
         )
     action = cast(Mapping[str, Any], decision).get("edited_action")
@@ -261,7 +339,7 @@ def _hitl_json_schema(requests: Mapping[str, ElicitationRequest]) -> dict[str, A
             openable = _openable(cast(UrlRequest, request))
             allowed = [{"const": "approve"}, {"const": "reject"}] if openable else [{"const": "reject"}]
         else:
-            allowed = [{"const": "edit"}, {"const": "reject"}]
+            allowed = [{"const": "approve"}, {"const": "edit"}, {"const": "reject"}]
         items.append(
             {
                 "title": key,

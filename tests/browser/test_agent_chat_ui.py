@@ -106,7 +106,7 @@ def test_approve_then_a_form_answered_wrong_then_right(browser: Browser) -> None
             *_start(),
             {"do": "card", "title": "demo_delete_file", "selected": "Approve", "shot": "approval"},
             {"do": "click", "button": "Approve"},
-            {"do": "card", "title": "demo_register", "shot": "form"},
+            {"do": "card", "title": "demo_register", "selected": "Approve", "shot": "form"},
             *_fill({**REGISTRATION, "Age": "abc"}),
             {"do": "click", "button": "Submit"},
             {"do": "text", "text": "An error occurred", "shot": "refused"},
@@ -116,6 +116,20 @@ def test_approve_then_a_form_answered_wrong_then_right(browser: Browser) -> None
             {"do": "text", "text": "Here is what happened", "shot": "finished"},
         ],
     )
+    form = report.after("form")
+    assert "Edit/Approve" in form["text"] and "Currently selected: Approve" in form["text"]
+    help_box = form["fields"]["How To Answer"].splitlines()
+    assert help_box == [
+        "Approve sends the form as shown. Edit the boxes, then Submit. Reject declines (say why).",
+        "Name (Your full name), required: text of at least 2 characters",
+        "Age (Age in years), required: a whole number between 18 and 120",
+        "Email (E-mail address), required: an e-mail address",
+        "Plan (Subscription plan), required: one of free, pro",
+        "Newsletter (Subscribe to the newsletter?), optional: true or false; default false",
+        "Start (Start date (YYYY-MM-DD)), required: a date as YYYY-MM-DD",
+    ]
+    assert form["fields"]["Newsletter"] == "false"  # the default is the value shown
+
     refused = report.after("refused")
     assert "'abc'" in _toast(refused)
     assert "demo_register" in refused["text"] and "Submit rejection" in refused["text"]  # still answerable
@@ -153,11 +167,16 @@ def test_reject_an_approval_with_a_reason(browser: Browser) -> None:
             *_start(),
             {"do": "card", "title": "demo_delete_file"},
             {"do": "reject", "reason": "keep todo.txt"},
+            {"do": "card", "title": "demo_register", "selected": "Approve"},
+            {"do": "click", "button": "Approve"},
+            {"do": "text", "text": "An error occurred", "shot": "approved-empty"},
             {"do": "card", "title": "demo_register"},
             {"do": "reject", "reason": "not now"},
             {"do": "text", "text": "Here is what happened", "shot": "finished"},
         ],
     )
+    approved_empty = _toast(report.after("approved-empty"))  # approve = the form as shown: nothing filled in
+    assert "name" in approved_empty.lower()
     finished = report.after("finished")["text"]
     _finished(finished)
     assert "keep todo.txt" in _result(finished, "demo_delete_file", "call_delete_file_1")
