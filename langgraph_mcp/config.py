@@ -6,6 +6,7 @@ instances. A bad entry raises :class:`~langgraph_mcp.errors.ConfigError` naming 
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -322,6 +323,11 @@ class McpServersConfig(BaseModel):
                 raise ConfigError(f"cannot read server config {str(path)!r}: {exc.strerror}") from exc
             except json.JSONDecodeError as exc:
                 raise ConfigError(f"server config {str(path)!r} is not valid JSON: {exc}") from exc
+            if not isinstance(data, dict):
+                raise ConfigError(
+                    f'server config {str(path)!r} must be a JSON object ({{"mcpServers": {{...}}}}), '
+                    f"got {type(data).__name__}"
+                )
             return cls.load(data)
         data = dict(source)
         if "mcpServers" in data:
@@ -332,21 +338,53 @@ class McpServersConfig(BaseModel):
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
-            raise ConfigError(_describe(exc)) from exc
+            raise ConfigError(_describe(exc, data.get("servers"))) from exc
 
 
 _TRANSPORT_TAGS = frozenset({"stdio", "streamable_http", "sse", "in_process"})
 """The transport discriminator tags pydantic puts into a server entry's error location."""
 
 
-def _describe(exc: ValidationError) -> str:
+_SPEC_MODELS: dict[str, type[BaseModel]] = {
+    "stdio": StdioServer,
+    "streamable_http": HttpServer,
+    "sse": SseServer,
+    "in_process": InProcessServer,
+}
+
+
+def _did_you_mean(entry: object, key: str | None = None) -> str:
+    """`` (did you mean 'command'?)`` for a misspelt key of a server entry (``key``, or any key of it), or ``""``."""
+    if not isinstance(entry, Mapping):
+        return ""
+    transport = _transport_of(dict(entry))
+    models = [_SPEC_MODELS[transport]] if transport in _SPEC_MODELS else list(_SPEC_MODELS.values())
+    known = sorted({"transport", "type"}.union(*(model.model_fields for model in models)))
+    hints = []
+    for unknown in [key] if key is not None else [k for k in entry if k not in known]:
+        close = difflib.get_close_matches(str(unknown), known, n=1, cutoff=0.75)
+        if close and close[0] not in entry:
+            hints.append(
+                f"{unknown!r}: did you mean {close[0]!r}?" if key is None else f"did you mean {close[0]!r}?"
+            )
+    return f" ({'; '.join(hints)})" if hints else ""
+
+
+def _describe(exc: ValidationError, servers: object = None) -> str:
+    entries = servers if isinstance(servers, Mapping) else {}
     lines = []
     for problem in problems(exc, tags=_TRANSPORT_TAGS):
         loc = [str(part) for part in problem.location]
+        hint = ""
         if len(loc) >= 2 and loc[0] == "servers":
             fields = loc[2:]
             where = f"server {loc[1]!r}" + (f", field {'.'.join(fields)!r}" if fields else "")
+            entry = entries.get(loc[1])
+            if not fields:  # the transport could not be told: a misspelt command/url/transport?
+                hint = _did_you_mean(entry)
+            elif len(fields) == 1 and problem.message.startswith("Extra inputs are not permitted"):
+                hint = _did_you_mean(entry, fields[0])
         else:
             where = f"field {'.'.join(loc)!r}" if loc else "config"
-        lines.append(f"{where}: {problem.message}")
+        lines.append(f"{where}: {problem.message}{hint}")
     return "invalid MCP server config:\n  " + "\n  ".join(lines)

@@ -26,11 +26,12 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx2
-from langchain_core.runnables import RunnableConfig
-from langgraph.config import get_config
+
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
 
 from langgraph_mcp.errors import CredentialError, LangGraphMcpError
 
@@ -63,6 +64,9 @@ RUN_CONFIG: contextvars.ContextVar[Mapping[str, Any] | None] = contextvars.Conte
 
 def current_config() -> RunnableConfig | None:
     """The running graph's config (LangGraph's ``get_config()``), or ``None`` outside a graph run."""
+    # Imported here: loading a server config (the CLI checks one before anything else) needs no LangGraph.
+    from langgraph.config import get_config
+
     try:
         return get_config()
     except RuntimeError:

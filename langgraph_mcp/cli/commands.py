@@ -18,12 +18,14 @@ from rich.console import Console
 from rich.text import Text
 
 from langgraph_mcp.cli.hints import pending_hint, print_hint, report_pending, resume_hint
+from langgraph_mcp.cli.inputs import db_path
 from langgraph_mcp.cli.models import demo_model
 from langgraph_mcp.cli.render import RunView, render_pending, render_tools, server_target
 from langgraph_mcp.cli.responders import AnswersFile, responder_chain
 from langgraph_mcp.cli.runner import (
     EXIT_FAILED,
     EXIT_OK,
+    EXIT_PENDING,
     EXIT_USAGE,
     CliError,
     Outcome,
@@ -36,7 +38,7 @@ from langgraph_mcp.cli.runner import (
     state_messages,
     thread_state,
 )
-from langgraph_mcp.cli.store import ThreadRecord, default_db_path, load_thread, new_thread_id, save_thread
+from langgraph_mcp.cli.store import ThreadRecord, load_thread, new_thread_id, save_thread
 from langgraph_mcp.examples.demo_graph import build_graph
 from langgraph_mcp.humans.policy import ApprovalPolicy
 from langgraph_mcp.humans.resume import pending_interrupts
@@ -46,10 +48,6 @@ __all__ = ["cmd_call", "cmd_pending", "cmd_resume", "cmd_tools", "load_policy"]
 
 def _abs(path: str | None) -> str | None:
     return str(Path(path).expanduser().resolve()) if path else None
-
-
-def db_path(args: argparse.Namespace) -> Path:
-    return Path(args.db).expanduser() if getattr(args, "db", None) else default_db_path()
 
 
 def load_policy(path: str | None) -> ApprovalPolicy:
@@ -76,8 +74,7 @@ def cmd_tools(args: argparse.Namespace, console: Console, err: Console) -> int:
         failed = [s["server"] for s in statuses if s.get("error")]
     if failed:
         err.print(Text(f"{len(failed)} server(s) failed: {', '.join(failed)}", style="red"))
-        if args.strict:
-            return EXIT_USAGE
+        return EXIT_USAGE if args.strict else EXIT_FAILED
     return EXIT_OK
 
 
@@ -189,7 +186,7 @@ def cmd_pending(args: argparse.Namespace, console: Console, err: Console) -> int
                 for i in pending
             ]
         )
-        return EXIT_OK
+        return EXIT_PENDING if pending else EXIT_OK
     if not pending:
         status = "finished" if not state.next else f"stopped before {', '.join(state.next)}"
         console.print(f"Thread {args.thread} has nothing pending ({status}).")
@@ -204,7 +201,7 @@ def cmd_pending(args: argparse.Namespace, console: Console, err: Console) -> int
     console.print(
         Text("  (add --answers FILE to answer from a JSON file, --no-input to only check)", style="dim")
     )
-    return EXIT_OK
+    return EXIT_PENDING
 
 
 def cmd_resume(args: argparse.Namespace, console: Console, err: Console) -> int:
