@@ -87,7 +87,7 @@ def test_pending_suggests_a_resume_command_that_works_as_printed(db: Path, home:
     assert thread, first.stdout
 
     listed = cli("pending", "--thread", thread.group(1), "--db", str(db), home=home)
-    assert listed.returncode == 0, listed.stderr
+    assert listed.returncode == 3, listed.stderr  # it waits
     line = hint(listed.stdout, "Answer with:")
     resumed = pasted(line, home, stdin="approve\n")
 

@@ -4,15 +4,19 @@ Exit codes:
 
 * ``0`` — done.
 * ``1`` — the tool call ended with an error result (including a call a human rejected), a server could not be
-  reached, or something unexpected failed.
-* ``2`` — bad input: arguments, server config, policy, answers file, unknown tool or thread;
-  ``tools --strict`` when a server failed; ``policy check`` when a self-test failed.
-* ``3`` — the thread is paused waiting for a human (``--no-input``, Ctrl-C or end of input at a prompt);
-  continue it with ``langgraph-mcp resume --thread ID``.
+  reached (``tools``: a server failed to list), or something unexpected failed.
+* ``2`` — bad input: arguments, server config, policy, answers file, a ``--db`` file that does not exist, unknown
+  tool or thread; ``tools --strict`` when a server failed; ``policy check`` when a self-test failed.
+* ``3`` — the thread is paused waiting for a human (``--no-input``, Ctrl-C or end of input at a prompt;
+  ``pending`` on a thread that waits); continue it with ``langgraph-mcp resume --thread ID``.
 * ``130`` — Ctrl-C while the graph was running.
 
 Logging is quiet by default (errors only; a stdio server's stderr goes to the ``langgraph_mcp.server.<name>``
 logger at INFO, so it never reaches the terminal); ``-v`` shows INFO, ``-vv`` DEBUG.
+
+Input that can be told wrong without starting anything (a server config's JSON and keys, ``--args``, an answers
+file's JSON, a missing ``--db``) is checked before LangGraph and the MCP SDK are imported
+(:mod:`langgraph_mcp.cli.inputs`), so a typo is reported at once.
 """
 
 from __future__ import annotations
@@ -29,10 +33,10 @@ from rich.text import Text
 
 __all__ = ["build_parser", "run"]
 
-_EPILOG = """exit codes: 0 done; 1 tool error, unreachable server or unexpected failure; 2 bad input
-(arguments, config, policy, answers file, unknown tool or thread; tools --strict with a failed server;
-policy check with a failing self-test); 3 the
-thread waits for a human (continue it with `langgraph-mcp resume --thread ID`); 130 Ctrl-C while running."""
+_EPILOG = """exit codes: 0 done; 1 tool error, unreachable server (tools: a server failed) or unexpected
+failure; 2 bad input (arguments, config, policy, answers file, missing --db file, unknown tool or thread; tools
+--strict with a failed server; policy check with a failing self-test); 3 the thread waits for a human (pending:
+it waits; continue it with `langgraph-mcp resume --thread ID`); 130 Ctrl-C while running."""
 
 Command = Callable[[argparse.Namespace, Console, Console], int]
 
@@ -98,6 +102,15 @@ def _command(name: str) -> Command:
     return func
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("langgraph-mcp")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="langgraph-mcp",
@@ -105,13 +118,14 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_EPILOG,
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="show logs (-v info, -vv debug)")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     tools = sub.add_parser(
         "tools", help="list each server's tools, hints and approval verdicts", epilog=_EPILOG
     )
     _add_config(tools)
-    tools.add_argument("--strict", action="store_true", help="exit 2 if any server failed")
+    tools.add_argument("--strict", action="store_true", help="exit 2 (not 1) if any server failed")
     _add_configurable(tools)
     tools.set_defaults(command_name="tools")
 
@@ -129,7 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_configurable(call)
     call.set_defaults(command_name="call")
 
-    pending = sub.add_parser("pending", help="show what a thread waits for", epilog=_EPILOG)
+    pending = sub.add_parser(
+        "pending", help="show what a thread waits for (exit 3 if it waits, 0 if not)", epilog=_EPILOG
+    )
     pending.add_argument("--thread", required=True, metavar="ID")
     _add_db(pending)
     pending.add_argument("--config", metavar="FILE", help="server config (default: the thread's own)")
@@ -222,11 +238,19 @@ def run(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     _configure_logging(args.verbose)
-    from langgraph_mcp.cli.runner import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, CliError
+    from langgraph_mcp.cli.inputs import check_inputs
+    from langgraph_mcp.errors import CliError
+
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    try:  # before the heavy imports below: a typo is reported at once
+        check_inputs(args)
+    except CliError as exc:
+        err.print(Text(f"error: {exc}", style="red"))
+        return exc.code
+    from langgraph_mcp.cli.runner import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
     from langgraph_mcp.errors import ConfigError, LangGraphMcpError, ServerConnectionError
 
     console = Console(highlight=False)
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
         configurable = _parse_configurable(getattr(args, "configurable", []))
         if configurable:

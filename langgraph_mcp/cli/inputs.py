@@ -52,10 +52,17 @@ def _check_db(args: argparse.Namespace) -> None:
 def check_inputs(args: argparse.Namespace) -> None:
     """Raise :class:`CliError` (exit 2) for input that can be told wrong without starting anything."""
     if getattr(args, "config", None):
-        from langgraph_mcp.config import McpServersConfig
+        path = str(Path(args.config))
+        try:  # the JSON first, with the standard library alone (the same words as McpServersConfig.load)
+            data = json.loads(Path(path).read_text())
+        except OSError as exc:
+            raise CliError(f"cannot read server config {path!r}: {exc.strerror}") from exc
+        except json.JSONDecodeError as exc:
+            raise CliError(f"server config {path!r} is not valid JSON: {exc}") from exc
+        from langgraph_mcp.config import McpServersConfig  # pydantic and the config models, no LangGraph
 
         try:
-            McpServersConfig.load(args.config)  # reads the file: unreadable, not JSON, not a valid config
+            McpServersConfig.load(data if isinstance(data, dict) else path)
         except ConfigError as exc:
             raise CliError(str(exc)) from exc
     if getattr(args, "answers", None):
