@@ -148,6 +148,7 @@ _COMPATIBLE: dict[str, str] = {
             "RequestTimeoutError",
             "AuthorizationRequiredError",
             "TooManyParkedCallsError",
+            "ServersClosedError",
             "InterceptorError",
         )
     },

@@ -31,7 +31,8 @@ The tree (every exception the package raises is one of these)::
     ├── ToolOwnerUnknownError (LookupError)    ... and a server that may publish it could not be listed (why)
     ├── ToolNameCollisionError (ValueError)    two tools would be published under the same name
     ├── NoCheckpointerError                    a tool asked for input, but the graph cannot pause (field: tool)
-    ├── EventLoopError (RuntimeError)          ``McpServers`` was used across event loops the wrong way
+    ├── EventLoopError (RuntimeError)          ``McpServers`` was used in a way that would deadlock
+    │   └── ServersClosedError                 a closed ``McpServers`` was used again (raised to the caller)
     ├── AnswerError (ValueError)               an elicitation answer does not fit its question (fields: key, field, detail)
     ├── DecisionError (ValueError)             an approval decision is not allowed
     ├── SchemaTooComplexError (ValueError)     a server's schema, or a value checked against it, is too deep to check
@@ -162,7 +163,8 @@ class ToolNameCollisionError(LangGraphMcpError, ValueError):
 
 
 class EventLoopError(LangGraphMcpError, RuntimeError):
-    """``McpServers`` was used in a way its event-loop model does not allow."""
+    """``McpServers`` was used in a way its event-loop model does not allow (it would deadlock), or after it was
+    closed."""
 
 
 class ServersClosedError(EventLoopError):

@@ -442,13 +442,34 @@ def test_same_servers_work_from_two_consecutive_asyncio_runs(
     assert child_pids() == set()
 
 
-async def test_sync_call_inside_a_running_loop_raises_event_loop_error(open_servers: OpenServers) -> None:
+async def test_sync_calls_from_a_thread_running_a_loop_work_where_they_cannot_deadlock(
+    open_servers: OpenServers,
+) -> None:
+    # A notebook cell: this thread's loop is running. Work on the private loop never waits for this loop.
     servers = open_servers({"demo": {"transport": "in_process", "server": build_server()}})
-    with pytest.raises(EventLoopError, match="running an event loop, which it would block") as caught:
-        servers.run_sync(servers.list_tools)
-    assert "use the async API" in str(caught.value)
+    assert "demo_add" in {t.published_name for t in servers.run_sync(servers.list_tools)}
+
+    def call_back_synchronously() -> Any:  # from the private loop's own thread: it would wait for itself
+        return servers.run_sync(servers.list_tools)
+
+    async def nested() -> Any:
+        return call_back_synchronously()
+
+    with pytest.raises(EventLoopError, match="would wait for itself forever"):
+        servers.run_sync(nested)
+    await servers.list_tools(cache_mode="bypass")  # now this loop holds a connection: only it can close it
     with pytest.raises(EventLoopError, match=r"await servers\.aclose\(\)"):
         servers.close()
+    assert not servers.closed
+    await servers.aclose()
+
+
+async def test_close_from_a_thread_running_a_loop_that_holds_no_connection(open_servers: OpenServers) -> None:
+    servers = open_servers({"demo": {"transport": "in_process", "server": build_server()}})
+    servers.run_sync(servers.list_tools)  # a connection on the private loop only
+    servers.close()
+    assert servers.closed
+    assert not any(t.name == "langgraph-mcp-sync" for t in threading.enumerate())
 
 
 def test_sync_code_runs_calls_on_the_private_loop(open_servers_sync: OpenServersSync) -> None:

@@ -189,6 +189,10 @@ class LiveConnections:
         """Whether :meth:`aclose` ran: nothing may be used any more."""
         return self._closed
 
+    def held_by(self, loop: asyncio.AbstractEventLoop) -> bool:
+        """Whether ``loop`` holds connections (or connections being closed): only it can close them."""
+        return bool(self._loops.get(loop)) or any(t.get_loop() is loop for t in self._closing)
+
     # ------------------------------------------------------------------------------------------- identities
 
     def identity(self, server: str) -> Identity:
@@ -361,8 +365,9 @@ class LiveConnections:
             handle.cancel()
         self._sweeps.clear()
         self._pools.clear()
-        if self._closing:
-            await asyncio.gather(*list(self._closing), return_exceptions=True)
+        mine = [t for t in self._closing if t.get_loop() is current]  # others finish on their own loops
+        if mine:
+            await asyncio.gather(*mine, return_exceptions=True)
 
     # ------------------------------------------------------------------------------------------- idle identities
 

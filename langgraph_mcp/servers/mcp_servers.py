@@ -34,7 +34,7 @@ from langgraph_mcp.config import McpServersConfig, OutputRouting, ServerSpec
 from langgraph_mcp.connection.connection import ProgressCallback, ServerConnection
 from langgraph_mcp.connection.owner import ListKind
 from langgraph_mcp.credentials import RUN_CONFIG, Identity
-from langgraph_mcp.errors import AnswerError, ConfigError, CredentialError, ServersClosedError
+from langgraph_mcp.errors import AnswerError, ConfigError, CredentialError, EventLoopError, ServersClosedError
 from langgraph_mcp.humans.sign_in import SignInResult, check_sign_in_answer, sign_in_result
 from langgraph_mcp.servers import resources
 from langgraph_mcp.servers.connections import ConnectionKey, LiveConnections
@@ -44,7 +44,7 @@ from langgraph_mcp.servers.listings import ListingCache
 from langgraph_mcp.servers.names import NameResolver
 from langgraph_mcp.servers.resources import ResourceCache, ResourceRef
 from langgraph_mcp.servers.status import ServerStatus, status_of
-from langgraph_mcp.servers.sync import SyncBridge, refuse_inside_loop
+from langgraph_mcp.servers.sync import SyncBridge, run_in_new_thread, running_loop
 
 if TYPE_CHECKING:
     from langchain_core.documents.base import Blob
@@ -215,9 +215,23 @@ class McpServers:
             raise ServersClosedError()
 
     def close(self) -> None:
-        """Synchronous :meth:`aclose` for code that has no event loop running."""
-        refuse_inside_loop("close()", "await servers.aclose()")
-        asyncio.run(self.aclose())
+        """Synchronous :meth:`aclose`.
+
+        Works from a thread whose event loop is running (a notebook cell) too, unless that loop holds
+        connections of this object: only it can close them, and this call would be blocking it - then it raises
+        :class:`~langgraph_mcp.errors.EventLoopError` (``await servers.aclose()`` there instead).
+        """
+        loop = running_loop()
+        if loop is None:
+            asyncio.run(self.aclose())
+            return
+        if self._connections.held_by(loop):
+            raise EventLoopError(
+                "close() on McpServers was called from a thread whose running event loop holds some of its "
+                "connections; only that loop can close them and close() would block it: await servers.aclose() "
+                "there instead"
+            )
+        run_in_new_thread(self.aclose)
 
     def run_sync(
         self, make: Callable[[], Coroutine[Any, Any, T]], *, context: contextvars.Context | None = None

@@ -9,6 +9,12 @@ at a prompt — runs its coroutines on one long-lived loop owned by a background
 it to unwind) and re-raises ``KeyboardInterrupt`` in the caller.
 
 The sync bridge of ``McpServers``: its private background loop, started on first use, and the loop-thread guard.
+
+Blocking a thread whose own event loop is running (a Jupyter cell: ``graph.invoke`` without ``await``) is fine
+for work on the private loop: it never waits for the caller's loop (connections, locks and paused calls are kept
+per loop). The two cases that would deadlock raise :class:`~langgraph_mcp.errors.EventLoopError` instead: a
+synchronous call from the private loop's own thread (it would wait for itself), and ``close()`` from a loop that
+still holds connections (only that loop can close them, and the call would be blocking it).
 """
 
 from __future__ import annotations
@@ -81,6 +87,10 @@ class BackgroundLoop:
                 done.result(timeout=_UNWIND_TIMEOUT)
             raise
 
+    def in_loop_thread(self) -> bool:
+        """Whether the caller runs on this loop's own thread (where :meth:`run` would wait for itself)."""
+        return threading.current_thread() is self._thread
+
     def close(self) -> None:
         """Stop the loop and its thread (run cleanup coroutines with :meth:`run` first)."""
         if self.loop.is_closed():
@@ -94,16 +104,31 @@ class BackgroundLoop:
                 self.loop.close()
 
 
-def refuse_inside_loop(what: str, instead: str) -> None:
-    """Raise :class:`~langgraph_mcp.errors.EventLoopError` when called from a thread running an event loop."""
+def running_loop() -> asyncio.AbstractEventLoop | None:
+    """The event loop running in this thread, if any."""
     try:
-        asyncio.get_running_loop()
+        return asyncio.get_running_loop()
     except RuntimeError:
-        return
-    raise EventLoopError(
-        f"{what} on McpServers was made from a thread that is running an event loop, which it would block; "
-        f"{instead}, or run the graph with ainvoke/astream"
-    )
+        return None
+
+
+def run_in_new_thread(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """``asyncio.run(make())`` on a short-lived thread: for a caller whose own thread already runs a loop."""
+    outcome: list[T] = []
+    failure: list[BaseException] = []
+
+    def main() -> None:
+        try:
+            outcome.append(asyncio.run(make()))
+        except BaseException as exc:
+            failure.append(exc)
+
+    thread = threading.Thread(target=main, name="langgraph-mcp-close", daemon=True)
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
+    return outcome[0]
 
 
 class SyncBridge:
@@ -117,10 +142,20 @@ class SyncBridge:
     def run(
         self, make: Callable[[], Coroutine[Any, Any, T]], *, context: contextvars.Context | None = None
     ) -> T:
-        """Run ``make()`` on the background loop in ``context`` (default: a copy of the caller's)."""
-        refuse_inside_loop("a synchronous call", "use the async API (await ...)")
+        """Run ``make()`` on the background loop in ``context`` (default: a copy of the caller's).
+
+        Works from a thread whose own loop is running (a notebook cell), which it blocks meanwhile; raises
+        :class:`~langgraph_mcp.errors.EventLoopError` from the background loop's own thread.
+        """
+        portal = self._loop()
+        if portal.in_loop_thread():
+            raise EventLoopError(
+                "a synchronous call on McpServers was made from inside a synchronous call of the same McpServers "
+                "(its background loop's own thread: a sync interceptor or callback calling back), which would "
+                "wait for itself forever; make that code async and await the call"
+            )
         ctx = context if context is not None else contextvars.copy_context()
-        return self._loop().run(make, context=ctx)
+        return portal.run(make, context=ctx)
 
     def _loop(self) -> BackgroundLoop:
         with self._lock:
