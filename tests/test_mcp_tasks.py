@@ -275,3 +275,70 @@ async def test_another_worker_on_postgresql_polls_the_task_a_killed_worker_left(
         report = await kill_while_running_then_continue(server, f"postgres:{pg_dsn}", saver)
     assert report["messages"] == {"c1": {"status": "success", "text": "crunched once"}}
     assert len(server.recorded("crunch", "start")) == 1
+
+
+# ------------------------------------------------------------------------------------------ other paths
+
+
+async def test_get_tools_in_create_agent_pause_on_a_tasks_question_and_resume(server: TasksServer) -> None:
+    from langchain.agents import create_agent
+    from langchain_core.messages import AIMessage, BaseMessage
+    from langgraph.types import Command
+
+    from tests.test_agent_tools import ScriptedModel
+
+    servers = servers_for(server)
+    try:
+        tools = await servers.get_tools()
+        turns: list[BaseMessage] = [
+            AIMessage("", tool_calls=[{"name": "jobs_ask_name", "args": {"greeting": "Hi"}, "id": "t1"}]),
+            AIMessage("All done."),
+        ]
+        agent = create_agent(ScriptedModel(messages=iter(turns)), tools, checkpointer=InMemorySaver())
+        config: Any = {"configurable": {"thread_id": "agent"}}
+        out = await agent.ainvoke({"messages": [{"role": "user", "content": "greet me"}]}, config)
+        (pending,) = out["__interrupt__"]
+        assert pending.value["type"] == "mcp_elicitation" and pending.value["tool_call_id"] == "t1"
+        [key] = pending.value["requests"]
+        out = await agent.ainvoke(
+            Command(resume={pending.id: {key: {"action": "accept", "content": {"name": "Ada"}}}}), config
+        )
+        assert text_of(tool_messages(out)["t1"]) == "Hi, Ada"
+        assert len(server.recorded("ask_name", "leg")) == 2  # the task was never created twice
+    finally:
+        await servers.aclose()
+
+
+async def test_a_url_question_of_a_task_is_a_url_request(server: TasksServer) -> None:
+    servers = servers_for(server)
+    try:
+        graph = one_turn_graph(
+            servers, [call("jobs_visit", "c1", url="https://example.com/login")], InMemorySaver()
+        )
+        config = {"configurable": {"thread_id": "t"}}
+        out = await graph.ainvoke(start(), config)
+        [item] = pending_interrupts(out)
+        [(key, request)] = item.elicitation["requests"].items()
+        assert request["mode"] == "url" and request["url"] == "https://example.com/login"
+        out = await graph.ainvoke(
+            resume_command(out["__interrupt__"], answers={"c1": {key: {"action": "accept"}}}), config
+        )
+        assert text_of(tool_messages(out)["c1"]) == "visited: accept"
+    finally:
+        await servers.aclose()
+
+
+def test_a_sync_graph_polls_the_task_in_memory(tmp_path: Path) -> None:
+    import anyio.from_thread
+
+    with tasks_server(tmp_path) as running:
+        anyio.run(wait_listening, running)
+        running.release()
+        servers = servers_for(running)
+        try:
+            graph = one_turn_graph(servers, [call("jobs_crunch", "c1", label="sync")], InMemorySaver())
+            out = graph.invoke(start(), {"configurable": {"thread_id": "t"}})
+            assert text_of(tool_messages(out)["c1"]) == "crunched sync"
+            assert [e["background"] for e in running.recorded("crunch", "start")] == [True]
+        finally:
+            servers.close()
