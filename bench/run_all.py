@@ -21,7 +21,16 @@ from typing import Any
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO = BENCH_DIR.parent
-MODULES = ["p1_per_call", "p2_bridges", "p3_fanout", "p4_catalog", "p5_endurance", "p6_resume", "p8_scale"]
+MODULES = [
+    "p1_per_call",
+    "p2_bridges",
+    "p3_fanout",
+    "p4_catalog",
+    "p5_endurance",
+    "p6_resume",
+    "p8_scale",
+    "p9_tasks",
+]
 
 
 def run_module(module: str, quick: bool, out: Path) -> dict[str, Any]:
