@@ -1,8 +1,8 @@
 """What a human is shown about a server's question: where a URL really goes, and which form fields ask for secrets.
 
-Servers are untrusted. A URL is described the way a browser will read it (the WHATWG URL standard, not RFC 3986:
-``https://evil.example\\@bank.example/`` goes to ``evil.example`` in every browser, while ``urllib`` says
-``bank.example``), and only ``http``/``https`` URLs with a host are ever offered as links (``javascript:``,
+Servers are untrusted. A URL is described the way a browser will read it (the WHATWG URL standard, parsed by
+``ada-url``, not RFC 3986: ``https://evil.example\\@bank.example/`` goes to ``evil.example`` in every browser, while
+``urllib`` says ``bank.example``), and only ``http``/``https`` URLs with a host are ever offered as links (``javascript:``,
 ``data:``, ``file:`` are flagged). Form fields are inspected by name, title and description, split into words,
 so a UI can mask secrets and warn that the server asks for them by form (the MCP spec says servers must not).
 """
@@ -13,17 +13,16 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote
+
+import ada_url
 
 __all__ = ["UrlInspection", "inspect_url", "looks_secret", "sensitive_fields", "url_host"]
 
 # --------------------------------------------------------------------------------------------- URLs
 
-_SPECIAL_PORTS = {"ftp": 21, "file": None, "http": 80, "https": 443, "ws": 80, "wss": 443}
 _SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+\-.]*:")
-_FORBIDDEN_HOST = frozenset("\x00\t\n\r #/:<>?@[\\]^|%")
 _LINK_SCHEMES = frozenset({"http", "https"})
-_C0_AND_SPACE = "".join(chr(c) for c in range(0x21))
+_SPECIAL_SCHEMES = frozenset({"ftp", "file", "http", "https", "ws", "wss"})
 
 
 @dataclass(frozen=True)
@@ -39,129 +38,51 @@ class UrlInspection:
     """Why the URL must not be offered as a link (or what is suspicious about it), for the human."""
 
 
-def _parse_ipv4_number(part: str) -> int | None:
-    if not part:
-        return None
-    base = 10
-    if part[:2] in ("0x", "0X"):
-        part, base = part[2:], 16
-    elif len(part) > 1 and part[0] == "0":
-        part, base = part[1:], 8
-    if not part:
-        return 0
-    try:
-        return int(part, base) if re.fullmatch(r"[0-9a-fA-F]+", part) else None
-    except ValueError:
-        return None
-
-
-def _ends_in_number(host: str) -> bool:
-    parts = host.split(".")
-    if parts[-1] == "" and len(parts) > 1:
-        parts = parts[:-1]
-    last = parts[-1]
-    return bool(re.fullmatch(r"[0-9]+", last)) or (
-        _parse_ipv4_number(last) is not None and last[:2] in ("0x", "0X")
-    )
-
-
-def _ipv4(host: str) -> str | None:
-    """The WHATWG IPv4 parser: ``0x7f000001``, ``0177.0.0.1``, ``127.1`` all mean ``127.0.0.1``."""
-    parts = host.split(".")
-    if parts[-1] == "" and len(parts) > 1:
-        parts = parts[:-1]
-    if len(parts) > 4:
-        return None
-    numbers = [_parse_ipv4_number(p) for p in parts]
-    if any(n is None for n in numbers):
-        return None
-    values = [n for n in numbers if n is not None]
-    if any(n > 255 for n in values[:-1]) or values[-1] >= 256 ** (5 - len(values)):
-        return None
-    address = values[-1]
-    for i, n in enumerate(values[:-1]):
-        address += n * 256 ** (3 - i)
-    return ".".join(str((address >> shift) & 255) for shift in (24, 16, 8, 0))
-
-
-def _host(raw: str) -> str | None:
-    """A WHATWG host from the authority's host part, ASCII-serialized; ``None`` if a browser would refuse it."""
-    if raw.startswith("["):
-        if not raw.endswith("]") or not re.fullmatch(r"\[[0-9A-Fa-f:.]+\]", raw):
-            return None
-        return raw.lower()
-    decoded = unquote(raw)
-    try:
-        ascii_host = decoded.encode("idna").decode("ascii").lower() if decoded else ""
-    except UnicodeError:
-        return None
-    if not ascii_host or any(c in _FORBIDDEN_HOST for c in ascii_host):
-        return None
-    if _ends_in_number(ascii_host):
-        return _ipv4(ascii_host)
-    return ascii_host
-
-
 def inspect_url(url: str) -> UrlInspection:
-    """Read ``url`` the way a browser does (WHATWG URL parsing, the parts that decide the host).
+    """Read ``url`` the way a browser does, and say what a human should know before opening it.
 
-    Leading/trailing spaces and control characters are stripped and tabs/newlines removed; for special schemes
-    (``http``, ``https``, ``ws``, ``wss``, ``ftp``, ``file``) any run of ``/`` or ``\\`` starts the authority
-    (``https:evil.example`` and ``https:///evil.example/`` go to ``evil.example``), ``\\`` ends it like ``/``,
-    user info ends at its *last* ``@``, and a host that ends in a number is an IPv4 address in any of the forms
-    browsers accept (``0x7f000001`` is ``127.0.0.1``). A default port is dropped, another is kept.
+    Parsing and host serialization are the WHATWG URL standard's, by ``ada-url`` (the parser Node.js uses): user
+    info ends at the *last* ``@``, ``\\`` ends the authority like ``/`` for special schemes, IPv4 numbers in any
+    form browsers accept are normalized (``0x7f000001`` is ``127.0.0.1``), IDNA is UTS #46 non-transitional
+    (``faß.de`` is ``xn--fa-hia.de``), IPv6 is compressed, a default port is dropped and another kept, and a URL
+    a browser refuses has no host. On top of that: only ``http``/``https`` URLs with a host are openable, and user
+    info, numeric hosts and internationalized (possibly look-alike) host names are flagged.
     """
-    text = url.strip(_C0_AND_SPACE)
-    text = re.sub(r"[\t\n\r]", "", text)
-    match = _SCHEME_RE.match(text)
-    if match is None:
-        return UrlInspection("", "", False, "not an absolute URL (no scheme): do not open it")
-    scheme = match.group(0)[:-1].lower()
-    rest = text[match.end() :]
-    special = scheme in _SPECIAL_PORTS
-    if scheme == "file":  # file: the host is only what sits between "//" and the next slash (often nothing)
-        rest = rest[2:] if rest[:2] in ("//", "\\\\", "/\\", "\\/") else "/"
-        ends = "/\\?#"
-    elif special:
-        rest = rest.lstrip("/\\")
-        ends = "/\\?#"
-    elif rest.startswith("//"):
-        rest = rest[2:]
-        ends = "/?#"
-    else:  # an opaque URL (javascript:, data:, mailto:, ...): no host at all
+    try:
+        parsed = ada_url.URL(url)
+    except ValueError:
+        match = _SCHEME_RE.match(url.strip())
+        if match is None:
+            return UrlInspection("", "", False, "not an absolute URL (no scheme): do not open it")
+        scheme = match.group(0)[:-1].lower()
+        return UrlInspection(scheme, "", False, "the URL is not valid (its host or port): a browser would refuse it")
+    scheme = parsed.protocol[:-1]
+    host = parsed.host
+    if "xn--" in parsed.hostname.split("."):
+        # An empty Punycode label: browsers (UTS #46 since 15.1) refuse it; the bundled ada still accepts it.
+        return UrlInspection(scheme, "", False, "the URL is not valid (its host or port): a browser would refuse it")
+    if scheme not in _SPECIAL_SCHEMES and not host:  # an opaque URL (javascript:, data:, mailto:, ...)
         return UrlInspection(
-            scheme,
-            "",
-            False,
-            f"a {scheme}: URL, not a web page: it is never offered as a link; do not open it",
+            scheme, "", False, f"a {scheme}: URL, not a web page: it is never offered as a link; do not open it"
         )
-    end = next((i for i, c in enumerate(rest) if c in ends), len(rest))
-    authority = rest[:end]
-    userinfo = "@" in authority
-    hostport = authority.rsplit("@", 1)[-1]
-    port = ""
-    if not hostport.startswith("[") or "]:" in hostport:
-        head, sep, tail = hostport.rpartition(":")
-        if sep and (not head.startswith("[") or head.endswith("]")):
-            hostport, port = head, tail
-    if port and not port.isdigit():
-        return UrlInspection(scheme, "", False, "the URL's port is not a number: a browser would refuse it")
-    number = int(port) if port else None
-    if number is not None and number > 65535:
-        return UrlInspection(scheme, "", False, "the URL's port is out of range: a browser would refuse it")
-    host = _host(hostport) if hostport else ("" if scheme == "file" else None)
-    if host is None:
-        return UrlInspection(scheme, "", False, "the URL's host is not valid: a browser would refuse it")
-    if number is not None and number != _SPECIAL_PORTS.get(scheme):
-        host = f"{host}:{number}"
     if scheme not in _LINK_SCHEMES:
-        return UrlInspection(
-            scheme, host, False, f"a {scheme}: URL, not a web page: it is never offered as a link"
-        )
+        return UrlInspection(scheme, host, False, f"a {scheme}: URL, not a web page: it is never offered as a link")
     if not host:
         return UrlInspection(scheme, "", False, "the URL has no host")
-    warning = "the URL carries user info before '@' (it does not change where it goes)" if userinfo else None
-    return UrlInspection(scheme, host, True, warning)
+    return UrlInspection(scheme, host, True, _host_warning(parsed))
+
+
+def _host_warning(parsed: ada_url.URL) -> str | None:
+    notes = []
+    if parsed.username or parsed.password:
+        notes.append("the URL carries user info before '@' (it does not change where it goes)")
+    hostname = parsed.hostname
+    if hostname.startswith("[") or (hostname.replace(".", "").isdigit() and hostname.count(".") == 3):
+        notes.append(f"the host is a bare IP address ({hostname}), not a name")
+    elif any(label.startswith("xn--") for label in hostname.split(".")):
+        shown = ada_url.idna.decode(hostname)
+        notes.append(f"the host is an internationalized name ({shown}, {hostname}): check for look-alike letters")
+    return "; ".join(notes) or None
 
 
 def url_host(url: str) -> str:
