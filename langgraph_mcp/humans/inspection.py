@@ -55,18 +55,27 @@ def inspect_url(url: str) -> UrlInspection:
         if match is None:
             return UrlInspection("", "", False, "not an absolute URL (no scheme): do not open it")
         scheme = match.group(0)[:-1].lower()
-        return UrlInspection(scheme, "", False, "the URL is not valid (its host or port): a browser would refuse it")
+        return UrlInspection(
+            scheme, "", False, "the URL is not valid (its host or port): a browser would refuse it"
+        )
     scheme = parsed.protocol[:-1]
     host = parsed.host
     if "xn--" in parsed.hostname.split("."):
         # An empty Punycode label: browsers (UTS #46 since 15.1) refuse it; the bundled ada still accepts it.
-        return UrlInspection(scheme, "", False, "the URL is not valid (its host or port): a browser would refuse it")
+        return UrlInspection(
+            scheme, "", False, "the URL is not valid (its host or port): a browser would refuse it"
+        )
     if scheme not in _SPECIAL_SCHEMES and not host:  # an opaque URL (javascript:, data:, mailto:, ...)
         return UrlInspection(
-            scheme, "", False, f"a {scheme}: URL, not a web page: it is never offered as a link; do not open it"
+            scheme,
+            "",
+            False,
+            f"a {scheme}: URL, not a web page: it is never offered as a link; do not open it",
         )
     if scheme not in _LINK_SCHEMES:
-        return UrlInspection(scheme, host, False, f"a {scheme}: URL, not a web page: it is never offered as a link")
+        return UrlInspection(
+            scheme, host, False, f"a {scheme}: URL, not a web page: it is never offered as a link"
+        )
     if not host:
         return UrlInspection(scheme, "", False, "the URL has no host")
     return UrlInspection(scheme, host, True, _host_warning(parsed))
@@ -81,7 +90,9 @@ def _host_warning(parsed: ada_url.URL) -> str | None:
         notes.append(f"the host is a bare IP address ({hostname}), not a name")
     elif any(label.startswith("xn--") for label in hostname.split(".")):
         shown = ada_url.idna.decode(hostname)
-        notes.append(f"the host is an internationalized name ({shown}, {hostname}): check for look-alike letters")
+        notes.append(
+            f"the host is an internationalized name ({shown}, {hostname}): check for look-alike letters"
+        )
     return "; ".join(notes) or None
 
 
