@@ -71,6 +71,21 @@ except ImportError:  # pragma: no cover - moved: durable task handles fall back 
     _async_call = cast(Any, None)
 
 
+def mark_invalid_resume(error: BaseException) -> None:
+    """Mark ``error`` as a refused resume value, as ``interrupt()`` marks the ``ValidationError`` it raises, so
+    ``langgraph.errors.is_invalid_resume`` (ToolNode, our node and driver) treats it the same way."""
+    from langgraph.errors import _mark_invalid_resume, is_invalid_resume
+
+    _mark_invalid_resume(error)
+    if not is_invalid_resume(error):  # the private marker changed: never let a refusal pass as a tool error
+        raise IncompatibleDependencyError(
+            "langgraph",
+            LANGGRAPH_VERSION,
+            "changed langgraph.errors._mark_invalid_resume (it no longer marks an error as a refused resume "
+            "value); langgraph-mcp supports langgraph 1.2.x",
+        )
+
+
 def has_checkpointer(configurable: Mapping[str, Any]) -> bool:
     """Whether the run behind ``config["configurable"]`` has a checkpointer (so a task can pause)."""
     return configurable.get(CONFIG_KEY_CHECKPOINTER) is not None

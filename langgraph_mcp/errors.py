@@ -34,6 +34,7 @@ The tree (every exception the package raises is one of these)::
     ├── EventLoopError (RuntimeError)          ``McpServers`` was used in a way that would deadlock
     │   └── ServersClosedError                 a closed ``McpServers`` was used again (raised to the caller)
     ├── AnswerError (ValueError)               an elicitation answer does not fit its question (fields: key, field, detail)
+    ├── AnswerRefusedError (RuntimeError)     ... said for a person (Agent Chat UI): words only (fields: problems, error)
     ├── DecisionError (ValueError)             an approval decision is not allowed
     ├── SchemaTooComplexError (ValueError)     a server's schema, or a value checked against it, is too deep to check
     ├── ResumeError (ValueError)               ``resume_command`` got answers that do not match what is pending
@@ -188,6 +189,25 @@ class AnswerError(LangGraphMcpError, ValueError):
         """The first form field at fault, when there is one."""
         self.detail = detail if detail is not None else message
         """What is wrong, without the ``answer for '<key>': `` prefix."""
+
+
+class AnswerRefusedError(LangGraphMcpError, RuntimeError):
+    """An answer given on an Agent Chat UI card was refused; its text is what the person reads (nothing was saved).
+
+    Words only, naming each field by its title (``Age: 'abc' is not a whole number between 18 and 120``), because
+    the LangGraph API server shows a failed run's error as its text. A ``RuntimeError``, not a ``ValueError``, on
+    purpose: pydantic would wrap a ``ValueError`` in a ``ValidationError``, whose text frames it in model and
+    error-type names, and the LangGraph API server replaces the text of exceptions outside a few builtin kinds with
+    "An internal error occurred". LangGraph still reads it as a refused resume value
+    (``langgraph.errors.is_invalid_resume``): the same interrupt stays pending.
+    """
+
+    def __init__(self, message: str, *, problems: list[tuple[str | None, str]], error: AnswerError) -> None:
+        super().__init__(message)
+        self.problems = problems
+        """``(field name or None, what is wrong in words)`` per problem, in the form's order."""
+        self.error = error
+        """The :class:`AnswerError` that refused it (request key, first field, detail)."""
 
 
 class DecisionError(LangGraphMcpError, ValueError):

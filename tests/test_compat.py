@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import pydantic
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.errors import is_invalid_resume
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
@@ -26,6 +26,7 @@ from langgraph_mcp import (
     resume_command,
     route_through_gate,
 )
+from langgraph_mcp.errors import AnswerRefusedError
 from langgraph_mcp.examples.demo_server import build_server
 from tests.helpers import ERAS, OpenServers, OpenServersSync
 from tests.node_support import call, in_process, one_turn_graph, text_of, tool_messages
@@ -186,7 +187,7 @@ async def test_a_bad_card_answer_is_refused_and_the_same_interrupt_stays_answera
     await graph.ainvoke({"messages": [HumanMessage("go")]}, CFG)
     before = (await graph.aget_state(CFG)).interrupts[0].id
 
-    with pytest.raises(pydantic.ValidationError, match="age"):
+    with pytest.raises(AnswerRefusedError) as refused:
         await graph.ainvoke(
             edit(
                 "demo_register",
@@ -194,9 +195,14 @@ async def test_a_bad_card_answer_is_refused_and_the_same_interrupt_stays_answera
             ),
             CFG,
         )
-    with pytest.raises(pydantic.ValidationError, match="name"):  # approve = the form as shown: empty
-        await graph.ainvoke(decide(type="approve"), CFG)
-    with pytest.raises(pydantic.ValidationError, match=r"'edit' .* or 'reject'"):
+    # what Agent Chat UI shows (the run's error text): words only, the field by its title
+    assert str(refused.value) == "Age: 'forty' is not a whole number between 18 and 120"
+    assert is_invalid_resume(refused.value)
+    with pytest.raises(
+        AnswerRefusedError, match=r"^Name: required \(text of at least 2 characters\); Age: req"
+    ):
+        await graph.ainvoke(decide(type="approve"), CFG)  # approve = the form as shown: empty
+    with pytest.raises(AnswerRefusedError, match=r"'edit' .* or 'reject'"):
         await graph.ainvoke(decide(type="respond", message="x"), CFG)
 
     assert (await graph.aget_state(CFG)).interrupts[0].id == before

@@ -188,3 +188,49 @@ def test_the_help_box_sent_back_with_an_edit_is_not_a_field() -> None:
         "action": "accept",
         "content": {"name": "Ada", "age": 36, "plan": "pro", "newsletter": False, "start": "2026-12-24"},
     }
+
+
+def test_a_refused_card_answer_reads_as_words_naming_fields_by_title() -> None:
+    """What Agent Chat UI shows after a refused resume is the error's text: no pydantic framing, no request key."""
+    from pydantic import TypeAdapter
+
+    from langgraph_mcp.errors import AnswerRefusedError
+    from langgraph_mcp.humans.hitl import hitl_answers_response_schema
+
+    model = hitl_answers_response_schema(payload({"srv:ask_registration": REGISTRATION}))
+    args = {"name": "A", "age": "abc", "plan": "gold", "newsletter": "true", "start": "24.12.2026"}
+    edit = {"type": "edit", "edited_action": {"name": "srv_t", "args": args}}
+    with pytest.raises(AnswerRefusedError) as refused:
+        TypeAdapter(model).validate_python({"decisions": [edit]})
+    assert str(refused.value) == (
+        "Name: 'A' is not text of at least 2 characters; Age: 'abc' is not a whole number between 18 and 120; "
+        "Plan: 'gold' is not one of free, pro; Start: '24.12.2026' is not a date as YYYY-MM-DD"
+    )
+    assert [field for field, _ in refused.value.problems] == ["name", "age", "plan", "start"]
+    assert refused.value.error.key == "srv:ask_registration"  # for code; never in the words
+
+    secret = {
+        "type": "edit",
+        "edited_action": {"name": "srv_t", "args": {"user": "ada", "password": "pw", "n": "x"}},
+    }
+    with pytest.raises(AnswerRefusedError, match=r"^N: 'x' is not a whole number$"):
+        TypeAdapter(hitl_answers_response_schema(payload({"k": FORM}))).validate_python(
+            {"decisions": [secret]}
+        )
+    pin_form = {
+        "mode": "form",
+        "message": "PIN",
+        "requested_schema": {
+            "type": "object",
+            "properties": {"pin": {"type": "integer"}},
+            "required": ["pin"],
+        },
+        "sensitive": ["pin"],
+    }
+    pin = {"type": "edit", "edited_action": {"name": "srv_t", "args": {"pin": "12ab"}}}
+    with pytest.raises(
+        AnswerRefusedError, match=r"^Pin: the value is not a whole number$"
+    ):  # a secret unshown
+        TypeAdapter(hitl_answers_response_schema(payload({"k": pin_form}))).validate_python(
+            {"decisions": [pin]}
+        )

@@ -370,3 +370,42 @@ async def test_agent_chat_ui_mode_completes_a_turn_with_bare_resumes_only(studio
     assert (await client.threads.get(thread))["status"] == "idle"
     assert await _wait_for_no_demo_servers(studio) == {}, "a run left its MCP server running"
     assert studio.blocking_calls_flagged() == []
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_a_refused_card_answer_through_the_sdk_reads_as_words_and_stays_answerable(
+    studio: DevServer,
+) -> None:
+    """What a client sees after a refused answer: the run's error is the refusal in words; the thread reads
+    ``status="error"`` and lists no interrupts, yet the same card is still pending and answerable."""
+    client = get_client(url=studio.url)
+    thread = (await client.threads.create())["thread_id"]
+    card = await _agent_chat_ui_turn(client, thread, input={"messages": [{"role": "user", "content": "go"}]})
+    card = await _agent_chat_ui_turn(client, thread, command={"resume": {"decisions": [{"type": "approve"}]}})
+    assert card["type"] == "mcp_elicitation"
+    before = (await client.threads.get_state(thread))["interrupts"]
+    fields = {"name": "Ada Lovelace", "email": "ada@example.com", "plan": "pro", "start": "2026-12-24"}
+    bad = {"type": "edit", "edited_action": {"name": "demo_register", "args": {**fields, "age": "abc"}}}
+
+    errors = [
+        part.data
+        async for part in client.runs.stream(
+            thread, CHAT_GRAPH_ID, stream_mode=["values"], command={"resume": {"decisions": [bad]}}
+        )
+        if part.event == "error"
+    ]
+    assert errors == [
+        {"error": "AnswerRefusedError", "message": "Age: 'abc' is not a whole number between 18 and 120"}
+    ]
+    after = await client.threads.get(thread)
+    assert (
+        after["status"] == "error" and after["interrupts"] == {}
+    )  # what the SDK shows: no pending interrupt
+    assert (await client.threads.get_state(thread))["interrupts"] == before  # ... but the state still has it
+
+    good = {"type": "edit", "edited_action": {"name": "demo_register", "args": {**fields, "age": "36"}}}
+    assert await _agent_chat_ui_turn(client, thread, command={"resume": {"decisions": [good]}}) == {}
+    results = _tool_results((await client.threads.get_state(thread))["values"]["messages"])
+    assert results["call_register_1"][0] == "success" and '"age": 36' in results["call_register_1"][1]
+    assert (await client.threads.get(thread))["status"] == "idle"

@@ -34,10 +34,11 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, cast
 from urllib.parse import urlsplit
 
-from langgraph_mcp.errors import AnswerError
+from langgraph_mcp._compat import mark_invalid_resume
+from langgraph_mcp.errors import AnswerError, AnswerRefusedError
 from langgraph_mcp.humans.answers import ElicitationAnswersModel, validate_answers
 from langgraph_mcp.humans.coercion import coerce_to_schema
-from langgraph_mcp.humans.forms import describe_field, field_options
+from langgraph_mcp.humans.forms import describe_field, field_options, show_value
 from langgraph_mcp.humans.schemas import checked_response
 from langgraph_mcp.payloads import (
     ActionRequest,
@@ -332,6 +333,47 @@ def stored_answers(requests: Mapping[str, ElicitationRequest], stored: object, *
         return stored
 
 
+def _field_problem(form: FormRequest, name: str, value: object) -> str | None:
+    """What is wrong with one field's value, in words (``None``: nothing)."""
+    schema = form.get("requested_schema") or {}
+    prop = (schema.get("properties") or {}).get(name)
+    required = name in (schema.get("required") or [])
+    if value is None or value == "":
+        return f"required ({expected_in_words(prop)})" if required else None
+    one = {"type": "object", "properties": {name: prop}, "required": [name]}
+    probe: FormRequest = {**form, "requested_schema": one}
+    try:
+        validate_answers({"k": probe}, {"k": {"action": "accept", "content": {name: value}}})
+    except AnswerError:
+        secret = name in (form.get("sensitive") or [])
+        shown = "the value" if secret else show_value(value)
+        return f"{shown} is not {expected_in_words(prop)}"
+    return None
+
+
+def refused(
+    requests: Mapping[str, ElicitationRequest], answers: object, error: AnswerError
+) -> AnswerRefusedError:
+    """The words a person reads when an answer given on a card is refused: each field by its title and what it
+    takes, no request keys or model names. Falls back to the error's own detail when no field is at fault."""
+    problems: list[tuple[str | None, str]] = []
+    if isinstance(answers, Mapping):
+        for key, request in requests.items():
+            answer = answers.get(key)
+            content = answer.get("content") if isinstance(answer, Mapping) else None
+            if request.get("mode") != "form" or not isinstance(content, Mapping):
+                continue
+            form = cast(FormRequest, request)
+            properties = (form.get("requested_schema") or {}).get("properties") or {}
+            for field, prop in properties.items():
+                problem = _field_problem(form, field, content.get(field))
+                if problem is not None:
+                    problems.append((field, f"{_title(field, prop)}: {problem}"))
+    if not problems:
+        problems.append((error.field, error.detail))
+    return AnswerRefusedError("; ".join(words for _, words in problems), problems=problems, error=error)
+
+
 def _hitl_json_schema(requests: Mapping[str, ElicitationRequest]) -> dict[str, Any]:
     items = []
     for key, request in requests.items():
@@ -385,9 +427,16 @@ def hitl_answers_response_schema(payload: ElicitationInterrupt) -> type[Elicitat
     name = payload["published_name"]
 
     def check(data: object) -> object:
-        if _is_hitl_response(data, requests):
-            data = answers_from_decisions(requests, data, name=name)
-        return validate_answers(requests, data)
+        if not _is_hitl_response(data, requests):
+            return validate_answers(requests, data)  # plain answers (resume_command, the CLI): AnswerError
+        answers: object = None
+        try:
+            answers = answers_from_decisions(requests, data, name=name)
+            return validate_answers(requests, answers)
+        except AnswerError as error:  # a person on a card: the refusal in words (see AnswerRefusedError)
+            refusal = refused(requests, answers, error)
+            mark_invalid_resume(refusal)
+            raise refusal from None
 
     return checked_response(
         HitlAnswersModel,
