@@ -130,6 +130,7 @@ _COMPATIBLE: dict[str, str] = {
             "ToolNameCollisionError",
             "ToolOwnerUnknownError",
             "AnswerError",
+            "AnswerRefusedError",
             "DecisionError",
             "PromptError",
             "ResourceError",
