@@ -172,6 +172,12 @@ class ApprovalInterrupt(TypedDict):
     """Why the call needs approval, e.g. ``"destructiveHint (spec default)"``."""
     allowed_decisions: list[DecisionType]
     description: str
+    rule: NotRequired[str]
+    """The id of the policy rule that asks (a ``[[rules]]`` id, ``tools:<pattern>``, ``hints:destructive``, ...;
+    absent in payloads saved by older versions)."""
+    expires_at: NotRequired[float]
+    """Seconds since the epoch: an approval given after this counts as a rejection (the rule's
+    ``expires_after``); absent when the approval does not expire."""
     input_schema: NotRequired[dict[str, Any]]
     """The tool's inputSchema, so a UI (and ``resume_command``) can check edited arguments."""
     action_requests: NotRequired[list[ActionRequest]]

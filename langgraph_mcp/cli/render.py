@@ -8,6 +8,7 @@ pauses, and how each was answered.
 
 from __future__ import annotations
 
+import datetime
 import json
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
@@ -367,6 +368,11 @@ def render_pending(item: PendingMcpInterrupt) -> Group:
         )
         lines.append(Text(f"    arguments: {_json(value.get('arguments', {}))}"))
         lines.append(Text(f"    reason: {value.get('reason', '')}"))
+        if value.get("rule"):
+            lines.append(Text(f"    rule: {value['rule']}"))
+        if isinstance(value.get("expires_at"), int | float):
+            when = datetime.datetime.fromtimestamp(value["expires_at"]).astimezone().strftime("%H:%M:%S %Z")
+            lines.append(Text(f"    expires: {when} (an approval after that counts as a rejection)"))
         lines.append(Text(f"    allowed: {', '.join(value.get('allowed_decisions', []))}"))
         return Group(*lines)
     if item.kind == "elicitation":

@@ -126,6 +126,8 @@ _DENIED = "mcp_gate_denied"
 """Private channel: ``{tool_call_id: reason}`` for calls the policy denied."""
 _ALLOWED = "mcp_gate_allowed"
 """Private channel: ``{tool_call_id: GateRecord}`` for calls the policy allowed."""
+_EXPIRED = "mcp_gate_expired"
+"""Private channel: ``{tool_call_id: when the approval came}`` for approvals given after ``expires_at``."""
 
 _MAX_DESCRIBED_ARGS = 2_000
 
@@ -159,12 +161,18 @@ def _describe(call: ToolCall, tool: McpTool | None, verdict: Verdict) -> str:
 
 
 def approval_payload(
-    call: ToolCall, tool: McpTool | None, verdict: Verdict, *, compat: bool = False
+    call: ToolCall,
+    tool: McpTool | None,
+    verdict: Verdict,
+    *,
+    compat: bool = False,
+    now: float | None = None,
 ) -> ApprovalInterrupt:
     """The ``mcp_approval`` interrupt value for one call the policy asks about.
 
-    With ``compat=True`` it also carries LangChain's ``HITLRequest`` keys (one action request, one review
-    config), so Agent Chat UI renders it.
+    It names the rule that asks and its reason; with ``now`` (the policy's clock) and a verdict that expires,
+    ``expires_at``. With ``compat=True`` it also carries LangChain's ``HITLRequest`` keys (one action request,
+    one review config), so Agent Chat UI renders it.
     """
     name = call["name"]
     args = dict(call.get("args") or {})
@@ -181,6 +189,10 @@ def approval_payload(
         "allowed_decisions": list(verdict.allowed_decisions),
         "description": description,
     }
+    if verdict.rule:
+        payload["rule"] = verdict.rule
+    if verdict.expires_after is not None and now is not None:
+        payload["expires_at"] = now + verdict.expires_after
     if tool is not None:
         payload["input_schema"] = tool.input_schema
     if compat:
@@ -196,6 +208,17 @@ def rejection_message(call_name: str, tool_call_id: str, message: str | None) ->
     text = f"A human reviewer rejected this call to {call_name!r}; it was not run."
     if message and message.strip():
         text += f" Reason: {message.strip()}"
+    return ToolMessage(content=text, name=call_name, tool_call_id=tool_call_id, status="error")
+
+
+def expiry_message(call_name: str, tool_call_id: str, payload: ApprovalInterrupt, now: float) -> ToolMessage:
+    """The error ``ToolMessage`` for a call approved after its approval expired (the rule's ``expires_after``)."""
+    late = now - payload.get("expires_at", now)
+    rule = f" (rule {payload['rule']!r})" if payload.get("rule") else ""
+    text = (
+        f"The approval of this call to {call_name!r} expired: it came {late:.0f} s after the deadline the "
+        f"policy sets{rule}, so it counts as a rejection; the call was not run. Ask again if it is still needed."
+    )
     return ToolMessage(content=text, name=call_name, tool_call_id=tool_call_id, status="error")
 
 
@@ -291,13 +314,15 @@ class _Gate:
         self, calls: list[ToolCall], owners: Mapping[str, Owner], config: RunnableConfig
     ) -> dict[str, Any]:
         can_pause = has_checkpointer(config.get("configurable", {}))
+        principal = self.policy.principal_for(config)
+        now = self.policy.clock()
         reviews: list[ApprovalInterrupt] = []
         denied: dict[str, str] = {}
         allowed: dict[str, GateRecord] = {}
         for call in calls:
             call_id = call.get("id") or ""
             owner = owners[call["name"]]
-            verdict = owner_verdict(self.policy, call, owner)
+            verdict = owner_verdict(self.policy, call, owner, principal=principal)
             if verdict.allowed:
                 allowed[call_id] = record_for(owner.tool, "allow")
             elif verdict.denied:
@@ -308,7 +333,7 @@ class _Gate:
                     "pause on: compile it with one, e.g. graph.compile(checkpointer=InMemorySaver())"
                 )
             else:
-                reviews.append(approval_payload(call, owner.tool, verdict, compat=self.compat))
+                reviews.append(approval_payload(call, owner.tool, verdict, compat=self.compat, now=now))
         return {_REVIEWS: reviews, _DENIED: denied, _ALLOWED: allowed}
 
     def check(self, state: Any, config: RunnableConfig) -> dict[str, Any]:
@@ -339,13 +364,19 @@ class _Gate:
             decision = answer.decision()
         else:  # defensive: a plain value (validated again; it was checked before it was saved)
             decision = validate_decision(payload, only_decision(payload, answer) if self.compat else answer)
-        return {_DECISIONS: {payload["tool_call_id"]: decision}}
+        call_id = payload["tool_call_id"]
+        if decision["type"] in ("approve", "edit") and "expires_at" in payload:
+            now = self.policy.clock()  # when the answer came: this task runs again on the resume
+            if now > payload["expires_at"]:
+                return {_DECISIONS: {call_id: decision}, _EXPIRED: {call_id: now}}
+        return {_DECISIONS: {call_id: decision}}
 
     # -- apply --------------------------------------------------------------------------------------------
 
     def apply(self, state: Any) -> dict[str, Any]:
         decisions: dict[str, Decision] = state.get(_DECISIONS) or {}
         denied: dict[str, str] = state.get(_DENIED) or {}
+        expired: dict[str, float] = state.get(_EXPIRED) or {}
         records: dict[str, GateRecord] = dict(state.get(_ALLOWED) or {})
         reviews: list[ApprovalInterrupt] = state.get(_REVIEWS) or []
         undecided = [p["tool_call_id"] for p in reviews if p["tool_call_id"] not in decisions]
@@ -362,6 +393,9 @@ class _Gate:
         out: list[AnyMessage] = [group.message() for group in pending.refused]
         for call_id, decision in decisions.items():
             name = names.get(call_id, "")
+            if call_id in expired:
+                out.append(expiry_message(name, call_id, shown[call_id], expired[call_id]))
+                continue
             if decision["type"] in ("approve", "edit"):
                 # Exactly what the human was shown: the tool node refuses to run anything else.
                 payload = shown[call_id]
@@ -426,6 +460,7 @@ def create_approval_gate(
             _DECISIONS: Annotated[dict[str, Decision], _merge],
             _DENIED: Annotated[dict[str, str], _merge],
             _ALLOWED: Annotated[dict[str, GateRecord], _merge],
+            _EXPIRED: Annotated[dict[str, float], _merge],
         },
         total=False,
     )
@@ -491,12 +526,13 @@ def route_through_gate(
     )
     compat = agent_chat_ui_mode(agent_chat_ui, compat, "route_through_gate")
 
-    def split(state: Any, owners: Mapping[str, Owner]) -> Sequence[Send] | str:
+    def split(state: Any, owners: Mapping[str, Owner], config: RunnableConfig) -> Sequence[Send] | str:
         messages = messages_of(state, messages_key)
         pending = pending_calls(messages)
         if not pending or pending.ai is None:
             return otherwise
         judged = gate_records(pending.ai) or {}
+        principal = checker.policy.principal_for(config)
         direct: list[ToolCall] = []
         records: dict[str, GateRecord] = {}
         needs_gate = bool(pending.refused)  # the gate answers calls with a duplicate or missing id
@@ -505,7 +541,7 @@ def route_through_gate(
             if call_id in judged:
                 continue
             owner = owners[call["name"]]
-            if owner_verdict(checker.policy, call, owner).allowed:
+            if owner_verdict(checker.policy, call, owner, principal=principal).allowed:
                 records[call_id] = record_for(owner.tool, "allow")
                 direct.append(call)
             else:
@@ -522,10 +558,10 @@ def route_through_gate(
             sends.append(Send(gate, {messages_key: messages}))
         return sends or otherwise
 
-    def route(state: Any) -> Sequence[Send] | str:
-        return split(state, checker._owners(checker._calls(state)))
+    def route(state: Any, config: RunnableConfig) -> Sequence[Send] | str:
+        return split(state, checker._owners(checker._calls(state)), config)
 
-    async def aroute(state: Any) -> Sequence[Send] | str:
-        return split(state, await checker._aowners(checker._calls(state)))
+    async def aroute(state: Any, config: RunnableConfig) -> Sequence[Send] | str:
+        return split(state, await checker._aowners(checker._calls(state)), config)
 
     return RunnableCallable(route, aroute, name="route_through_gate", trace=False)
