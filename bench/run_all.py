@@ -30,6 +30,7 @@ MODULES = [
     "p6_resume",
     "p8_scale",
     "p9_tasks",
+    "p10_policy",
 ]
 
 

@@ -1,4 +1,4 @@
-"""P9 policy: what a 200-rule policy file adds per call, side by side with the built-in default policy.
+"""P10 policy: what a 200-rule policy file adds per call, side by side with the built-in default policy.
 
 Rows (median per call over interleaved blocks; each block times every variant once, in a rotating order):
 
@@ -135,8 +135,8 @@ async def measure(quick: bool) -> Section:
     finally:
         gc.enable()
     section = Section(
-        "p9",
-        f"P9 policy: a {RULES}-rule policy file vs the default policy, per call",
+        "p10",
+        f"P10 policy: a {RULES}-rule policy file vs the default policy, per call",
         [
             "variant",
             "µs per call, median [p25–p75]",
