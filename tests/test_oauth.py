@@ -61,7 +61,7 @@ def build_graph(
 
     builder = StateGraph(MessagesState)
     builder.add_node("agent", agent)
-    builder.add_node("tools", McpToolNode(servers, compat=compat))
+    builder.add_node("tools", McpToolNode(servers, agent_chat_ui=compat))
     builder.add_edge(START, "agent")
     builder.add_conditional_edges("agent", route_tool_calls, ["tools", END])
     builder.add_edge("tools", END)
@@ -335,3 +335,71 @@ async def test_another_worker_resumes_the_sign_in_and_a_third_uses_the_stored_to
     assert third["pending"] == []
     assert third["tool_message"][0] != "error"
     assert oauth.stats()["authorization_code"] == codes
+
+
+# ------------------------------------------------------------------------------------------- the CLI
+
+
+def test_cli_call_prints_the_link_reads_the_pasted_address_and_auth_lists_and_revokes(
+    oauth: OAuthServers, tmp_path: Path
+) -> None:
+    import json
+    import os
+    import re
+    import subprocess
+    import sys
+
+    import pexpect
+
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": server_config(oauth, "auto")}))
+    db = tmp_path / "cli.sqlite"
+    env = {**os.environ, "TERM": "dumb", "NO_COLOR": "1", "LANGGRAPH_MCP_DB": str(db)}
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "langgraph_mcp", "call", "secure_get_time", "--config", str(config),
+         "--configurable", "user_id=tess"],
+        env=env, dimensions=(50, 400), encoding="utf-8", timeout=120,
+    )  # fmt: skip
+    try:
+        # The gate can't look the tool up before the sign-in: the sign-in comes first, then the approval of the
+        # real tool (the default policy asks about a tool that does not say it is not destructive).
+        child.expect(r"(http://127\.0\.0\.1:\d+/authorize\?\S+)")
+        url = child.match.group(1)
+        child.expect("Paste the address your browser was sent to")
+        child.sendline(sign_in_as_person(url).replace("state=", "state=x"))  # a wrong one first: asked again
+        child.expect("state does not match")
+        child.expect("Paste the address your browser was sent to")
+        child.sendline(sign_in_as_person(url))
+        child.expect("Decision for secure_get_time")
+        child.sendline("approve")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0, child.before
+    assert "current_time" in (child.before or "")
+
+    def cli(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "langgraph_mcp", "auth", *args, "--server", "secure", "--db", str(db)],
+            capture_output=True, text=True, env=env, timeout=60, check=True,
+        )  # fmt: skip
+        return done.stdout
+
+    tokens = [str(v) for v in json.loads(json.dumps(_stored_cli_tokens(db))).values()]
+    listed = cli("list")
+    assert re.search(r"tess: scopes user; expires \S+; refreshable", listed), listed
+    assert not any(token in listed for token in tokens if token)
+    assert "revoked: tess" in cli("revoke", "--principal", "tess")
+    assert "No sign-ins" in cli("list")
+
+
+def _stored_cli_tokens(db: Path) -> dict[str, Any]:
+    from langgraph.store.sqlite import SqliteStore
+
+    with sqlite3.connect(db, check_same_thread=False, isolation_level=None) as conn:
+        store = SqliteStore(conn)
+        item = store.get(oauth_namespace("secure", "tess"), "tokens")
+        assert item is not None
+        token = item.value["token"]
+        return {"access": token["access_token"], "refresh": token.get("refresh_token")}

@@ -77,6 +77,15 @@ def _parse_configurable(pairs: Sequence[str]) -> dict[str, str]:
     return values
 
 
+def _local_user() -> str:
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):
+        return "local"
+
+
 def _add_db(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--db",
@@ -185,6 +194,21 @@ def build_parser() -> argparse.ArgumentParser:
     _add_configurable(demo)
     demo.set_defaults(command_name="demo")
     _add_policy(sub)
+
+    auth = sub.add_parser(
+        "auth",
+        help="OAuth sign-ins kept in the CLI's store: list whose tokens are there, revoke them",
+        epilog=_EPILOG,
+    )
+    auth.add_argument(
+        "action", choices=["list", "revoke"], help="list (never shows tokens) or revoke (delete)"
+    )
+    auth.add_argument("--server", required=True, metavar="NAME", help="the server's name in the config")
+    auth.add_argument(
+        "--principal", metavar="ID", help="one principal (default: every principal of the server)"
+    )
+    _add_db(auth)
+    auth.set_defaults(command_name="auth")
     return parser
 
 
@@ -253,11 +277,13 @@ def run(argv: Sequence[str] | None = None) -> int:
     console = Console(highlight=False)
     try:
         configurable = _parse_configurable(getattr(args, "configurable", []))
-        if configurable:
-            # Every run and every lookup of this process uses these values (e.g. per-user header tokens).
-            from langgraph_mcp.credentials import RUN_CONFIG
+        if configurable.get("user_id") is None and configurable.get("langgraph_auth_user_id") is None:
+            # Whose OAuth sign-ins this command uses: you, unless --configurable user_id=... says otherwise.
+            configurable["user_id"] = _local_user()
+        # Every run and every lookup of this process uses these values (e.g. per-user header tokens).
+        from langgraph_mcp.credentials import RUN_CONFIG
 
-            RUN_CONFIG.set({"configurable": configurable})
+        RUN_CONFIG.set({"configurable": configurable})
         return _command(args.command_name)(args, console, err)
     except CliError as exc:
         err.print(Text(f"error: {exc}", style="red"))

@@ -115,7 +115,8 @@ def cmd_call(args: argparse.Namespace, console: Console, err: Console) -> int:
     with Session() as session:
         servers = session.open_servers(args.config)
         tool = resolve_tool(session, servers, args.tool)
-        check_arguments(tool, call_args)
+        if tool is not None:
+            check_arguments(tool, call_args)
         tool_call_id = f"call_{secrets.token_hex(6)}"
         record = ThreadRecord(
             thread_id,
@@ -124,11 +125,11 @@ def cmd_call(args: argparse.Namespace, console: Console, err: Console) -> int:
             policy=_abs(args.policy),
             options={"tool": args.tool, "args": call_args, "tool_call_id": tool_call_id},
         )
-        graph = build_call_graph(servers, policy, session.checkpointer(db))
+        graph = build_call_graph(servers, policy, session.checkpointer(db), session.store(db))
         save_thread(db, record)
         config = {"configurable": {"thread_id": thread_id}}
         console.print(Text.assemble(("thread ", "dim"), (thread_id, "bold"), (f"  ({db})", "dim")))
-        view = RunView(console, transcript=False, policy=policy, tools=[tool])
+        view = RunView(console, transcript=False, policy=policy, tools=[tool] if tool is not None else [])
         request = {"name": args.tool, "args": call_args, "id": tool_call_id}
         outcome = drive(
             session,
@@ -163,7 +164,7 @@ def _graph_for(
         return build_graph(
             servers, policy=policy, model=demo_model(record.options.get("model")), checkpointer=checkpointer
         ), policy
-    return build_call_graph(servers, policy, checkpointer), policy
+    return build_call_graph(servers, policy, checkpointer, session.store(db)), policy
 
 
 def cmd_pending(args: argparse.Namespace, console: Console, err: Console) -> int:
@@ -247,3 +248,54 @@ def cmd_resume(args: argparse.Namespace, console: Console, err: Console) -> int:
             if message is not None and message.tool_call_id not in view.printed_results:
                 view.tool_result(message)
         return _finish_call(console, err, record, db, outcome)
+
+
+# ------------------------------------------------------------------------------------------ auth
+
+
+def cmd_auth(args: argparse.Namespace, console: Console, err: Console) -> int:
+    """``auth list`` / ``auth revoke``: the OAuth records the CLI's runs keep in the store of ``--db``."""
+    import sqlite3
+    from contextlib import closing
+    from datetime import UTC, datetime
+
+    from langgraph.store.sqlite import SqliteStore
+
+    from langgraph_mcp.connection.oauth import OAUTH_RECORD_KEYS, oauth_namespace, token_summary
+
+    db = db_path(args)
+    if not db.exists():
+        console.print(f"No sign-ins: {db} does not exist yet.")
+        return EXIT_OK
+    with closing(sqlite3.connect(db, check_same_thread=False, isolation_level=None)) as conn:
+        store = SqliteStore(conn)
+        store.setup()
+        prefix = (
+            oauth_namespace(args.server, args.principal) if args.principal else oauth_namespace(args.server)
+        )
+        namespaces = store.list_namespaces(prefix=prefix, limit=10_000)
+        if not namespaces:
+            who = f" for {args.principal!r}" if args.principal else ""
+            console.print(f"No sign-ins to MCP server {args.server!r}{who} in {db}.")
+            return EXIT_OK
+        for namespace in namespaces:
+            principal = namespace[-1]
+            if args.action == "revoke":
+                for key in OAUTH_RECORD_KEYS:
+                    store.delete(namespace, key)
+                console.print(
+                    f"revoked: {principal} (tokens, registration and any sign-in in progress deleted)"
+                )
+                continue
+            item = store.get(namespace, "tokens")
+            summary = token_summary(item.value if item is not None else None)
+            if not summary:
+                console.print(f"{principal}: no token (a sign-in may be in progress)")
+                continue
+            expires = summary["expires_at"]
+            when = datetime.fromtimestamp(expires, UTC).isoformat(timespec="seconds") if expires else "never"
+            refresh = "refreshable" if summary["refreshable"] else "no refresh token"
+            console.print(
+                f"{principal}: scopes {' '.join(summary['scopes']) or '-'}; expires {when}; {refresh}"
+            )
+    return EXIT_OK

@@ -44,8 +44,16 @@ def command_for(pending: Sequence[PendingMcpInterrupt], replies: dict[str, Reply
         for i in pending
         if i.interrupt_id in replies and i.kind == "elicitation"
     }
+    sign_ins = {
+        i.interrupt_id: replies[i.interrupt_id].value
+        for i in pending
+        if i.interrupt_id in replies and i.kind == "authorization"
+    }
     return resume_command(
-        list(pending_to_interrupts(pending)), answers=answers or None, decisions=decisions or None
+        list(pending_to_interrupts(pending)),
+        answers=answers or None,
+        decisions=decisions or None,
+        sign_ins=sign_ins or None,
     )
 
 

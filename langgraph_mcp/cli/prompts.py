@@ -33,17 +33,20 @@ from langgraph_mcp.humans.answers import validate_answers
 from langgraph_mcp.humans.decisions import validate_decision
 from langgraph_mcp.humans.forms import field_options
 from langgraph_mcp.humans.inspection import inspect_url
+from langgraph_mcp.humans.sign_in import check_sign_in_answer
 from langgraph_mcp.payloads import (
     ApprovalInterrupt,
+    AuthorizationInterrupt,
     Decision,
     ElicitationAnswer,
     ElicitationAnswers,
     ElicitationInterrupt,
     FormRequest,
+    SignInAnswer,
     UrlRequest,
 )
 
-__all__ = ["ask_approval", "ask_elicitation", "ask_form"]
+__all__ = ["ask_approval", "ask_elicitation", "ask_form", "ask_sign_in"]
 
 _DECISION_HELP = {
     "approve": "run the call as proposed",
@@ -293,3 +296,28 @@ def ask_elicitation(console: Console, payload: ElicitationInterrupt) -> Elicitat
         else:
             answers[key] = ask_form(console, key, cast(FormRequest, request))
     return validate_answers(requests, answers)
+
+
+# ------------------------------------------------------------------------------------------------ sign-in
+
+
+def ask_sign_in(console: Console, payload: AuthorizationInterrupt) -> SignInAnswer:
+    """Show the authorization URL (never opened here) and read the address the browser landed on, checked
+    against this sign-in; ``decline`` (or ``d``) declines."""
+    console.print(
+        Text.assemble(
+            "    Open this link in your browser and sign in as ",
+            (payload["principal"], "bold"),
+            f" to {payload['server']!r} (host: {payload['host'] or '?'}):",
+        )
+    )
+    console.print(Text(f"    {payload['authorization_url']}", style="cyan"), soft_wrap=True)
+    while True:
+        raw = str(
+            Prompt.ask("Paste the address your browser was sent to (or 'decline')", console=console)
+        ).strip()
+        value: object = {"action": "decline"} if raw.lower() in ("d", "decline") else {"callback_url": raw}
+        try:
+            return check_sign_in_answer(payload, value)
+        except AnswerError as exc:
+            console.print(Text(str(exc), style="red"))

@@ -405,6 +405,20 @@ def render_pending(item: PendingMcpInterrupt) -> Group:
                     hidden = " (hidden)" if name in request.get("sensitive", []) else ""
                     lines.append(Text(f"        {name}: {kind}{extra}{hidden}"))
         return Group(*lines)
+    if item.kind == "authorization":
+        lines.append(
+            Text.assemble(
+                ("paused ", "bold yellow"),
+                ("sign-in needed", "bold"),
+                f" for MCP server {value.get('server')!r} as {value.get('principal')!r} ",
+                (f"({item.tool_call_id})", "dim"),
+            )
+        )
+        lines.append(
+            Text(f"    at {value.get('host') or '?'}, scopes: {', '.join(value.get('scopes') or []) or '-'}")
+        )
+        lines.append(Text("    (the link is never opened automatically)", style="dim"))
+        return Group(*lines)
     lines.append(Text(f"paused: interrupt {item.interrupt_id}: {_short(_json(value))}", style="yellow"))
     return Group(*lines)
 
@@ -432,6 +446,10 @@ def reply_text(item: PendingMcpInterrupt, reply: Reply) -> Text:
                 shown += f" {_json(masked)}"
             parts.append(shown)
         text.append("; ".join(parts))
+    elif item.kind == "authorization" and isinstance(value, Mapping):
+        text.append(
+            "signed in" if "callback_url" in value else "declined the sign-in"
+        )  # the code is not shown
     else:
         text.append(_short(_json(value)))
     text.append(f"  ({reply.how})", style="dim")

@@ -33,11 +33,12 @@ from typing import Any, Protocol, cast
 from rich.console import Console
 
 from langgraph_mcp.cli.pending import PendingMcpInterrupt, Reply, published_name
-from langgraph_mcp.cli.prompts import ask_approval, ask_elicitation
+from langgraph_mcp.cli.prompts import ask_approval, ask_elicitation, ask_sign_in
 from langgraph_mcp.errors import AnswerError, AnswersFileError, DecisionError
 from langgraph_mcp.humans.answers import validate_answers
 from langgraph_mcp.humans.decisions import validate_decision
 from langgraph_mcp.humans.forms import field_options
+from langgraph_mcp.humans.sign_in import check_sign_in_answer
 from langgraph_mcp.payloads import (
     ApprovalInterrupt,
     ElicitationAnswer,
@@ -186,6 +187,8 @@ class InteractiveResponder:
             return Reply(ask_approval(self.console, cast(ApprovalInterrupt, item.payload)), self.how)
         if item.kind == "elicitation":
             return Reply(ask_elicitation(self.console, cast(ElicitationInterrupt, item.payload)), self.how)
+        if item.kind == "authorization":
+            return Reply(ask_sign_in(self.console, item.authorization), self.how)
         return None
 
 
@@ -262,6 +265,10 @@ class AnswersFile:
                 if isinstance(value, Mapping) and "action" in value and "action" not in requests:
                     value = {request_key: dict(value) for request_key in requests}
                 return Reply(validate_answers(requests, value), self.how)
+            if item.kind == "authorization":  # {"callback_url": ...} or {"action": "decline"}
+                return Reply(check_sign_in_answer(item.authorization, value), self.how)
         except (AnswerError, DecisionError) as exc:
             raise self._error(key, str(exc)) from exc
-        raise self._error(key, f"interrupt {item.interrupt_id} is not an MCP approval or elicitation")
+        raise self._error(
+            key, f"interrupt {item.interrupt_id} is not an MCP approval, elicitation or sign-in"
+        )

@@ -15,6 +15,7 @@ stops right there.
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,6 +27,8 @@ from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, ToolCall
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.store.base import BaseStore
+from langgraph.store.sqlite.aio import AsyncSqliteStore
 from langgraph.types import StateSnapshot
 from pydantic import ValidationError
 
@@ -33,7 +36,13 @@ from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.cli.pending import PendingMcpInterrupt, Reply, command_for
 from langgraph_mcp.cli.render import RunView, server_target
 from langgraph_mcp.cli.responders import Responder, first_reply
-from langgraph_mcp.errors import CliError, ResumeError, ToolNotFoundError, ToolOwnerUnknownError
+from langgraph_mcp.errors import (
+    AuthorizationRequiredError,
+    CliError,
+    ResumeError,
+    ToolNotFoundError,
+    ToolOwnerUnknownError,
+)
 from langgraph_mcp.examples.demo_graph import DEMO_SERVER_CONFIG
 from langgraph_mcp.graph.gate import create_approval_gate
 from langgraph_mcp.graph.messages import last_ai_message
@@ -79,6 +88,7 @@ class Session:
         self.loop = BackgroundLoop("langgraph-mcp-cli")
         self.servers: McpServers | None = None
         self._conn: aiosqlite.Connection | None = None
+        self._store_conn: aiosqlite.Connection | None = None
 
     def __enter__(self) -> Session:
         return self
@@ -116,12 +126,38 @@ class Session:
             raise CliError(f"cannot open the database {str(db)!r}: {exc}", EXIT_FAILED) from exc
         return saver
 
+    def store(self, db: Path) -> AsyncSqliteStore:
+        """The LangGraph store in ``db`` (OAuth tokens per principal: the next command, ``resume`` included,
+        signs in with them), bound to this session's loop."""
+        db.parent.mkdir(parents=True, exist_ok=True)
+
+        async def open_store() -> tuple[aiosqlite.Connection, AsyncSqliteStore]:
+            conn = await aiosqlite.connect(
+                str(db), isolation_level=None
+            )  # autocommit: the CLI's other writers
+            store = AsyncSqliteStore(conn)
+            await store.setup()
+            return conn, store
+
+        try:
+            self._store_conn, store = self.loop.run(open_store())
+        except Exception as exc:
+            raise CliError(f"cannot open the store in {str(db)!r}: {exc}", EXIT_FAILED) from exc
+        return store
+
     def close(self) -> None:
         async def shutdown() -> None:
             if self.servers is not None:
                 await self.servers.aclose()
             if self._conn is not None:
                 await self._conn.close()
+            if self._store_conn is not None:
+                await self._store_conn.close()
+            # What is left on this private loop (the store's batching task) ends before the loop does.
+            leftover = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in leftover:
+                task.cancel()
+            await asyncio.gather(*leftover, return_exceptions=True)
 
         try:
             self.loop.run(shutdown())
@@ -136,10 +172,13 @@ def _unreachable(servers: McpServers, server: str, detail: str) -> str:
     return f"MCP server {server!r} ({server_target(servers.spec(server))}) could not be reached: {detail}"
 
 
-def resolve_tool(session: Session, servers: McpServers, name: str) -> McpTool:
-    """The tool published as ``name``, else a clear ``CliError`` (close matches, failed servers)."""
+def resolve_tool(session: Session, servers: McpServers, name: str) -> McpTool | None:
+    """The tool published as ``name``, else a clear ``CliError`` (close matches, failed servers); ``None`` when
+    its server needs a sign-in first (the run asks for it)."""
     try:
         return session.loop.run(servers.get_tool(name))
+    except AuthorizationRequiredError:
+        return None
     except ToolOwnerUnknownError as exc:  # a server that may publish it could not be listed
         lines = [
             f"No tool {name!r} could be found: the MCP server(s) that may publish it could not be reached."
@@ -182,7 +221,10 @@ class CallState(MessagesState):
 
 
 def build_call_graph(
-    servers: McpServers, policy: ApprovalPolicy, checkpointer: AsyncSqliteSaver | None
+    servers: McpServers,
+    policy: ApprovalPolicy,
+    checkpointer: AsyncSqliteSaver | None,
+    store: BaseStore | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """START → propose (an AIMessage with the one call) → approval_gate → router → tools → END."""
 
@@ -201,7 +243,7 @@ def build_call_graph(
         "approval_gate", ToolCallRouter(node="tools", otherwise=END), ["tools", END]
     )
     builder.add_edge("tools", END)
-    return builder.compile(checkpointer=checkpointer, name="langgraph-mcp-call")
+    return builder.compile(checkpointer=checkpointer, store=store, name="langgraph-mcp-call")
 
 
 # ------------------------------------------------------------------------------------------------ driving

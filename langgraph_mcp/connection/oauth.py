@@ -60,6 +60,7 @@ from langgraph_mcp.errors import AuthorizationRequiredError, LangGraphMcpError
 
 __all__ = [
     "OAUTH_NAMESPACE",
+    "OAUTH_RECORD_KEYS",
     "PENDING_SIGN_IN_TTL",
     "RefreshFirst",
     "SignInProvider",
@@ -78,8 +79,13 @@ PENDING_SIGN_IN_TTL = 600.0
 _PLACEHOLDER_CODE = "langgraph-mcp:not-a-code"
 
 
-def oauth_namespace(server: str, principal: str) -> tuple[str, ...]:
-    return (*OAUTH_NAMESPACE, server, principal)
+OAUTH_RECORD_KEYS = ("tokens", "client", "pending")
+"""The keys of one principal's records (see the module docstring)."""
+
+
+def oauth_namespace(server: str, principal: str | None = None) -> tuple[str, ...]:
+    """Where one principal's records for ``server`` are (without ``principal``: the prefix of every principal's)."""
+    return (*OAUTH_NAMESPACE, server) if principal is None else (*OAUTH_NAMESPACE, server, principal)
 
 
 class RefreshFirst(LangGraphMcpError):

@@ -82,12 +82,14 @@ from typing import Annotated, Any, TypedDict, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, ToolCall, ToolMessage
 from langchain_core.runnables import RunnableConfig
+from langgraph.config import get_config
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Send, interrupt
 
 from langgraph_mcp._compat import RunnableCallable, has_checkpointer
+from langgraph_mcp.calls.asker import InterruptAsker
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.errors import DecisionError
 from langgraph_mcp.graph.messages import (
@@ -109,6 +111,7 @@ from langgraph_mcp.humans.decisions import (
 )
 from langgraph_mcp.humans.hitl import agent_chat_ui_mode
 from langgraph_mcp.humans.policy import ApprovalPolicy, Verdict
+from langgraph_mcp.humans.sign_in import MAX_SIGN_INS_PER_CALL, authorization_payload, sign_in_result
 from langgraph_mcp.payloads import (
     APPROVAL_INTERRUPT_TYPE,
     ApprovalInterrupt,
@@ -311,16 +314,22 @@ class _Gate:
         return [call for call in pending.runnable if (call.get("id") or "") not in judged]
 
     def _verdicts(
-        self, calls: list[ToolCall], owners: Mapping[str, Owner], config: RunnableConfig
+        self,
+        calls: list[ToolCall],
+        owners: Mapping[str, Owner],
+        config: RunnableConfig,
+        declined: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
         can_pause = has_checkpointer(config.get("configurable", {}))
         principal = self.policy.principal_for(config)
         now = self.policy.clock()
         reviews: list[ApprovalInterrupt] = []
-        denied: dict[str, str] = {}
+        denied: dict[str, str] = dict(declined or {})
         allowed: dict[str, GateRecord] = {}
         for call in calls:
             call_id = call.get("id") or ""
+            if call_id in denied:
+                continue
             owner = owners[call["name"]]
             verdict = owner_verdict(self.policy, call, owner, principal=principal)
             if verdict.allowed:
@@ -338,11 +347,53 @@ class _Gate:
 
     def check(self, state: Any, config: RunnableConfig) -> dict[str, Any]:
         calls = self._calls(state)
-        return self._verdicts(calls, self._owners(calls), config)
+        owners = self._owners(calls)
+        declined: dict[str, str] = {}
+        for _ in range(len(calls) * MAX_SIGN_INS_PER_CALL):
+            if not self._sign_in_first(calls, owners, declined):
+                break
+            owners = self._owners(calls)
+        return self._verdicts(calls, owners, config, declined)
 
     async def acheck(self, state: Any, config: RunnableConfig) -> dict[str, Any]:
         calls = self._calls(state)
-        return self._verdicts(calls, await self._aowners(calls), config)
+        owners = await self._aowners(calls)
+        declined: dict[str, str] = {}
+        for _ in range(len(calls) * MAX_SIGN_INS_PER_CALL):
+            if not self._sign_in_first(calls, owners, declined):
+                break
+            owners = await self._aowners(calls)
+        return self._verdicts(calls, owners, config, declined)
+
+    def _sign_in_first(
+        self, calls: list[ToolCall], owners: Mapping[str, Owner], declined: dict[str, str]
+    ) -> bool:
+        """A call whose server needs the principal to sign in before its tool can even be looked up: ask for the
+        sign-in here, so the human then judges the real tool (not an unresolved name). ``True`` when a sign-in
+        was handed over (look the owners up again); a declined one denies its call."""
+        for call in calls:
+            call_id = call.get("id") or ""
+            needed = owners[call["name"]].sign_in
+            if needed is None or call_id in declined:
+                continue
+            if not has_checkpointer(get_config().get("configurable", {})):
+                return False  # nobody can be asked: the call stays unresolved (denied, as without a checkpointer)
+            payload = authorization_payload(
+                server=needed.server,
+                authorization_url=needed.authorization_url,
+                principal=needed.principal,
+                scopes=needed.scopes,
+                tool_call_id=call_id,
+                compat=self.compat,
+            )
+            result = sign_in_result(InterruptAsker(call_id, compat=self.compat).sign_in(payload))
+            if result is None or result.error is not None:
+                why = "was declined" if result is None else f"was refused ({result.error})"
+                declined[call_id] = f"signing in to MCP server {needed.server!r} {why}"
+                continue
+            self.servers.hand_over_sign_in(needed.server, result)
+            return True
+        return False
 
     # -- routing and review -------------------------------------------------------------------------------
 

@@ -46,11 +46,8 @@ from langgraph_mcp.graph.messages import (
     with_batch,
 )
 from langgraph_mcp.humans.hitl import agent_chat_ui_mode
-from langgraph_mcp.humans.sign_in import authorization_payload, sign_in_result
+from langgraph_mcp.humans.sign_in import MAX_SIGN_INS_PER_CALL, authorization_payload, sign_in_result
 from langgraph_mcp.servers.mcp_servers import McpServers
-
-MAX_SIGN_INS_PER_CALL = 3
-"""Sign-ins one call may ask for (a code that fails to exchange asks again) before it ends with an error."""
 
 ErrorHandler = bool | str | Callable[[Exception], str] | type[Exception] | tuple[type[Exception], ...]
 

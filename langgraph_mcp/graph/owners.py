@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from langchain_core.messages import ToolCall
 
 from langgraph_mcp.catalog import McpTool, ToolResolution
-from langgraph_mcp.errors import ServersClosedError
+from langgraph_mcp.errors import AuthorizationRequiredError, ServersClosedError
 from langgraph_mcp.graph.messages import GateRecord, GateVerdict
 from langgraph_mcp.humans.policy import ApprovalPolicy, Verdict
 from langgraph_mcp.servers.mcp_servers import McpServers
@@ -36,6 +36,8 @@ class Owner:
     """Why another (or any) server can't be ruled out; ``None`` when the owner is established."""
     collision: str | None = None
     """Set when several servers publish the name."""
+    sign_in: AuthorizationRequiredError | None = None
+    """A server that may publish it needs the run's principal to sign in first (then it can be looked up)."""
 
 
 async def establish_owner(servers: McpServers, name: str) -> Owner:
@@ -80,7 +82,7 @@ def _owner(resolution: ToolResolution) -> Owner:
     if resolution.unknown:
         why = "; ".join(f"server {server!r}: {detail}" for server, detail in resolution.unknown.items())
         problem = f"a server that may publish it could not be checked ({why})"
-    return Owner(name, tool, problem=problem)
+    return Owner(name, tool, problem=problem, sign_in=resolution.sign_in if tool is None else None)
 
 
 async def establish_owners(servers: McpServers, names: Sequence[str]) -> dict[str, Owner]:

@@ -31,6 +31,7 @@ from langgraph_mcp.payloads import (
 )
 
 __all__ = [
+    "MAX_SIGN_INS_PER_CALL",
     "SignInAnswerModel",
     "SignInResult",
     "authorization_payload",
@@ -38,6 +39,9 @@ __all__ = [
     "sign_in_response_schema",
     "sign_in_result",
 ]
+
+MAX_SIGN_INS_PER_CALL = 3
+"""Sign-ins one call may ask for (a code that fails to exchange asks again) before it ends with an error."""
 
 SIGN_IN_ACTION = "sign_in"
 """The ``HITLRequest`` action name of a sign-in card (Agent Chat UI mode)."""
