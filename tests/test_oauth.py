@@ -195,6 +195,60 @@ async def test_declined_sign_in_ends_the_call_with_an_error_message(harness: Har
     assert "declined" in str(message.content)
 
 
+async def test_agent_chat_ui_mode_shows_a_sign_in_card_answered_by_respond(
+    oauth: OAuthServers, tmp_path: Path
+) -> None:
+    store = InMemoryStore()
+    async with AsyncSqliteSaver.from_conn_string(str(tmp_path / "ui.sqlite")) as saver:
+        servers = McpServers(server_config(oauth, "modern"))
+        try:
+            h = Harness(
+                build_graph(servers, saver, store, compat=True), servers, store, tmp_path / "ui.sqlite"
+            )
+            out = await h.run("u1", principal="uma")
+            pending = the_sign_in(out)
+            [card] = pending.payload["action_requests"]
+            assert card["name"] == "sign_in"
+            assert card["args"]["authorization_url"] == pending.payload["authorization_url"]
+            assert pending.payload["review_configs"][0]["allowed_decisions"] == ["respond", "reject"]
+            callback = await person(card["args"]["authorization_url"])
+            # What Agent Chat UI sends: one decision, the pasted address as a "respond" message.
+            reply = {"decisions": [{"type": "respond", "message": callback}]}
+            out = await h.run("u1", principal="uma", value=Command(resume={pending.interrupt_id: reply}))
+            assert tool_message(out).status != "error"
+
+            out = await h.run("u2", principal="vic")
+            pending = the_sign_in(out)
+            reject = {"decisions": [{"type": "reject"}]}
+            out = await h.run("u2", principal="vic", value=Command(resume={pending.interrupt_id: reject}))
+            assert "declined" in str(tool_message(out).content)
+        finally:
+            await servers.aclose()
+
+
+async def test_without_a_store_tokens_live_in_this_process(oauth: OAuthServers, tmp_path: Path) -> None:
+    async with AsyncSqliteSaver.from_conn_string(str(tmp_path / "n.sqlite")) as saver:
+        servers = McpServers(server_config(oauth, "legacy"))
+        try:
+            h = Harness(build_graph(servers, saver, None), servers, None, tmp_path / "n.sqlite")
+            out = await h.run("n1", principal="nia")
+            callback = await person(the_sign_in(out).payload["authorization_url"])
+            await h.run(
+                "n1",
+                principal="nia",
+                value=resume_command(out, sign_ins={"call_1": {"callback_url": callback}}),
+            )
+            assert "__interrupt__" not in await h.run("n2", principal="nia")
+        finally:
+            await servers.aclose()
+        servers = McpServers(server_config(oauth, "legacy"))  # another process's McpServers: nothing is kept
+        try:
+            h = Harness(build_graph(servers, saver, None), servers, None, tmp_path / "n.sqlite")
+            assert the_sign_in(await h.run("n3", principal="nia")).payload["principal"] == "nia"
+        finally:
+            await servers.aclose()
+
+
 async def expire_stored_access_token(store: BaseStore | None, principal: str) -> None:
     """What the passing of time does to the stored token: its expiry is now in the past."""
     assert store is not None
