@@ -182,8 +182,8 @@ def _parse(prop: Mapping[str, Any], raw: str) -> Any:
     return raw
 
 
-def _ask_field(console: Console, name: str, prop: Mapping[str, Any], required: bool, sensitive: bool) -> Any:
-    """One field's value, re-asked until it fits; ``_MISSING`` for an optional field left empty."""
+def _field_label(name: str, prop: Mapping[str, Any], required: bool) -> Text:
+    """The prompt for one field: its title, its description (dim) and whether it is optional."""
     title = prop.get("title") if isinstance(prop.get("title"), str) else name
     description = prop.get("description")
     label = Text(str(title), style="bold")
@@ -191,53 +191,76 @@ def _ask_field(console: Console, name: str, prop: Mapping[str, Any], required: b
         label.append(f" - {description}", style="dim")
     if not required:
         label.append(" (optional)", style="dim")
+    return label
+
+
+def _format_hint(prop: Mapping[str, Any], item_options: list[tuple[Any, str | None]] | None) -> str:
+    """What a free-text answer should look like: the choices of a list, or a date format."""
+    if item_options is not None:
+        return f" (comma-separated, from: {', '.join(str(v) for v, _ in item_options)})"
+    if prop.get("format") == "date" and "YYYY-MM-DD" not in str(prop.get("description") or ""):
+        return " (YYYY-MM-DD)"
+    if prop.get("format") == "date-time":
+        return " (e.g. 2026-01-31T09:30:00Z)"
+    return ""
+
+
+def _ask_choice(console: Console, label: Text, options: list[tuple[Any, str | None]], default: Any) -> Any:
+    """One of a field's allowed values (titled ones explained on the line above)."""
+    titled = [f"{v} = {t}" for v, t in options if t and t != str(v)]
+    if titled:
+        console.print(Text("    " + "; ".join(titled), style="dim"))
+    raw = Prompt.ask(
+        label,
+        console=console,
+        choices=[str(v) for v, _ in options],
+        default=str(default) if default is not _MISSING else ...,
+    )
+    return next(v for v, _ in options if str(v) == raw)
+
+
+def _ask_text(
+    console: Console, label: Text, prop: Mapping[str, Any], required: bool, sensitive: bool, default: Any
+) -> Any:
+    """A typed-in value parsed by the field's type; ``_MISSING`` for an optional field left empty."""
+    item_options = field_options(prop.get("items") or {}) if prop.get("type") == "array" else None
+    shown_default: Any = ...
+    if default is not _MISSING:
+        shown_default = ", ".join(map(str, default)) if isinstance(default, list) else str(default)
+    elif not required:
+        shown_default = ""
+    raw = Prompt.ask(
+        Text.assemble(label, (_format_hint(prop, item_options), "dim")),
+        console=console,
+        password=sensitive,
+        default=shown_default,
+        show_default=shown_default not in (..., "") and not sensitive,
+    )
+    if raw == "" and not required and default is _MISSING:
+        return _MISSING
+    value = _parse(prop, str(raw))
+    if item_options is not None and isinstance(value, list):
+        value = [next((v for v, _ in item_options if str(v) == part), part) for part in value]
+    return value
+
+
+def _ask_field(console: Console, name: str, prop: Mapping[str, Any], required: bool, sensitive: bool) -> Any:
+    """One field's value, re-asked until it fits; ``_MISSING`` for an optional field left empty."""
+    label = _field_label(name, prop, required)
     default = prop.get("default", _MISSING)
-    kind = prop.get("type")
     options = field_options(prop)
-    item_options = field_options(prop.get("items") or {}) if kind == "array" else None
     while True:
         value: Any
-        if kind == "boolean" and options is None:
+        if prop.get("type") == "boolean" and options is None:
             value = Confirm.ask(
                 label, console=console, default=bool(default) if default is not _MISSING else False
             )
         elif options is not None:
-            choices = [str(v) for v, _ in options]
-            titled = [f"{v} = {t}" for v, t in options if t and t != str(v)]
-            if titled:
-                console.print(Text("    " + "; ".join(titled), style="dim"))
-            raw = Prompt.ask(
-                label,
-                console=console,
-                choices=choices,
-                default=str(default) if default is not _MISSING else ...,
-            )
-            value = next(v for v, _ in options if str(v) == raw)
+            value = _ask_choice(console, label, options, default)
         else:
-            hint = ""
-            if item_options is not None:
-                hint = f" (comma-separated, from: {', '.join(str(v) for v, _ in item_options)})"
-            elif prop.get("format") == "date" and "YYYY-MM-DD" not in str(description or ""):
-                hint = " (YYYY-MM-DD)"
-            elif prop.get("format") == "date-time":
-                hint = " (e.g. 2026-01-31T09:30:00Z)"
-            shown_default: Any = ...
-            if default is not _MISSING:
-                shown_default = ", ".join(map(str, default)) if isinstance(default, list) else str(default)
-            elif not required:
-                shown_default = ""
-            raw = Prompt.ask(
-                Text.assemble(label, (hint, "dim")),
-                console=console,
-                password=sensitive,
-                default=shown_default,
-                show_default=shown_default not in (..., "") and not sensitive,
-            )
-            if raw == "" and not required and default is _MISSING:
+            value = _ask_text(console, label, prop, required, sensitive, default)
+            if value is _MISSING:
                 return _MISSING
-            value = _parse(prop, str(raw))
-            if item_options is not None and isinstance(value, list):
-                value = [next((v for v, _ in item_options if str(v) == part), part) for part in value]
         problem = _field_problem(name, prop, value)
         if problem is None:
             return value
