@@ -11,7 +11,7 @@ import anyio
 import pytest
 
 from langgraph_mcp.errors import InvalidResponseError
-from tests.helpers import OpenServers
+from tests.helpers import ERAS, OpenServers
 
 pytestmark = pytest.mark.anyio
 
@@ -20,13 +20,7 @@ TOOL_TIMEOUT = 300.0
 """Far beyond the hang guard below: a call that waits for its timeout fails the test instead."""
 
 
-@pytest.mark.parametrize(
-    "era",
-    [
-        pytest.param("modern", marks=pytest.mark.xfail(strict=True, reason="issue 23 item 4: fixed next")),
-        "legacy",
-    ],
-)
+@pytest.mark.parametrize("era", ERAS)
 async def test_an_answer_nested_beyond_the_parsers_depth_fails_the_call_at_once(
     open_servers: OpenServers, era: str
 ) -> None:

@@ -104,8 +104,10 @@ async def run_call(
     )
     attempts = 0
     while True:
+        # Not retried here: connecting has its own policy (restart_attempts, then one attempt per backoff period,
+        # which a call waits for within its deadline); another try would only wait for the attempt after that.
+        await call.conn.client()
         try:
-            await call.conn.client()
             paused = call.paused.take(asker.key) if asker is not None else None
             if paused is None and asker is not None:
                 await asker.load_shown_question()

@@ -536,16 +536,22 @@ class ServerConnection:
             # This bound covers the whole request in this very task (the write too), so the SDK gets none of its
             # own: a second timer per call that could never fire first. On the connection's one timer (see
             # event_deadlines): no timer per call, and none holding a copy of the caller's graph run once done.
-            async with self.event_deadlines.cancel_after(timeout):
-                result = await client.session.call_tool(
-                    tool,
-                    arguments,
-                    progress_callback=cast(Any, progress),
-                    input_responses=cast(Any, input_responses),
-                    request_state=request_state,
-                    allow_input_required=True,
-                    allow_claimed=True,  # a task handle comes back as TaskCreated (see calls.tasks)
-                )
+            async with self.event_deadlines.cancel_after(timeout) as guard:
+                # In flight for fail_all too: an answer the SDK could not parse fails the call at once, not at its
+                # timeout (the SDK drops such a message; no request ever gets it).
+                key = self.jobs.track(guard.fail)
+                try:
+                    result = await client.session.call_tool(
+                        tool,
+                        arguments,
+                        progress_callback=cast(Any, progress),
+                        input_responses=cast(Any, input_responses),
+                        request_state=request_state,
+                        allow_input_required=True,
+                        allow_claimed=True,  # a task handle comes back as TaskCreated (see calls.tasks)
+                    )
+                finally:
+                    self.jobs.untrack(key)
             if isinstance(result, types.CallToolResult | types.InputRequiredResult | TaskCreated):
                 return result
             raise InvalidResponseError(

@@ -235,10 +235,15 @@ class ClientOwner:
             return "down" if self.backoff.exhausted or not self._connected_once else "reconnecting"
         return "idle"
 
-    async def client(self) -> Client:
-        """The live client, starting or restarting the connection as needed (bounded attempts, with backoff)."""
+    async def client(self, within: float | None = None) -> Client:
+        """The live client, starting or restarting the connection as needed (bounded attempts, with backoff).
+
+        A reconnect already scheduled ``within`` seconds from now (default: the server's ``tool_timeout``, the
+        caller's own deadline) is waited for, and the caller fails only if that attempt fails; one scheduled later
+        fails at once (:class:`ServerUnavailableError`, "next attempt in N s")."""
         if self._client is not None and not self._transport_ended():
             return self._client
+        starts = self._starts
         async with self._start_lock:
             if self._client is not None and self._transport_ended():
                 # The server went away between calls (e.g. the stdio process died): restart before sending, so
@@ -249,22 +254,28 @@ class ClientOwner:
                 return self._client
             if self.closed:
                 raise ServerConnectionError(self.name, "the connection was closed (aclose() was called)")
-            await self._connect()
+            if self._starts != starts and self.backoff.in_outage:
+                # An attempt ran while this caller waited for it (behind the one that made it), and failed.
+                raise ServerConnectionError(
+                    self.name, f"the reconnect attempt failed ({describe_error(self._error)})"
+                )
+            await self._connect(self.spec.tool_timeout if within is None else within)
             if self._client is None:  # it died again right after connecting
                 raise ServerConnectionError(
                     self.name, f"connection lost at once ({describe_error(self._error)})"
                 )
             return self._client
 
-    async def _connect(self) -> None:
+    async def _connect(self, within: float) -> None:
         """Start the connection. Within an outage of a connection that was up, restart up to ``restart_attempts``
-        times, each after its backoff delay; past that (or for a server that never came up) fail fast until the
-        backoff has passed, then try once more."""
+        times, each after its backoff delay; past that (or for a server that never came up) one attempt per backoff
+        period: a caller waits for the next one if it is due ``within`` seconds, else fails fast."""
         backoff = self.backoff
         while True:
             if backoff.in_outage and (backoff.exhausted or not self._connected_once):
-                if (retry_in := backoff.wait_remaining()) > 0:
+                if (retry_in := backoff.wait_remaining()) > within:
                     raise self._unavailable(retry_in)
+                await asyncio.sleep(retry_in)  # the scheduled attempt; if it fails, so does this caller
             elif backoff.in_outage:
                 await asyncio.sleep(backoff.wait_remaining())
             try:

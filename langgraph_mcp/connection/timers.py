@@ -101,21 +101,30 @@ class EventDeadlines:
 
 class CancelAfter:
     """What ``asyncio.timeout`` does (cancel the task at the deadline; a cancellation that is the deadline's own
-    leaves as ``TimeoutError``), with the deadline on an :class:`EventDeadlines` timer instead of one of its own."""
+    leaves as ``TimeoutError``), with the deadline on an :class:`EventDeadlines` timer instead of one of its own;
+    :meth:`fail` ends the block early the same way, with an error of the caller's choosing."""
 
-    __slots__ = ("_cancelling", "_deadlines", "_expired", "_seconds", "_task")
+    __slots__ = ("_cancelling", "_deadlines", "_expired", "_failure", "_seconds", "_task")
 
     def __init__(self, deadlines: EventDeadlines, seconds: float) -> None:
         self._deadlines = deadlines
         self._seconds = seconds
         self._expired = False
+        self._failure: BaseException | None = None
 
-    async def __aenter__(self) -> None:
+    async def __aenter__(self) -> CancelAfter:
         task = asyncio.current_task()
         assert task is not None  # an async with runs in a task
         self._task = task
         self._cancelling = task.cancelling()
         self._deadlines.watch(self, self._seconds, self._expire)
+        return self
+
+    def fail(self, error: BaseException) -> None:
+        """End the block now: it raises ``error`` (unless the deadline or an earlier failure came first)."""
+        if not self._expired and self._failure is None:
+            self._failure = error
+            self._task.cancel()
 
     def _expire(self) -> None:
         self._expired = True
@@ -126,5 +135,8 @@ class CancelAfter:
     ) -> None:
         self._deadlines.forget(self)
         # As asyncio.Timeout.__aexit__: only a cancellation beyond those pending on entry is the deadline's.
-        if self._expired and self._task.uncancel() <= self._cancelling and kind is asyncio.CancelledError:
-            raise TimeoutError from error
+        if (self._expired or self._failure is not None) and kind is asyncio.CancelledError:
+            if self._task.uncancel() <= self._cancelling:
+                if self._failure is not None:
+                    raise self._failure from None
+                raise TimeoutError from error
