@@ -135,8 +135,8 @@ class CancelAfter:
     ) -> None:
         self._deadlines.forget(self)
         # As asyncio.Timeout.__aexit__: only a cancellation beyond those pending on entry is the deadline's.
-        if (self._expired or self._failure is not None) and kind is asyncio.CancelledError:
-            if self._task.uncancel() <= self._cancelling:
-                if self._failure is not None:
-                    raise self._failure from None
-                raise TimeoutError from error
+        ours = self._expired or self._failure is not None
+        if ours and kind is asyncio.CancelledError and self._task.uncancel() <= self._cancelling:
+            if self._failure is not None:
+                raise self._failure from None
+            raise TimeoutError from error
