@@ -136,7 +136,7 @@ class CancelAfter:
         self._deadlines.forget(self)
         # As asyncio.Timeout.__aexit__: only a cancellation beyond those pending on entry is the deadline's.
         ours = self._expired or self._failure is not None
-        if ours and kind is asyncio.CancelledError and self._task.uncancel() <= self._cancelling:
+        if ours and self._task.uncancel() <= self._cancelling and kind is asyncio.CancelledError:
             if self._failure is not None:
                 raise self._failure from None
             raise TimeoutError from error
