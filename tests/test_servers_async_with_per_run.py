@@ -25,7 +25,6 @@ def run(token: str, n: int) -> Any:
     return {"configurable": {"thread_id": f"t-{token}-{n}", "token": token}}
 
 
-@pytest.mark.xfail(strict=True, reason="issue 23 item 6: fixed next")
 @pytest.mark.parametrize("era", ERAS)
 async def test_async_with_lists_what_it_can_and_per_run_servers_per_identity_on_first_use(
     open_servers: OpenServers, era: str

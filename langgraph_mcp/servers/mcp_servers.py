@@ -33,7 +33,7 @@ from langgraph_mcp.catalog import McpTool, ToolResolution
 from langgraph_mcp.config import McpServersConfig, OutputRouting, ServerSpec
 from langgraph_mcp.connection.connection import ProgressCallback, ServerConnection
 from langgraph_mcp.connection.owner import ListKind
-from langgraph_mcp.credentials import RUN_CONFIG, Identity
+from langgraph_mcp.credentials import RUN_CONFIG, Identity, current_config, is_per_run
 from langgraph_mcp.errors import AnswerError, ConfigError, CredentialError, EventLoopError, ServersClosedError
 from langgraph_mcp.humans.sign_in import SignInResult, check_sign_in_answer, sign_in_result
 from langgraph_mcp.servers import resources
@@ -106,7 +106,13 @@ class McpServers:
     # ------------------------------------------------------------------------------------------- lifecycle
 
     async def __aenter__(self) -> McpServers:
-        await self.list_tools()
+        """List every server that can be listed here. Outside a run, a server whose credentials come from the run
+        (``${configurable:...}`` headers, a ``credentials`` callable, per-user sign-in) is not: it is listed per
+        identity on its first use inside a run."""
+        in_run = current_config() is not None
+        names = [name for name, spec in self.config.servers.items() if in_run or not is_per_run(spec)]
+        if names:
+            await self.list_tools(names)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
