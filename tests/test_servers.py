@@ -187,7 +187,11 @@ async def test_no_restart_attempts_means_a_dead_server_errors_clearly(
     open_servers: OpenServers, tmp_path: Path
 ) -> None:
     log = tmp_path / "events.jsonl"
-    servers = open_servers({"demo": crashing_demo_spec(events_file=log, mode="modern", restart_attempts=0)})
+    # The next attempt is due past the call's tool_timeout, so the call does not wait for it (it would restart).
+    spec = crashing_demo_spec(
+        events_file=log, mode="modern", restart_attempts=0, reconnect_backoff=300, reconnect_backoff_max=300
+    )
+    servers = open_servers({"demo": spec})
     pid = await server_pid(servers)
     with pytest.raises(ServerConnectionError, match="connection lost during the call to 'crash'"):
         await servers.call_tool("demo_crash", {})
