@@ -457,3 +457,24 @@ def _stored_cli_tokens(db: Path) -> dict[str, Any]:
         assert item is not None
         token = item.value["token"]
         return {"access": token["access_token"], "refresh": token.get("refresh_token")}
+
+
+async def test_outside_a_graph_the_error_carries_the_link_and_complete_sign_in_finishes_it(
+    oauth: OAuthServers,
+) -> None:
+    from langgraph_mcp.errors import AnswerError, AuthorizationRequiredError
+
+    config = {"configurable": {"user_id": "olga"}}
+    servers = McpServers(server_config(oauth, "modern"))
+    try:
+        with pytest.raises(AuthorizationRequiredError) as needed:
+            await servers.list_tools(config=config)
+        assert needed.value.principal == "olga" and needed.value.server == "secure"
+        callback = await person(needed.value.authorization_url)
+        with pytest.raises(AnswerError, match="state"):
+            await servers.complete_sign_in("secure", callback.replace("state=", "state=x"), config=config)
+        await servers.complete_sign_in("secure", callback, config=config)
+        tools = await servers.list_tools(config=config)
+        assert [t.published_name for t in tools] == ["secure_get_time"]
+    finally:
+        await servers.aclose()
