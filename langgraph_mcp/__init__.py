@@ -140,6 +140,7 @@ _COMPATIBLE: dict[str, str] = {
             "ElicitationUnavailableError",
             "TooManyRoundsError",
             "UnsupportedRequestError",
+            "SamplingRefusedError",
             "NoCheckpointerError",
             "IncompatibleDependencyError",
             "ResumeTypeError",

@@ -102,6 +102,16 @@ class _ServerOptions(BaseModel):
     open)."""
     retries: int = Field(2, ge=0)
     """Retries after a transport failure, only for tools whose hints say read-only or idempotent."""
+    sampling_model: Any = None
+    """A LangChain chat model that answers this server's ``sampling/createMessage`` requests (both eras). ``None``
+    (the default): sampling is refused, with a clear error."""
+    sampling_policy: Literal["allow", "ask", "deny"] = "ask"
+    """With a ``sampling_model``: ``ask`` pauses the graph with an ``mcp_sampling`` interrupt (approve / edit the
+    messages / reject), ``allow`` runs the model, ``deny`` refuses."""
+    sampling_max_tokens: int = Field(1024, ge=1)
+    """The most tokens one completion may use, whatever the server's ``maxTokens`` asks."""
+    sampling_max_requests: int = Field(10, ge=0)
+    """The most sampling requests this server may make per graph run and credential identity; past it, refused."""
     tasks: bool = True
     """2026-07-28 era: advertise the MCP Tasks extension (``io.modelcontextprotocol/tasks``), so a server that
     offers it may answer a call with a task, polled to its end and kept in the checkpoint (see README, "Long-running

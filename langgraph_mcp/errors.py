@@ -25,6 +25,7 @@ The tree (every exception the package raises is one of these)::
     │   ├── TooManyRoundsError                 a tool kept asking past ``max_elicitation_rounds``
     │   ├── TooManyParkedCallsError            a legacy call asked while ``max_parked_calls`` calls already wait
     │   ├── UnsupportedRequestError            it asked the client for something it does not serve (sampling)
+    │   ├── SamplingRefusedError               its sampling request was refused (policy, cap, or a human)
     │   ├── ToolCallTimeoutError (TimeoutError)   a call did not finish within ``tool_timeout``
     │   └── RequestTimeoutError (TimeoutError)    another request (a listing, a read, a ping) got no answer in time
     ├── ToolNotFoundError (LookupError)        no listed tool has the requested published name
@@ -339,6 +340,11 @@ class TooManyParkedCallsError(ServerError):
 class UnsupportedRequestError(ServerError):
     """A server asked the client for something it does not serve (sampling, or roots without a ``roots``
     option)."""
+
+
+class SamplingRefusedError(ServerError):
+    """A server's sampling request was refused (its ``sampling_policy``, a cap, or a human's rejection) where the
+    refusal can't be sent to the server (2026-07-28), or nobody could review it: the call ends with this error."""
 
 
 class NoCheckpointerError(LangGraphMcpError):

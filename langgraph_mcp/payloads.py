@@ -16,6 +16,10 @@ ELICITATION_INTERRUPT_TYPE: Literal["mcp_elicitation"] = "mcp_elicitation"
 APPROVAL_INTERRUPT_TYPE: Literal["mcp_approval"] = "mcp_approval"
 """``type`` of the payload raised when the approval gate asks a human about a tool call."""
 
+SAMPLING_INTERRUPT_TYPE: Literal["mcp_sampling"] = "mcp_sampling"
+"""``type`` of the payload raised when a server asks the client's model for a completion (``sampling/createMessage``)
+and the server's ``sampling_policy`` is ``"ask"``."""
+
 TASK_HANDLE_TYPE: Literal["mcp_task"] = "mcp_task"
 """``type`` of a saved MCP task handle (in the checkpoint, see :class:`TaskHandle`)."""
 
@@ -309,3 +313,53 @@ class TaskStatusEvent(TypedDict):
 def is_authorization_interrupt(value: object) -> bool:
     """True for an ``mcp_authorization`` (sign-in) payload."""
     return isinstance(value, dict) and value.get("type") == AUTHORIZATION_INTERRUPT_TYPE
+
+
+# --------------------------------------------------------------------------------------------- sampling
+
+
+class SamplingMessage(TypedDict):
+    """One message of a sampling request, as the server sent it (``content`` is an MCP content block)."""
+
+    role: Literal["user", "assistant"]
+    content: dict[str, Any]
+
+
+class SamplingInterrupt(TypedDict):
+    """Payload of an ``mcp_sampling`` interrupt: a server asks the client's model for a completion mid-call."""
+
+    type: Literal["mcp_sampling"]
+    tool_call_id: str
+    server: str
+    tool: str
+    published_name: str
+    messages: list[SamplingMessage]
+    system_prompt: str | None
+    model_preferences: dict[str, Any] | None
+    max_tokens: int
+    """What the model will be allowed: the server's ``maxTokens``, capped by ``sampling_max_tokens``."""
+    requested_max_tokens: int
+    """What the server asked for."""
+
+
+class SamplingApprove(TypedDict):
+    """Run the model on the server's messages as they are."""
+
+    type: Literal["approve"]
+
+
+class SamplingEdit(TypedDict):
+    """Run the model on these messages instead (text content only)."""
+
+    type: Literal["edit"]
+    messages: list[SamplingMessage]
+
+
+class SamplingReject(TypedDict):
+    """Refuse: the server gets a refusal, never a completion."""
+
+    type: Literal["reject"]
+    message: NotRequired[str]
+
+
+SamplingDecision: TypeAlias = SamplingApprove | SamplingEdit | SamplingReject

@@ -225,6 +225,43 @@ class InterruptAsker:
         answer: SignInAnswer = validated.answer()
         return answer
 
+    def decide(self, payload: Mapping[str, Any], model: type[Any], resume_index: int) -> tuple[Any, int]:
+        """A decision (not an elicitation answer) for ``payload``: the first stored value from ``resume_index`` on
+        that ``model`` accepts, or a new interrupt (LangGraph checks the resume value against ``model`` before
+        saving it). Returns the validated model and the resume index after it; raises ``GraphInterrupt`` to pause."""
+        if not self.has_checkpointer:
+            name = str(payload.get("published_name", ""))
+            raise NoCheckpointerError(
+                name,
+                f"MCP tool {name!r} needs a human's decision, but the graph has no checkpointer to pause on: "
+                "compile it with one, e.g. graph.compile(checkpointer=InMemorySaver())",
+            )
+        book = self._book()
+        index = resume_index
+        while index < len(book):
+            stored = book[index]
+            fresh = index == self._fresh and index >= self.consumed
+            if not fresh:
+                try:
+                    checked = model.model_validate(stored)
+                except Exception:
+                    index += 1
+                    continue
+                if index >= self.consumed:
+                    self._advance_to(index)
+                    interrupt(dict(payload))  # consumes the stored value, already checked above
+                    self.consumed = index + 1
+                return checked, index + 1
+            return self._new_decision(index, payload, model), index + 1
+        return self._new_decision(len(book), payload, model), len(book) + 1
+
+    def _new_decision(self, index: int, payload: Mapping[str, Any], model: type[Any]) -> Any:
+        self._advance_to(index)
+        self.raised_at = index
+        value = interrupt(dict(payload), response_schema=model)
+        self.consumed = index + 1
+        return value if isinstance(value, model) else model.model_validate(value)
+
     def _take(
         self,
         index: int,

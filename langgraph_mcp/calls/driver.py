@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import mcp.types as types
 from langgraph.errors import GraphInterrupt, is_invalid_resume
@@ -32,6 +32,7 @@ from mcp.shared.exceptions import UrlElicitationRequiredError
 
 from langgraph_mcp.calls.asker import InterruptAsker
 from langgraph_mcp.calls.paused import PausedRound, PausedRounds, ProgressRelay
+from langgraph_mcp.calls.sampling import answer_sampling, refused_error
 from langgraph_mcp.calls.tasks import base_handle, durable_legs_here, follow_task, identity_digest, send_leg
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.connection.connection import (
@@ -203,7 +204,8 @@ async def _modern(call: _Call, paused: PausedRound | None) -> types.CallToolResu
         requests = _modern_requests(conn, live.input_requests or {})
         round_ = live.round
         answers, resume_index = call.ask(round_, requests, live.resume_index, live)
-        responses = _responses(requests, answers, live.input_requests or {}, conn)
+        sampled, resume_index = await _answer_samples(call, live.input_requests or {}, resume_index)
+        responses = _responses(requests, answers, live.input_requests or {}, conn, sampled)
         state = live.request_state
     state_only_rounds = 0
     while True:
@@ -241,15 +243,48 @@ async def _modern(call: _Call, paused: PausedRound | None) -> types.CallToolResu
                 input_requests={k: v.model_dump(mode="json", by_alias=True) for k, v in raw_requests.items()},
             )
             round_answers, resume_index = call.ask(round_, requests, resume_index, live_round)
-        responses = _responses(requests, round_answers, raw_requests, conn)
+        sampled, resume_index = await _answer_samples(call, raw_requests, resume_index)
+        responses = _responses(requests, round_answers, raw_requests, conn, sampled)
         state = result.request_state
 
 
-def _modern_requests(conn: ServerConnection, raw: dict[str, Any]) -> dict[str, ElicitationRequest]:
-    """The elicitation questions of a round (roots requests are answered without asking anyone)."""
+def _method(request: Any) -> Any:
+    return request.get("method") if isinstance(request, dict) else getattr(request, "method", None)
+
+
+def _sampling_requests(raw: dict[str, Any]) -> dict[str, types.CreateMessageRequestParams]:
+    out: dict[str, types.CreateMessageRequestParams] = {}
+    for key, request in raw.items():
+        if _method(request) == "sampling/createMessage":
+            parsed = (
+                request
+                if isinstance(request, types.CreateMessageRequest)
+                else types.CreateMessageRequest.model_validate(request)
+            )
+            out[key] = parsed.params
+    return out
+
+
+async def _answer_samples(call: _Call, raw: dict[str, Any], resume_index: int) -> tuple[dict[str, Any], int]:
+    """The completions for a 2026-07-28 round's sampling requests (see :mod:`.sampling`); a refusal stops the
+    call, since a round's answers can't carry one."""
+    sampled: dict[str, Any] = {}
+    for key, params in _sampling_requests(raw).items():
+        answer, resume_index = await answer_sampling(call, params, resume_index)
+        if isinstance(answer, types.ErrorData):
+            raise refused_error(call.conn, call.tool, answer)
+        sampled[key] = answer.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return sampled, resume_index
+
+
+def _modern_requests(
+    conn: ServerConnection, raw: dict[str, Any], *, sampling: bool = True
+) -> dict[str, ElicitationRequest]:
+    """The elicitation questions of a round (roots requests are answered without asking anyone; sampling
+    requests by :func:`_answer_samples` when ``sampling``)."""
     requests: dict[str, ElicitationRequest] = {}
     for key, request in raw.items():
-        method = request.get("method") if isinstance(request, dict) else getattr(request, "method", None)
+        method = _method(request)
         if method == "elicitation/create":
             elicit = (
                 request
@@ -257,6 +292,8 @@ def _modern_requests(conn: ServerConnection, raw: dict[str, Any]) -> dict[str, E
                 else types.ElicitRequest.model_validate(request)
             )
             requests[key] = request_from_params(elicit.params)
+        elif method == "sampling/createMessage" and sampling:
+            continue
         elif method == "roots/list":
             if conn.spec.roots is None:
                 raise UnsupportedRequestError(
@@ -275,10 +312,12 @@ def _responses(
     answers: ElicitationAnswers,
     raw: dict[str, Any],
     conn: ServerConnection,
+    sampled: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     responses: dict[str, Any] = {key: to_elicit_result(answers[key]) for key in requests}
+    responses.update(sampled or {})
     for key in raw:
-        if key not in requests:  # roots/list
+        if key not in responses:  # roots/list
             responses[key] = roots_result(conn.spec.roots)
     return responses
 
@@ -300,7 +339,7 @@ async def _follow(call: _Call, created: TaskCreated | TaskHandle) -> types.CallT
     return await follow_task(
         call,
         handle,
-        lambda raw: _modern_requests(call.conn, raw),
+        lambda raw: _modern_requests(call.conn, raw, sampling=False),  # a task can't be sampled for (yet)
         lambda requests, answers, raw: _responses(requests, answers, raw, call.conn),
     )
 
@@ -396,6 +435,15 @@ async def _legacy(call: _Call, paused: PausedRound | None) -> types.CallToolResu
                 if isinstance(error, MCPError) and error.code == types.URL_ELICITATION_REQUIRED:
                     return await _url_required(call, error, resume_index)
                 raise error
+            if isinstance(event.params, types.CreateMessageRequestParams):  # a pushed sampling request
+                try:
+                    sample, resume_index = await answer_sampling(call, event.params, resume_index)
+                except GraphInterrupt:
+                    # Not parked: the resume re-issues the call and answers from the stored decision.
+                    await handle.abandon()
+                    raise
+                handle.reply(cast(Any, sample))
+                continue
             round_ += 1
             call.check_rounds(round_, "questions")
             requests = _legacy_requests(conn.spec.question_match, event)

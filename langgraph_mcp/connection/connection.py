@@ -271,6 +271,8 @@ class ServerConnection:
         """What a caller sees for a failure under a request."""
         self.event_deadlines = EventDeadlines()
         """The one timer for the waits of this connection's calls for their next event."""
+        self.sampling_counts: collections.Counter[str] = collections.Counter()
+        """Sampling requests answered per thread (see calls.sampling): the cap counts here."""
         self.jobs = RequestJobs(name, self.owner, self.failures)
         """The requests in flight (a bad server message fails them at once), and :meth:`request`'s owner job."""
 
@@ -345,6 +347,8 @@ class ServerConnection:
         }
         if self.spec.roots is not None:
             options["list_roots_callback"] = self._on_list_roots
+        if self.spec.sampling_model is not None:  # legacy: pushed sampling/createMessage, routed to its call
+            options["sampling_callback"] = self._on_sample
         if self.spec.tasks:  # advertised on the 2026-07-28 revision only (the SDK drops the claim on legacy)
             options["extensions"] = [TasksExtension()]
         return options
@@ -592,6 +596,12 @@ class ServerConnection:
         self, context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> ElicitReply:
         return await self.router.route(params)
+
+    async def _on_sample(
+        self, context: ClientRequestContext, params: types.CreateMessageRequestParams
+    ) -> types.CreateMessageResult | types.ErrorData:
+        reply = await self.router.route(cast(Any, params))  # the call's driver answers it (calls.sampling)
+        return cast(types.CreateMessageResult | types.ErrorData, reply)
 
     async def _on_list_roots(self, context: ClientRequestContext) -> types.ListRootsResult | types.ErrorData:
         return roots_result(self.spec.roots)

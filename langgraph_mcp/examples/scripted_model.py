@@ -28,7 +28,7 @@ from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from pydantic import Field
 
-__all__ = ["DEMO_PROMPT", "DEMO_TOOL_CALLS", "ScriptedChatModel", "demo_call_ids"]
+__all__ = ["DEMO_PROMPT", "DEMO_TOOL_CALLS", "ScriptedChatModel", "ScriptedSamplingModel", "demo_call_ids"]
 
 DEMO_PROMPT = "Show me my files, delete todo.txt, and book me a trip to Rome."
 """The human turn the demo starts with."""
@@ -144,3 +144,27 @@ class ScriptedChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         return ChatResult(generations=[ChatGeneration(message=self.next_message(messages))])
+
+
+class ScriptedSamplingModel(BaseChatModel):
+    """A chat model for sampling examples and tests: answers ``"<prefix> <last human text>"`` and keeps the
+    ``max_tokens`` each call was given (``budgets``), so a test sees the prompt and the cap the model got."""
+
+    prefix: str = "Scripted reply to:"
+    budgets: list[int | None] = Field(default_factory=list)
+
+    @property
+    def _llm_type(self) -> str:
+        return "langgraph-mcp-scripted-sampling"
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        self.budgets.append(kwargs.get("max_tokens"))
+        human = next((m for m in reversed(messages) if isinstance(m, HumanMessage)), None)
+        text = _text(human.content) if human is not None else ""
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=f"{self.prefix} {text}"))])

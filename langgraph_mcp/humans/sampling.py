@@ -1,0 +1,105 @@
+"""A server's sampling request as a human sees it (the ``mcp_sampling`` payload) and the decisions checked on resume.
+
+Pure: no I/O. The request becomes a JSON-shaped payload (the messages as the server sent them, the system prompt,
+the model preferences, the token budget after the client's cap); a decision is ``approve``, ``edit`` (new messages,
+text only) or ``reject``, checked by :class:`SamplingDecisionModel` before LangGraph saves it, so a wrong one is
+refused and the same interrupt stays answerable.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, cast
+
+import mcp.types as types
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from langgraph_mcp.payloads import (
+    SAMPLING_INTERRUPT_TYPE,
+    SamplingDecision,
+    SamplingInterrupt,
+    SamplingMessage,
+)
+
+__all__ = ["SamplingDecisionModel", "sampling_payload", "sampling_texts"]
+
+
+def sampling_payload(
+    params: types.CreateMessageRequestParams,
+    *,
+    tool_call_id: str,
+    server: str,
+    tool: str,
+    published_name: str,
+    max_tokens_cap: int,
+) -> SamplingInterrupt:
+    """The ``mcp_sampling`` interrupt payload for one request."""
+    preferences = params.model_preferences
+    return {
+        "type": SAMPLING_INTERRUPT_TYPE,
+        "tool_call_id": tool_call_id,
+        "server": server,
+        "tool": tool,
+        "published_name": published_name,
+        "messages": [
+            cast(SamplingMessage, m.model_dump(mode="json", by_alias=True, exclude_none=True))
+            for m in params.messages
+        ],
+        "system_prompt": params.system_prompt,
+        "model_preferences": (
+            preferences.model_dump(mode="json", by_alias=True, exclude_none=True) if preferences else None
+        ),
+        "max_tokens": min(params.max_tokens, max_tokens_cap),
+        "requested_max_tokens": params.max_tokens,
+    }
+
+
+class _TextBlock(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    type: Literal["text"]
+    text: str = Field(max_length=200_000)
+
+
+class _EditedMessage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    role: Literal["user", "assistant"]
+    content: _TextBlock
+
+
+class SamplingDecisionModel(BaseModel):
+    """The resume value of an ``mcp_sampling`` interrupt: ``{"type": "approve"}``, ``{"type": "edit", "messages":
+    [{"role": "user", "content": {"type": "text", "text": ...}}, ...]}`` or ``{"type": "reject"[, "message"]}``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["approve", "edit", "reject"]
+    messages: list[_EditedMessage] | None = Field(default=None, min_length=1, max_length=200)
+    message: str | None = Field(default=None, max_length=2000)
+
+    @model_validator(mode="after")
+    def _fits_its_type(self) -> SamplingDecisionModel:
+        if self.type == "edit" and not self.messages:
+            raise ValueError("an 'edit' decision needs 'messages' (the messages the model should answer)")
+        if self.type != "edit" and self.messages is not None:
+            raise ValueError(f"a {self.type!r} decision takes no 'messages' (use 'edit' to change them)")
+        if self.type != "reject" and self.message is not None:
+            raise ValueError("only a 'reject' decision takes a 'message'")
+        return self
+
+    def decision(self) -> SamplingDecision:
+        return cast(SamplingDecision, self.model_dump(mode="json", exclude_none=True))
+
+
+def sampling_texts(messages: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """``(role, text)`` per message; non-text content is named, not sent (the model gets text only)."""
+    out: list[tuple[str, str]] = []
+    for message in messages:
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else [content]
+        parts = []
+        for block in blocks:
+            if isinstance(block, dict) and block.get("type") == "text":
+                parts.append(str(block.get("text", "")))
+            elif isinstance(block, dict):
+                parts.append(f"[{block.get('type', 'content')} omitted]")
+        out.append((str(message.get("role", "user")), "\n".join(parts)))
+    return out

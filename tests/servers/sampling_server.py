@@ -1,0 +1,37 @@
+"""An MCP server whose tool asks the client's model for a completion (``sampling/createMessage``), both eras.
+
+``build_server()`` returns ``(server, seen)``: ``seen`` is the server's own record of every completion the tool body
+received (``{"text", "model"}``), so a test checks exactly what the server got. The request comes from a resolver
+(``Resolve`` → ``Sample``): pushed mid-call on 2025-11-25, an ``InputRequiredResult`` round on 2026-07-28.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import mcp.types as types
+from mcp.server.mcpserver import MCPServer, Resolve, Sample
+
+
+def ask_model(text: str) -> types.CreateMessageResult | Sample:
+    return Sample(
+        [types.SamplingMessage(role="user", content=types.TextContent(text=f"Summarize: {text}"))],
+        max_tokens=5000,
+        system_prompt="You write one-line summaries.",
+        model_preferences=types.ModelPreferences(hints=[types.ModelHint(name="small")]),
+    )
+
+
+def build_server() -> tuple[MCPServer, list[dict[str, Any]]]:
+    srv = MCPServer("sampler")
+    seen: list[dict[str, Any]] = []
+
+    @srv.tool()
+    def summarize(text: str, reply: Annotated[types.CreateMessageResult, Resolve(ask_model)]) -> str:
+        """Summarize ``text`` with the client's model."""
+        content = reply.content
+        got = content.text if isinstance(content, types.TextContent) else str(content)
+        seen.append({"text": got, "model": reply.model})
+        return f"summary: {got}"
+
+    return srv, seen

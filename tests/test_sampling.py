@@ -1,0 +1,159 @@
+"""Sampling under human review, both eras: a server's ``sampling/createMessage`` is refused without a model,
+answered by the configured chat model (``allow``), or reviewed (``ask``: approve / edit / reject) through an
+``mcp_sampling`` interrupt; caps apply; a restart between the question and the answer loses nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.types import Command
+from pydantic import ValidationError
+
+from langgraph_mcp import McpServers
+from langgraph_mcp.examples.scripted_model import ScriptedSamplingModel
+from tests.helpers import ERAS, OpenServers
+from tests.node_support import call, in_process, one_turn_graph, start, text_of, tool_messages
+from tests.servers.sampling_server import build_server
+
+pytestmark = pytest.mark.anyio
+CALL = call("sampler_summarize", "c1", text="a long story")
+PROMPT = "Summarize: a long story"
+
+
+def config(thread: str = "t") -> Any:
+    return {"configurable": {"thread_id": thread}}
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_without_a_model_sampling_is_refused_clearly(open_servers: OpenServers, mode: str) -> None:
+    srv, seen = build_server()
+    servers = open_servers({"sampler": in_process(srv, mode)})
+    out = await one_turn_graph(servers, [CALL], InMemorySaver()).ainvoke(start(), config())
+    message = tool_messages(out)["c1"]
+    assert message.status == "error"
+    assert seen == []
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_allow_answers_with_the_model_capped(open_servers: OpenServers, mode: str) -> None:
+    srv, seen = build_server()
+    model = ScriptedSamplingModel()
+    servers = open_servers(
+        {
+            "sampler": in_process(
+                srv, mode, sampling_model=model, sampling_policy="allow", sampling_max_tokens=64
+            )
+        }
+    )
+    out = await one_turn_graph(servers, [CALL], InMemorySaver()).ainvoke(start(), config())
+    assert text_of(tool_messages(out)["c1"]) == f"summary: Scripted reply to: {PROMPT}"
+    assert seen == [{"text": f"Scripted reply to: {PROMPT}", "model": "ScriptedSamplingModel"}]
+    assert model.budgets == [64]  # the server asked for 5000
+
+
+async def ask_graph(servers: McpServers, saver: Any) -> tuple[Any, Any]:
+    graph = one_turn_graph(servers, [CALL], saver)
+    out = await graph.ainvoke(start(), config())
+    (pending,) = out["__interrupt__"]
+    return graph, pending
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_ask_shows_the_request_and_approve_runs_the_model(open_servers: OpenServers, mode: str) -> None:
+    srv, seen = build_server()
+    model = ScriptedSamplingModel()
+    servers = open_servers({"sampler": in_process(srv, mode, sampling_model=model, sampling_max_tokens=100)})
+    graph, pending = await ask_graph(servers, InMemorySaver())
+    payload = pending.value
+    assert (
+        payload["type"] == "mcp_sampling"
+        and payload["tool_call_id"] == "c1"
+        and payload["server"] == "sampler"
+    )
+    assert payload["messages"] == [{"role": "user", "content": {"type": "text", "text": PROMPT}}]
+    assert payload["system_prompt"] == "You write one-line summaries."
+    assert payload["model_preferences"] == {"hints": [{"name": "small"}]}
+    assert (payload["max_tokens"], payload["requested_max_tokens"]) == (100, 5000)
+    assert seen == [] and model.budgets == []  # nothing ran before the human said so
+    with pytest.raises(ValidationError):  # a wrong decision is refused before it is saved
+        await graph.ainvoke(Command(resume={pending.id: {"type": "edit"}}), config())
+    out = await graph.ainvoke(Command(resume={pending.id: {"type": "approve"}}), config())
+    assert text_of(tool_messages(out)["c1"]) == f"summary: Scripted reply to: {PROMPT}"
+    assert [s["text"] for s in seen] == [f"Scripted reply to: {PROMPT}"]
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_edit_sends_exactly_the_edited_prompt(open_servers: OpenServers, mode: str) -> None:
+    srv, seen = build_server()
+    servers = open_servers({"sampler": in_process(srv, mode, sampling_model=ScriptedSamplingModel())})
+    graph, pending = await ask_graph(servers, InMemorySaver())
+    edited = [{"role": "user", "content": {"type": "text", "text": "Summarize politely"}}]
+    out = await graph.ainvoke(Command(resume={pending.id: {"type": "edit", "messages": edited}}), config())
+    assert text_of(tool_messages(out)["c1"]) == "summary: Scripted reply to: Summarize politely"
+    assert [s["text"] for s in seen] == ["Scripted reply to: Summarize politely"]
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_reject_gives_the_server_no_completion(open_servers: OpenServers, mode: str) -> None:
+    srv, seen = build_server()
+    model = ScriptedSamplingModel()
+    servers = open_servers({"sampler": in_process(srv, mode, sampling_model=model)})
+    graph, pending = await ask_graph(servers, InMemorySaver())
+    out = await graph.ainvoke(
+        Command(resume={pending.id: {"type": "reject", "message": "not now"}}), config()
+    )
+    message = tool_messages(out)["c1"]
+    assert message.status == "error"
+    assert seen == [] and model.budgets == []
+    if mode != "legacy":
+        assert "Sampling request refused: not now" in text_of(message)
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_deny_and_the_request_cap_refuse(open_servers: OpenServers, mode: str) -> None:
+    srv, seen = build_server()
+    model = ScriptedSamplingModel()
+    servers = open_servers(
+        {
+            "sampler": in_process(
+                srv, mode, sampling_model=model, sampling_policy="allow", sampling_max_requests=1
+            ),
+        }
+    )
+    calls = [CALL, call("sampler_summarize", "c2", text="another story")]
+    out = await one_turn_graph(servers, calls, InMemorySaver()).ainvoke(start(), config("one"))
+    statuses = sorted(m.status for m in tool_messages(out).values())
+    assert statuses == ["error", "success"]  # one thread, one request allowed
+    assert len(seen) == 1 and len(model.budgets) == 1
+    denied_srv, denied_seen = build_server()
+    denied = open_servers(
+        {"sampler": in_process(denied_srv, mode, sampling_model=model, sampling_policy="deny")}
+    )
+    out = await one_turn_graph(denied, [CALL], InMemorySaver()).ainvoke(start(), config())
+    assert tool_messages(out)["c1"].status == "error" and denied_seen == []
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_restart_between_the_question_and_the_answer_loses_nothing(
+    open_servers: OpenServers, mode: str, tmp_path: Path
+) -> None:
+    srv, seen = build_server()
+    db = str(tmp_path / "checkpoints.db")
+    first = open_servers({"sampler": in_process(srv, mode, sampling_model=ScriptedSamplingModel())})
+    async with AsyncSqliteSaver.from_conn_string(db) as saver:
+        _, pending = await ask_graph(first, saver)
+    await first.aclose()
+    # A new McpServers and a new saver on the same database: nothing of the first run is in memory.
+    second = open_servers({"sampler": in_process(srv, mode, sampling_model=ScriptedSamplingModel())})
+    async with AsyncSqliteSaver.from_conn_string(db) as saver:
+        graph = one_turn_graph(second, [CALL], saver)
+        edited = [{"role": "user", "content": {"type": "text", "text": "Summarize after restart"}}]
+        out = await graph.ainvoke(
+            Command(resume={pending.id: {"type": "edit", "messages": edited}}), config()
+        )
+    assert text_of(tool_messages(out)["c1"]) == "summary: Scripted reply to: Summarize after restart"
+    assert [s["text"] for s in seen] == ["Scripted reply to: Summarize after restart"]
