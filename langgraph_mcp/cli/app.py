@@ -10,6 +10,10 @@ Exit codes:
 * ``3`` — the thread is paused waiting for a human (``--no-input``, Ctrl-C or end of input at a prompt;
   ``pending`` on a thread that waits); continue it with ``langgraph-mcp resume --thread ID``.
 * ``130`` — Ctrl-C while the graph was running.
+* ``141`` — standard output was closed early (``langgraph-mcp tools | head``): nothing more is written, nothing
+  goes to stderr, and the status is the one a shell gives a command killed by SIGPIPE (128 + 13), like
+  ``yes | head -1``; servers are still closed on the way out. (Python's own default would be a traceback, or 120
+  when only the final flush fails; rich's is a quiet 1, which reads as a failure of the command.)
 
 Logging is quiet by default (errors only; a stdio server's stderr goes to the ``langgraph_mcp.server.<name>``
 logger at INFO, so it never reaches the terminal); ``-v`` shows INFO, ``-vv`` DEBUG.
@@ -23,6 +27,8 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import select
 import sys
 import warnings
 from collections.abc import Callable, Sequence
@@ -36,7 +42,8 @@ __all__ = ["build_parser", "run"]
 _EPILOG = """exit codes: 0 done; 1 tool error, unreachable server (tools: a server failed) or unexpected
 failure; 2 bad input (arguments, config, policy, answers file, missing --db file, unknown tool or thread; tools
 --strict with a failed server; policy check with a failing self-test); 3 the thread waits for a human (pending:
-it waits; continue it with `langgraph-mcp resume --thread ID`); 130 Ctrl-C while running."""
+it waits; continue it with `langgraph-mcp resume --thread ID`); 130 Ctrl-C while running; 141 stdout closed
+early (| head)."""
 
 Command = Callable[[argparse.Namespace, Console, Console], int]
 
@@ -257,8 +264,62 @@ def _configure_logging(verbosity: int) -> None:
         warnings.simplefilter("ignore")
 
 
+class _StdoutClosed(BaseException):
+    """Standard output is gone; a BaseException so no ``except Exception`` on the way out reports it as a failure
+    (``finally`` blocks and context managers still close the servers)."""
+
+
+class _StdoutConsole(Console):
+    def on_broken_pipe(self) -> None:  # rich's default: a quiet SystemExit(1)
+        self.quiet = True
+        raise _StdoutClosed
+
+
+def _stdout_is_closed(*, poll: bool = False) -> bool:
+    """Whether writing to stdout failed: flushing it fails, or (``poll``: after argparse, which swallows its own
+    write errors) it is a pipe nobody reads any more."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return True
+    except (OSError, ValueError):
+        return False
+    if not poll or not hasattr(select, "poll"):
+        return False
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (OSError, ValueError):
+        return False
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run the command; returns the exit code."""
+    try:
+        try:
+            code = _run(argv)
+        except SystemExit:  # argparse's --help and usage errors: their text may not have reached stdout
+            if _stdout_is_closed(poll=True):
+                raise _StdoutClosed from None
+            raise
+        if _stdout_is_closed():  # what is still buffered could not be written
+            raise _StdoutClosed
+        return code
+    except (_StdoutClosed, BrokenPipeError) as exc:
+        if isinstance(exc, BrokenPipeError) and not _stdout_is_closed():
+            raise  # some other pipe (a server's, say): not ours to hide
+        try:  # the interpreter flushes stdout once more on exit: let that go nowhere, quietly
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        from langgraph_mcp.cli.runner import EXIT_BROKEN_PIPE
+
+        return EXIT_BROKEN_PIPE
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     _configure_logging(args.verbose)
@@ -274,7 +335,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     from langgraph_mcp.cli.runner import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
     from langgraph_mcp.errors import ConfigError, LangGraphMcpError, ServerConnectionError
 
-    console = Console(highlight=False)
+    console = _StdoutConsole(highlight=False)
     try:
         configurable = _parse_configurable(getattr(args, "configurable", []))
         if configurable.get("user_id") is None and configurable.get("langgraph_auth_user_id") is None:

@@ -54,6 +54,7 @@ from langgraph_mcp.servers.mcp_servers import ConnectionErrorPolicy, McpServers
 from langgraph_mcp.servers.sync import BackgroundLoop
 
 __all__ = [
+    "EXIT_BROKEN_PIPE",
     "EXIT_FAILED",
     "EXIT_OK",
     "EXIT_PENDING",
@@ -76,6 +77,9 @@ EXIT_PENDING = 3
 """The thread is paused waiting for a human; ``langgraph-mcp resume --thread ID`` continues it."""
 EXIT_INTERRUPTED = 130
 """Ctrl-C while the graph was running (not at a prompt)."""
+EXIT_BROKEN_PIPE = 141
+"""Standard output was closed before everything was written (``langgraph-mcp tools | head``): the command ends
+quietly with the status a shell reports for a command killed by SIGPIPE (128 + 13), as ``yes | head -1`` does."""
 
 
 # ------------------------------------------------------------------------------------------------ resources
