@@ -224,7 +224,12 @@ async def test_a_url_request_shows_url_and_host_and_approve_means_accepted(
     ((_key, request),) = card["requests"].items()
     (action,) = card["action_requests"]
     assert request["url"] in action["description"] and f"Host: {request['host']}" in action["description"]
-    assert action["args"] == {"url": request["url"]}
+    assert action["args"] == {
+        "how_to_answer": "Open the URL yourself (it is not opened for you), then Approve; Reject declines.",
+        "message": request["message"],
+        "url": request["url"],
+        "host": request["host"],
+    }
     assert card["review_configs"][0]["allowed_decisions"] == ["approve", "reject"]
     out = await graph.ainvoke(decide(type="approve"), CFG)
 

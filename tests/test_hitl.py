@@ -57,6 +57,12 @@ def test_a_url_that_is_not_a_web_link_can_only_be_rejected() -> None:
     (action,) = card["action_requests"]
     assert card["review_configs"] == [{"action_name": "srv_t", "allowed_decisions": ["reject"]}]
     assert "must not be opened" in action["description"] and "not an http(s) link" in action["description"]
+    assert action["args"] == {  # what Agent Chat UI shows on the card (the description is behind a button)
+        "how_to_answer": "This URL must not be opened: Reject declines.",
+        "message": "Click",
+        "url": "javascript:alert(1)",
+        "why": "not an http(s) link",
+    }
     with pytest.raises(AnswerError, match="not a web link"):
         answers_from_decisions({"k": SCRIPT}, {"decisions": [{"type": "approve"}]})
     assert answers_from_decisions({"k": SCRIPT}, {"decisions": [{"type": "reject"}]}) == {

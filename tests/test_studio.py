@@ -358,7 +358,21 @@ async def test_agent_chat_ui_mode_completes_a_turn_with_bare_resumes_only(studio
     }
     assert set(card["action_requests"][0]["args"]) == {"how_to_answer", *fields}
     answer = {"type": "edit", "edited_action": {"name": "demo_register", "args": fields}}
-    assert await _agent_chat_ui_turn(client, thread, command={"resume": {"decisions": [answer]}}) == {}
+    card = await _agent_chat_ui_turn(client, thread, command={"resume": {"decisions": [answer]}})
+
+    # 3. The payment page as a URL card: approve = the user visited it (it is never opened for them).
+    assert card["type"] == "mcp_elicitation" and card["tool_call_id"] == ids["demo_pay_deposit"]
+    assert card["action_requests"][0]["args"] == {
+        "how_to_answer": "Open the URL yourself (it is not opened for you), then Approve; Reject declines.",
+        "message": "Please confirm the deposit of 20 EUR on the payment page.",
+        "url": "https://pay.example.com/checkout/20",
+        "host": "pay.example.com",
+    }
+    assert card["review_configs"][0]["allowed_decisions"] == ["approve", "reject"]
+    assert (
+        await _agent_chat_ui_turn(client, thread, command={"resume": {"decisions": [{"type": "approve"}]}})
+        == {}
+    )
 
     state = await client.threads.get_state(thread)
     results = _tool_results(state["values"]["messages"])
@@ -367,6 +381,7 @@ async def test_agent_chat_ui_mode_completes_a_turn_with_bare_resumes_only(studio
     status, registered = results[ids["demo_register"]]
     assert status == "success" and '"age": 36' in registered and '"newsletter": true' in registered
     assert '"start": "2026-12-24"' in registered
+    assert results[ids["demo_pay_deposit"]] == ("success", "payment consent: accept")
     assert (await client.threads.get(thread))["status"] == "idle"
     assert await _wait_for_no_demo_servers(studio) == {}, "a run left its MCP server running"
     assert studio.blocking_calls_flagged() == []
@@ -405,7 +420,12 @@ async def test_a_refused_card_answer_through_the_sdk_reads_as_words_and_stays_an
     assert (await client.threads.get_state(thread))["interrupts"] == before  # ... but the state still has it
 
     good = {"type": "edit", "edited_action": {"name": "demo_register", "args": {**fields, "age": "36"}}}
-    assert await _agent_chat_ui_turn(client, thread, command={"resume": {"decisions": [good]}}) == {}
+    card = await _agent_chat_ui_turn(client, thread, command={"resume": {"decisions": [good]}})
+    assert card["tool_call_id"] == "call_pay_deposit_1"  # the URL card comes next
+    assert (
+        await _agent_chat_ui_turn(client, thread, command={"resume": {"decisions": [{"type": "reject"}]}})
+        == {}
+    )
     results = _tool_results((await client.threads.get_state(thread))["values"]["messages"])
     assert results["call_register_1"][0] == "success" and '"age": 36' in results["call_register_1"][1]
     assert (await client.threads.get(thread))["status"] == "idle"

@@ -55,9 +55,11 @@ CHAT_TOOL_CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("list_files", {}),
     ("delete_file", {"path": "todo.txt"}),
     ("register", {}),
+    ("pay_deposit", {"amount": 20}),
 )
 """What the chat variant's scripted model proposes: a read-only call, a destructive call the gate asks about,
-and a call whose server asks for a form with text, number, boolean, choice and date fields."""
+a call whose server asks for a form with text, number, boolean, choice and date fields, and one whose server asks
+the user to visit a payment page (a URL card)."""
 
 _READ_GRAPHS: dict[bool, CompiledStateGraph[Any, Any, Any, Any]] = {}
 """The graphs served to read-only contexts (by ``compat``), built once (their servers are never started)."""

@@ -11,7 +11,9 @@ several is asked one at a time, see :class:`~langgraph_mcp.calls.asker.Interrupt
   then the form's fields, defaults filled in (``""`` where there is none). Allowed decisions ``approve``
   (= accept the form as shown, so the card opens on the natural choice), ``edit`` (= accept, the edited args
   are the content; the help box is ignored) and ``reject`` (= decline);
-* **URL** — ``args`` is ``{"url": ...}`` and the description shows the URL and its host; allowed decisions
+* **URL** — ``args`` are ``how_to_answer`` (what the buttons do), the server's ``message``, the ``url`` and its
+  ``host`` (a ``warning`` when there is one; ``why`` instead of the host when it is not a web link), because
+  Agent Chat UI shows an approve-only card's args and not its description; the description shows the same; allowed decisions
   ``approve`` (= accepted, after the user visited it themselves) and ``reject`` (= decline). A URL that is not
   offered as a link (not ``http``/``https`` with a host: ``openable`` is false) can only be rejected, and the
   description says why.
@@ -214,21 +216,31 @@ def _url_card(payload: ElicitationInterrupt, request: UrlRequest) -> tuple[Actio
         lines += [
             f"Open this URL yourself (it is not opened for you): {request['url']}",
             f"Host: {request['host']}",
-            "Approve once you have visited it; reject to decline.",
+            "Open the URL yourself (it is not opened for you), then Approve; Reject declines.",
         ]
         allowed: list[DecisionType] = ["approve", "reject"]
     else:  # fail closed: nothing to visit, so nothing to approve
         lines += [
             f"This URL is not a web link and must not be opened: {request['url']}",
             f"Why: {request.get('warning') or 'only http(s) URLs with a host are offered'}",
-            "Reject to decline.",
+            "This URL must not be opened: Reject declines.",
         ]
         allowed = ["reject"]
     if request.get("warning") and _openable(request):
         lines.append(f"Warning: {request['warning']}")
     name = payload["published_name"]
+    # Agent Chat UI shows an approve-only card's args (read-only) and hides the description: what a person needs
+    # to decide goes in the args too.
+    args: dict[str, Any] = {HELP_KEY: lines[5], "message": request.get("message", "")}
+    args["url"] = request["url"]
+    if _openable(request):
+        args["host"] = request["host"]
+        if request.get("warning"):
+            args["warning"] = request["warning"]
+    else:
+        args["why"] = request.get("warning") or "only http(s) URLs with a host are offered"
     return (
-        {"name": name, "args": {"url": request["url"]}, "description": "\n".join(lines)},
+        {"name": name, "args": args, "description": "\n".join(lines)},
         {"action_name": name, "allowed_decisions": allowed},
     )
 

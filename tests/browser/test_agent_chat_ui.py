@@ -115,6 +115,8 @@ def test_approve_then_a_form_answered_wrong_then_right(browser: Browser) -> None
             {"do": "card", "title": "demo_register"},
             *_fill({**REGISTRATION, "Age": "36"}),
             {"do": "click", "button": "Submit"},
+            {"do": "card", "title": "demo_pay_deposit", "selected": "Approve", "shot": "url"},
+            {"do": "click", "button": "Approve"},
             {"do": "text", "text": "Here is what happened", "shot": "finished"},
         ],
     )
@@ -152,10 +154,21 @@ def test_approve_then_a_form_answered_wrong_then_right(browser: Browser) -> None
     _finished(finished)
     assert _result(finished, "demo_delete_file", "call_delete_file_1") == "Deleted todo.txt"
     registered = _result(finished, "demo_register", "call_register_1")
-    assert '"age": 36' in registered and '"plan": "pro"' in registered
+    assert "age\t36\n" in registered and "plan\tpro\n" in registered  # JSON text: the UI shows it as a table
+    url = report.after("url")
+    # the card's args are all Agent Chat UI shows of an approve-only card (its description is behind a button)
+    for shown in (
+        "Open the URL yourself (it is not opened for you), then Approve; Reject declines.",
+        "Please confirm the deposit of 20 EUR on the payment page.",
+        "https://pay.example.com/checkout/20",
+        "pay.example.com",
+    ):
+        assert shown in url["text"], shown
+    assert _result(finished, "demo_pay_deposit", "call_pay_deposit_1") == "payment consent: accept"
 
 
 def test_edit_an_approval_then_reject_the_form_with_a_reason(browser: Browser) -> None:
+    """Edit the destructive call's path; reject the form with a reason; reject the payment page."""
     report = browser.run(
         "edit-reject",
         [
@@ -165,6 +178,8 @@ def test_edit_an_approval_then_reject_the_form_with_a_reason(browser: Browser) -
             {"do": "click", "button": "Submit"},
             {"do": "card", "title": "demo_register", "shot": "form"},
             {"do": "reject", "reason": "I will register later"},
+            {"do": "card", "title": "demo_pay_deposit"},
+            {"do": "reject", "reason": "no payment today"},
             {"do": "text", "text": "Here is what happened", "shot": "finished"},
         ],
     )
@@ -172,9 +187,11 @@ def test_edit_an_approval_then_reject_the_form_with_a_reason(browser: Browser) -
     _finished(finished)
     assert _result(finished, "demo_delete_file", "call_delete_file_1") == "Deleted notes.txt"
     assert "decline" in _result(finished, "demo_register", "call_register_1")
+    assert _result(finished, "demo_pay_deposit", "call_pay_deposit_1") == "payment consent: decline"
 
 
 def test_reject_an_approval_with_a_reason(browser: Browser) -> None:
+    """Reject the destructive call; approve the empty form (refused, saying which fields); reject it and the URL."""
     report = browser.run(
         "reject",
         [
@@ -186,6 +203,8 @@ def test_reject_an_approval_with_a_reason(browser: Browser) -> None:
             {"do": "text", "text": "An error occurred", "shot": "approved-empty"},
             {"do": "card", "title": "demo_register"},
             {"do": "reject", "reason": "not now"},
+            {"do": "card", "title": "demo_pay_deposit"},
+            {"do": "reject", "reason": "not now either"},
             {"do": "text", "text": "Here is what happened", "shot": "finished"},
         ],
     )
