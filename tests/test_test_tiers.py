@@ -1,0 +1,21 @@
+"""The README's fast subset (``pytest -m "not slow"``) is defined in one place and says what it leaves out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import SLOW_MODULES
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_every_slow_module_exists() -> None:
+    missing = sorted(name for name in SLOW_MODULES if not (ROOT / "tests" / name).is_file())
+    assert not missing, f"SLOW_MODULES names test modules that do not exist (renamed?): {missing}"
+
+
+def test_the_readme_offers_the_fast_subset_next_to_the_test_command() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    tests_section = readme.split("Run the tests", 1)[1].split("## ", 1)[0]
+    assert "10–15 minutes on 2 cores" in tests_section
+    assert '.venv/bin/python -m pytest -m "not slow"' in tests_section
