@@ -47,3 +47,24 @@ def test_session_gone_words() -> None:
     assert _compat.is_session_gone(MCPError(INVALID_REQUEST, "Session not found"))
     assert _compat.is_session_gone(MCPError(INVALID_REQUEST, "Session terminated"))
     assert not _compat.is_session_gone(MCPError(INVALID_REQUEST, "Invalid request"))
+
+
+def test_oauth_provider_steps_exist_with_the_shapes_sign_in_overrides() -> None:
+    # Per-user sign-in (langgraph_mcp.connection.oauth) overrides these two private steps of the SDK's provider.
+    import inspect
+
+    from mcp.client.auth import OAuthClientProvider
+
+    for name in _compat.OAUTH_PROVIDER_STEPS:
+        step = getattr(OAuthClientProvider, name, None)
+        assert step is not None and inspect.iscoroutinefunction(step), (
+            f"mcp {_compat.MCP_VERSION}: OAuthClientProvider.{name} is gone or no longer async"
+        )
+        assert list(inspect.signature(step).parameters) == ["self"], f"{name} takes arguments now"
+    # The verifier comes back as the second item of the authorization step's result; the context keeps these.
+    source = inspect.getsource(OAuthClientProvider._perform_authorization_code_grant)
+    assert "return result.code, pkce_params.code_verifier" in source
+    from mcp.client.auth.oauth2 import OAuthContext
+
+    fields = set(OAuthContext.__dataclass_fields__)
+    assert {"oauth_metadata", "protected_resource_metadata", "auth_server_url", "token_expiry_time"} <= fields

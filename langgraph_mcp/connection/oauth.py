@@ -219,8 +219,10 @@ class SignInProvider(OAuthProviderHooks):
         self._refresh_tried = False
 
     def tokens_saved(self) -> None:
-        """New tokens came (a sign-in or a refresh): a later 401 may try the refresh token first again."""
+        """New tokens came (a sign-in or a refresh): a later 401 may try the refresh token first again, and a code
+        handed over meanwhile by a sibling call of the same sign-in is not needed any more."""
         self._refresh_tried = False
+        self._completion = None
 
     def complete(self, code: str, state: str, iss: str | None = None) -> None:
         """The person signed in: the next authorization step exchanges ``code`` (for the sign-in with ``state``)."""
