@@ -270,6 +270,40 @@ SignInAnswer: TypeAlias = SignInCallback | SignInDecline
 McpInterrupt: TypeAlias = ElicitationInterrupt | ApprovalInterrupt | AuthorizationInterrupt
 
 
+# --------------------------------------------------------------------------------------------- the record
+
+DECISION_EVENT_TYPE: Literal["mcp_decision"] = "mcp_decision"
+"""``type`` of the custom stream event (and audit log record) written once per judged tool call."""
+
+
+class DecisionRecord(TypedDict):
+    """What was decided about one tool call and what became of it: a ``stream_mode="custom"`` event and a
+    record on the ``langgraph_mcp.audit`` logger."""
+
+    type: Literal["mcp_decision"]
+    tool_call_id: str
+    server: str | None
+    """``None`` for a call that goes to no MCP server (or whose server was never established)."""
+    tool: str
+    """The server's own tool name (the published name when there is no server)."""
+    verdict: Literal["allow", "ask", "deny"]
+    """The policy's verdict."""
+    decided_by: Literal["policy", "human", "remembered"]
+    rule: str
+    """The id of the rule that gave the verdict."""
+    definition_hash: str | None
+    """:func:`langgraph_mcp.catalog.definition_hash` of the tool as judged; ``None`` without a tool."""
+    args_digest: str
+    """:func:`langgraph_mcp.catalog.args_digest` of the arguments judged (for an edit: the edited ones)."""
+    principal: str | None
+    decision: DecisionType | None
+    """The human's decision; ``None`` when nobody was asked."""
+    outcome: Literal["ran", "rejected", "denied", "expired", "failed"]
+    """``ran``: the tool answered; ``failed``: it was sent on but ended in an error (or was refused by the
+    tool node); ``rejected``: a human rejected it or answered in its place; ``denied``: the policy refused
+    it; ``expired``: the approval came too late."""
+
+
 def is_elicitation_interrupt(value: object) -> bool:
     """True for an ``mcp_elicitation`` payload (works on values read back from any checkpointer)."""
     return isinstance(value, dict) and value.get("type") == ELICITATION_INTERRUPT_TYPE

@@ -92,6 +92,7 @@ from langgraph_mcp._compat import RunnableCallable, has_checkpointer
 from langgraph_mcp.calls.asker import InterruptAsker
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.errors import DecisionError
+from langgraph_mcp.graph.audit import Outcome, decision_record, emit_decision
 from langgraph_mcp.graph.messages import (
     GateRecord,
     call_with_context,
@@ -99,6 +100,7 @@ from langgraph_mcp.graph.messages import (
     messages_of,
     pending_calls,
     turn_of,
+    with_audit_context,
     with_gate_records,
     with_message_fields,
 )
@@ -129,6 +131,8 @@ _DENIED = "mcp_gate_denied"
 """Private channel: ``{tool_call_id: reason}`` for calls the policy denied."""
 _ALLOWED = "mcp_gate_allowed"
 """Private channel: ``{tool_call_id: GateRecord}`` for calls the policy allowed."""
+_JUDGED = "mcp_gate_judged"
+"""Private channel: ``{tool_call_id: what was judged}`` (verdict, rule, principal, tool) for the audit record."""
 _EXPIRED = "mcp_gate_expired"
 """Private channel: ``{tool_call_id: when the approval came}`` for approvals given after ``expires_at``."""
 
@@ -326,12 +330,22 @@ class _Gate:
         reviews: list[ApprovalInterrupt] = []
         denied: dict[str, str] = dict(declined or {})
         allowed: dict[str, GateRecord] = {}
+        judged: dict[str, dict[str, Any]] = {}
         for call in calls:
             call_id = call.get("id") or ""
             if call_id in denied:
                 continue
             owner = owners[call["name"]]
             verdict = owner_verdict(self.policy, call, owner, principal=principal)
+            tool = owner.tool
+            judged[call_id] = {
+                "verdict": verdict.kind,
+                "rule": verdict.rule,
+                "principal": principal,
+                "server": tool.server if tool is not None else None,
+                "tool": tool.name if tool is not None else call["name"],
+                "definition_hash": tool.definition_hash if tool is not None else None,
+            }
             if verdict.allowed:
                 allowed[call_id] = record_for(owner.tool, "allow")
             elif verdict.denied:
@@ -343,7 +357,7 @@ class _Gate:
                 )
             else:
                 reviews.append(approval_payload(call, owner.tool, verdict, compat=self.compat, now=now))
-        return {_REVIEWS: reviews, _DENIED: denied, _ALLOWED: allowed}
+        return {_REVIEWS: reviews, _DENIED: denied, _ALLOWED: allowed, _JUDGED: judged}
 
     def check(self, state: Any, config: RunnableConfig) -> dict[str, Any]:
         calls = self._calls(state)
@@ -428,6 +442,7 @@ class _Gate:
         decisions: dict[str, Decision] = state.get(_DECISIONS) or {}
         denied: dict[str, str] = state.get(_DENIED) or {}
         expired: dict[str, float] = state.get(_EXPIRED) or {}
+        judged: dict[str, dict[str, Any]] = state.get(_JUDGED) or {}
         records: dict[str, GateRecord] = dict(state.get(_ALLOWED) or {})
         reviews: list[ApprovalInterrupt] = state.get(_REVIEWS) or []
         undecided = [p["tool_call_id"] for p in reviews if p["tool_call_id"] not in decisions]
@@ -439,6 +454,26 @@ class _Gate:
         if ai is None or not (decisions or denied or records or pending.refused):
             return {}
         names = {call.get("id") or "": call["name"] for call in ai.tool_calls}
+        args_of = {call.get("id") or "": call.get("args") for call in ai.tool_calls}
+
+        def record(call_id: str, decision: Decision | None, outcome: Outcome) -> None:
+            seen = judged.get(call_id) or {}
+            emit_decision(
+                decision_record(
+                    tool_call_id=call_id,
+                    server=seen.get("server"),
+                    tool=seen.get("tool") or names.get(call_id, ""),
+                    definition_hash=seen.get("definition_hash"),
+                    verdict=seen.get("verdict", "ask" if decision is not None else "deny"),
+                    decided_by="human" if decision is not None else "policy",
+                    rule=seen.get("rule", ""),
+                    args=args_of.get(call_id),
+                    principal=seen.get("principal"),
+                    decision=decision["type"] if decision is not None else None,
+                    outcome=outcome,
+                )
+            )
+
         shown = {p["tool_call_id"]: p for p in reviews}
         edits: dict[str, dict[str, Any]] = {}
         out: list[AnyMessage] = [group.message() for group in pending.refused]
@@ -446,6 +481,7 @@ class _Gate:
             name = names.get(call_id, "")
             if call_id in expired:
                 out.append(expiry_message(name, call_id, shown[call_id], expired[call_id]))
+                record(call_id, decision, "expired")
                 continue
             if decision["type"] in ("approve", "edit"):
                 # Exactly what the human was shown: the tool node refuses to run anything else.
@@ -456,6 +492,8 @@ class _Gate:
                     "tool": payload["tool"] if server is not None else None,
                     "verdict": decision["type"],
                 }
+            else:
+                record(call_id, decision, "rejected")
             if decision["type"] == "edit":
                 edits[call_id] = dict(decision["edited_action"]["args"])
             elif decision["type"] == "reject":
@@ -464,10 +502,18 @@ class _Gate:
                 out.append(ToolMessage(content=decision["message"], name=name, tool_call_id=call_id))
         for call_id, reason in denied.items():
             out.append(_denial_message(names.get(call_id, ""), call_id, reason))
+            record(call_id, None, "denied")
         if edits or records or gate_records(ai) is None:
             # Always stamp a judged message (even with no call let through): the tool node then runs only
             # calls this gate recorded, whatever else reaches it.
             stamped = with_gate_records(_with_args(ai, edits) if edits else ai, records)
+            context = {
+                cid: {"rule": judged[cid]["rule"], "principal": judged[cid]["principal"]}
+                for cid in records
+                if cid in judged
+            }
+            if context:
+                stamped = with_audit_context(stamped, context)
             out.insert(0, stamped)
         return {self.messages_key: out}
 
@@ -512,6 +558,7 @@ def create_approval_gate(
             _DENIED: Annotated[dict[str, str], _merge],
             _ALLOWED: Annotated[dict[str, GateRecord], _merge],
             _EXPIRED: Annotated[dict[str, float], _merge],
+            _JUDGED: Annotated[dict[str, dict[str, Any]], _merge],
         },
         total=False,
     )
@@ -586,20 +633,23 @@ def route_through_gate(
         principal = checker.policy.principal_for(config)
         direct: list[ToolCall] = []
         records: dict[str, GateRecord] = {}
+        context: dict[str, dict[str, Any]] = {}
         needs_gate = bool(pending.refused)  # the gate answers calls with a duplicate or missing id
         for call in pending.runnable:
             call_id = call.get("id") or ""
             if call_id in judged:
                 continue
             owner = owners[call["name"]]
-            if owner_verdict(checker.policy, call, owner, principal=principal).allowed:
+            verdict = owner_verdict(checker.policy, call, owner, principal=principal)
+            if verdict.allowed:
                 records[call_id] = record_for(owner.tool, "allow")
+                context[call_id] = {"rule": verdict.rule, "principal": principal}
                 direct.append(call)
             else:
                 needs_gate = True
         if compat and needs_gate:  # the gate judges every call itself, then the tool node runs them in turn
             return [Send(gate, {messages_key: messages})]
-        ai = with_gate_records(pending.ai, records) if records else pending.ai
+        ai = with_audit_context(with_gate_records(pending.ai, records), context) if records else pending.ai
         messages = [ai if m is pending.ai else m for m in messages]
         turn = turn_of(messages)
         if compat and direct:  # one task: the tool node runs the calls one after another

@@ -29,12 +29,14 @@ from langchain_core.messages import AIMessage, AnyMessage, ToolCall, ToolMessage
 from langgraph_mcp.errors import ConfigError
 
 __all__ = [
+    "AUDIT_KEY",
     "BATCH_KEY",
     "GATE_RECORD_KEY",
     "GateRecord",
     "GateVerdict",
     "PendingCalls",
     "RefusedCalls",
+    "audit_context",
     "batch_of",
     "call_with_context",
     "gate_records",
@@ -45,6 +47,7 @@ __all__ = [
     "split_calls",
     "turn_done",
     "turn_of",
+    "with_audit_context",
     "with_batch",
     "with_gate_records",
     "with_message_fields",
@@ -52,6 +55,8 @@ __all__ = [
 
 GATE_RECORD_KEY = "mcp_gate"
 """``AIMessage.response_metadata`` key of the approval gate's records (``{tool_call_id: GateRecord}``)."""
+AUDIT_KEY = "mcp_audit"
+"""``AIMessage.response_metadata`` key of the rule and principal each recorded call was judged with."""
 
 
 BATCH_KEY = "mcp_batch"
@@ -265,6 +270,20 @@ def with_message_fields(ai: AIMessage, update: dict[str, Any]) -> AIMessage:
         "usage_metadata": ai.usage_metadata,
     }
     return AIMessage(**{**fields, **update})
+
+
+def audit_context(ai: AIMessage | None) -> dict[str, dict[str, Any]]:
+    """``{tool_call_id: {"rule", "principal"}}``: what the gate judged each call with, for its ``mcp_decision``
+    record (informational only: never a reason to run anything)."""
+    value = ai.response_metadata.get(AUDIT_KEY) if ai is not None else None
+    return dict(value) if isinstance(value, dict) else {}
+
+
+def with_audit_context(ai: AIMessage, context: Mapping[str, Mapping[str, Any]]) -> AIMessage:
+    """A copy of ``ai`` (same id) whose audit context includes ``context``."""
+    metadata = dict(ai.response_metadata)
+    metadata[AUDIT_KEY] = {**audit_context(ai), **{k: dict(v) for k, v in context.items()}}
+    return with_message_fields(ai, {"response_metadata": metadata})
 
 
 def with_gate_records(ai: AIMessage, records: Mapping[str, GateRecord]) -> AIMessage:

@@ -32,9 +32,11 @@ from langgraph_mcp.errors import (
     ServersClosedError,
     ToolNotFoundError,
 )
+from langgraph_mcp.graph.audit import decision_record, emit_decision
 from langgraph_mcp.graph.messages import (
     GateRecord,
     RefusedCalls,
+    audit_context,
     batch_of,
     call_with_context,
     gate_records,
@@ -66,6 +68,8 @@ class _Work:
         self.refused = refused
         self.records = gate_records(ai)
         """``None`` when no approval gate judged the message; else only recorded calls may run."""
+        self.audit = audit_context(ai)
+        """The rule and principal each recorded call was judged with (for its ``mcp_decision`` record)."""
         own = [c.get("id") or "" for c in runnable] + [group.tool_call_id for group in refused]
         self.batch = batch if batch is not None else sorted(set(own))
         """The ids of every call sent to the tool node in this step (this task's and its siblings')."""
@@ -230,6 +234,35 @@ class McpToolNode(RunnableCallable):
         return None
 
     async def _attempt(self, call: ToolCall, work: _Work, asker: InterruptAsker) -> ToolMessage:
+        """One try at the call; a call the gate let through gets its ``mcp_decision`` record once answered."""
+        found: list[McpTool] = []
+        message = await self._try_call(call, work, asker, found)
+        call_id = call.get("id") or ""
+        record = work.records.get(call_id) if work.records is not None else None
+        if record is not None:
+            tool = found[0] if found else None
+            human = record["verdict"] in ("approve", "edit")
+            judged = work.audit.get(call_id) or {}
+            emit_decision(
+                decision_record(
+                    tool_call_id=call_id,
+                    server=tool.server if tool is not None else record["server"],
+                    tool=tool.name if tool is not None else record["tool"] or call["name"],
+                    definition_hash=tool.definition_hash if tool is not None else None,
+                    verdict="ask" if human else "allow",
+                    decided_by="human" if human else "policy",
+                    rule=str(judged.get("rule") or ""),
+                    args=call.get("args"),
+                    principal=judged.get("principal"),
+                    decision=record["verdict"] if record["verdict"] != "allow" else None,
+                    outcome="failed" if message.status == "error" else "ran",
+                )
+            )
+        return message
+
+    async def _try_call(
+        self, call: ToolCall, work: _Work, asker: InterruptAsker, found: list[McpTool]
+    ) -> ToolMessage:
         call_id = call.get("id") or ""
         name = call["name"]
         record = work.records.get(call_id) if work.records is not None else None
@@ -243,6 +276,7 @@ class McpToolNode(RunnableCallable):
             raise
         except Exception as exc:
             return self._error_message(exc, name, call_id)
+        found.append(tool)
         if record is not None and not _matches(record, tool):
             return _not_run(
                 call,
