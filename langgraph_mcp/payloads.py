@@ -397,3 +397,8 @@ class SamplingReject(TypedDict):
 
 
 SamplingDecision: TypeAlias = SamplingApprove | SamplingEdit | SamplingReject
+
+
+def is_sampling_interrupt(value: object) -> bool:
+    """True for an ``mcp_sampling`` payload."""
+    return isinstance(value, dict) and value.get("type") == SAMPLING_INTERRUPT_TYPE

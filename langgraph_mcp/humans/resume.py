@@ -44,9 +44,11 @@ from langgraph_mcp.payloads import (
     ApprovalInterrupt,
     AuthorizationInterrupt,
     ElicitationInterrupt,
+    SamplingInterrupt,
     is_approval_interrupt,
     is_authorization_interrupt,
     is_elicitation_interrupt,
+    is_sampling_interrupt,
 )
 
 __all__ = [
@@ -58,7 +60,7 @@ __all__ = [
     "resume_command",
 ]
 
-PendingKind: TypeAlias = Literal["approval", "elicitation", "authorization"]
+PendingKind: TypeAlias = Literal["approval", "elicitation", "authorization", "sampling"]
 
 _INTERRUPT_ID = re.compile(r"[0-9a-f]{32}")
 
@@ -72,7 +74,7 @@ class PendingMcpInterrupt:
     """``"approval"`` (answer with a decision), ``"elicitation"`` (answer every request key) or ``"authorization"``
     (a sign-in: answer with the callback URL, or decline)."""
     tool_call_id: str
-    payload: ApprovalInterrupt | ElicitationInterrupt | AuthorizationInterrupt
+    payload: ApprovalInterrupt | ElicitationInterrupt | AuthorizationInterrupt | SamplingInterrupt
 
     @property
     def approval(self) -> ApprovalInterrupt:
@@ -164,10 +166,14 @@ def pending_interrupts(pending: object) -> list[PendingMcpInterrupt]:
             kind = "elicitation"
         elif is_authorization_interrupt(value):
             kind = "authorization"
+        elif is_sampling_interrupt(value):
+            kind = "sampling"  # answered with Command(resume={interrupt_id: decision}) (README, "Sampling")
         else:
             continue
         seen.add(interrupt_id)
-        payload = cast(ApprovalInterrupt | ElicitationInterrupt | AuthorizationInterrupt, value)
+        payload = cast(
+            ApprovalInterrupt | ElicitationInterrupt | AuthorizationInterrupt | SamplingInterrupt, value
+        )
         out.append(PendingMcpInterrupt(interrupt_id, kind, str(payload.get("tool_call_id", "")), payload))
     return out
 
