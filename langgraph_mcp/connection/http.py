@@ -102,8 +102,11 @@ class _ContainedBody(httpx2.AsyncByteStream):
         return getattr(self._inner, "elapsed", None)
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        # A generator of its own over the inner iterator (see http_keepalive._DrainOnClose for why).
-        held = b""
+        # A generator of its own over the inner iterator (see _DrainOnClose for why).
+        # A bytearray: a large body arrives in many chunks, and += on bytes would copy it each time. held[:scanned]
+        # holds no event end (one straddling a chunk boundary starts at most 3 bytes back).
+        held = bytearray()
+        scanned = 0
         resumable = False
         while True:
             try:
@@ -118,14 +121,19 @@ class _ContainedBody(httpx2.AsyncByteStream):
                 yield (b"event: message\ndata: " + body + b"\n\n") if self._events else body
                 return
             held += chunk
-            if self._events:
-                ends = [m.end() for m in _EVENT_END.finditer(held)]
-                if ends:
-                    whole, held = held[: ends[-1]], held[ends[-1] :]
-                    resumable = resumable or _EVENT_ID.search(whole) is not None
-                    yield whole
+            if not self._events:
+                continue
+            last = None
+            for end in _EVENT_END.finditer(held, max(0, scanned - 3)):
+                last = end.end()
+            if last is not None:
+                whole = bytes(held[:last])
+                del held[:last]
+                resumable = resumable or _EVENT_ID.search(whole) is not None
+                yield whole
+            scanned = len(held)
         if held:
-            yield held
+            yield bytes(held)
 
     async def aclose(self) -> None:
         await self._inner.aclose()
