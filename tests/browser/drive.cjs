@@ -110,7 +110,7 @@ const verbs = {
         "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync",
       ],
-      viewport: { width: 1280, height: 1400 },
+      viewport: { width: 1280, height: 2200 }, // tall enough that a whole card fits in a screenshot
     });
     const page = context.pages()[0] || (await context.newPage());
     page.on("console", (m) => { if (m.type() === "error") report.console_errors.push(m.text().slice(0, 500)); });
