@@ -18,13 +18,15 @@ import logging
 from typing import Any, Literal
 
 from langgraph.config import get_stream_writer
+from opentelemetry import trace
 
 from langgraph_mcp.catalog import args_digest
 from langgraph_mcp.payloads import DECISION_EVENT_TYPE, DecisionRecord, DecisionType
 
-__all__ = ["AUDIT_LOGGER", "Outcome", "decision_record", "emit_decision"]
+__all__ = ["AUDIT_LOGGER", "Outcome", "call_span", "decision_record", "emit_decision", "span_attributes"]
 
 AUDIT_LOGGER = logging.getLogger("langgraph_mcp.audit")
+_TRACER = trace.get_tracer("langgraph_mcp")
 
 Outcome = Literal["ran", "rejected", "denied", "expired", "failed"]
 
@@ -58,6 +60,19 @@ def decision_record(
         "decision": decision,
         "outcome": outcome,
     }
+
+
+def call_span(published_name: str) -> Any:
+    """The OpenTelemetry span of one tool call (current while it runs, so the SDK's ``tools/call`` span is its
+    child and the W3C ``traceparent`` the SDK puts in the request's ``_meta`` joins the server to this trace)."""
+    return _TRACER.start_as_current_span(
+        f"mcp tool call {published_name}", record_exception=False, set_status_on_exception=False
+    )
+
+
+def span_attributes(record: DecisionRecord) -> dict[str, str]:
+    """The record as span attributes (``mcp.decision.<field>``; fields without a value are left out)."""
+    return {f"mcp.decision.{k}": str(v) for k, v in record.items() if v is not None and k != "type"}
 
 
 def emit_decision(record: DecisionRecord) -> None:

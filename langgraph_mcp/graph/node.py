@@ -32,7 +32,7 @@ from langgraph_mcp.errors import (
     ServersClosedError,
     ToolNotFoundError,
 )
-from langgraph_mcp.graph.audit import decision_record, emit_decision
+from langgraph_mcp.graph.audit import call_span, decision_record, emit_decision, span_attributes
 from langgraph_mcp.graph.messages import (
     GateRecord,
     RefusedCalls,
@@ -236,29 +236,36 @@ class McpToolNode(RunnableCallable):
     async def _attempt(self, call: ToolCall, work: _Work, asker: InterruptAsker) -> ToolMessage:
         """One try at the call; a call the gate let through gets its ``mcp_decision`` record once answered."""
         found: list[McpTool] = []
-        message = await self._try_call(call, work, asker, found)
+        with call_span(call["name"]) as span:
+            message = await self._try_call(call, work, asker, found)
+            self._record(call, work, found, message, span)
+        return message
+
+    def _record(
+        self, call: ToolCall, work: _Work, found: list[McpTool], message: ToolMessage, span: Any
+    ) -> None:
+        """The call's ``mcp_decision`` (a call the gate let through), also as its span's attributes."""
         call_id = call.get("id") or ""
         record = work.records.get(call_id) if work.records is not None else None
         if record is not None:
             tool = found[0] if found else None
             human = record["verdict"] in ("approve", "edit")
             judged = work.audit.get(call_id) or {}
-            emit_decision(
-                decision_record(
-                    tool_call_id=call_id,
-                    server=tool.server if tool is not None else record["server"],
-                    tool=tool.name if tool is not None else record["tool"] or call["name"],
-                    definition_hash=tool.definition_hash if tool is not None else None,
-                    verdict="ask" if human else "allow",
-                    decided_by="human" if human else "policy",
-                    rule=str(judged.get("rule") or ""),
-                    args=call.get("args"),
-                    principal=judged.get("principal"),
-                    decision=record["verdict"] if record["verdict"] != "allow" else None,
-                    outcome="failed" if message.status == "error" else "ran",
-                )
+            decision = decision_record(
+                tool_call_id=call_id,
+                server=tool.server if tool is not None else record["server"],
+                tool=tool.name if tool is not None else record["tool"] or call["name"],
+                definition_hash=tool.definition_hash if tool is not None else None,
+                verdict="ask" if human else "allow",
+                decided_by="human" if human else "policy",
+                rule=str(judged.get("rule") or ""),
+                args=call.get("args"),
+                principal=judged.get("principal"),
+                decision=record["verdict"] if record["verdict"] != "allow" else None,
+                outcome="failed" if message.status == "error" else "ran",
             )
-        return message
+            emit_decision(decision)
+            span.set_attributes(span_attributes(decision))
 
     async def _try_call(
         self, call: ToolCall, work: _Work, asker: InterruptAsker, found: list[McpTool]
