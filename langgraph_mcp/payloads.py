@@ -374,6 +374,9 @@ class SamplingInterrupt(TypedDict):
     """What the model will be allowed: the server's ``maxTokens``, capped by ``sampling_max_tokens``."""
     requested_max_tokens: int
     """What the server asked for."""
+    action_requests: NotRequired[list[ActionRequest]]
+    """Agent Chat UI mode only (``McpToolNode(compat=True)``): one card, ``args.prompt`` the messages' text."""
+    review_configs: NotRequired[list[ReviewConfig]]
 
 
 class SamplingApprove(TypedDict):

@@ -157,3 +157,36 @@ async def test_a_restart_between_the_question_and_the_answer_loses_nothing(
         )
     assert text_of(tool_messages(out)["c1"]) == "summary: Scripted reply to: Summarize after restart"
     assert [s["text"] for s in seen] == ["Scripted reply to: Summarize after restart"]
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_agent_chat_ui_mode_shows_one_card_and_an_edit_is_the_edited_prompt(
+    open_servers: OpenServers, mode: str
+) -> None:
+    from langchain_core.messages import AIMessage
+    from langgraph.graph import END, START, MessagesState, StateGraph
+
+    from langgraph_mcp import McpToolNode, route_tool_calls
+
+    srv, seen = build_server()
+    servers = open_servers({"sampler": in_process(srv, mode, sampling_model=ScriptedSamplingModel())})
+    builder = StateGraph(MessagesState)
+    builder.add_node("agent", lambda state: {"messages": [AIMessage("", tool_calls=[CALL], id="ai-1")]})
+    builder.add_node("tools", McpToolNode(servers, compat=True))
+    builder.add_edge(START, "agent")
+    builder.add_conditional_edges("agent", route_tool_calls, ["tools", END])
+    graph = builder.compile(checkpointer=InMemorySaver())
+    out = await graph.ainvoke(start(), config())
+    (pending,) = out["__interrupt__"]
+    [card] = pending.value["action_requests"]
+    assert card["name"] == "sampler_summarize" and card["args"]["prompt"] == PROMPT
+    assert pending.value["review_configs"][0]["allowed_decisions"] == ["approve", "edit", "reject"]
+    with pytest.raises(ValidationError):
+        await graph.ainvoke(Command(resume={pending.id: {"decisions": [{"type": "edit"}]}}), config())
+    edit = {
+        "type": "edit",
+        "edited_action": {"name": "sampler_summarize", "args": {"prompt": "Summarize in French"}},
+    }
+    out = await graph.ainvoke(Command(resume={pending.id: {"decisions": [edit]}}), config())
+    assert text_of(tool_messages(out)["c1"]) == "summary: Scripted reply to: Summarize in French"
+    assert [s["text"] for s in seen] == ["Scripted reply to: Summarize in French"]

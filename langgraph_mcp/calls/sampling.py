@@ -25,7 +25,13 @@ from langgraph_mcp.calls.asker import InterruptAsker
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.connection.connection import ServerConnection
 from langgraph_mcp.errors import SamplingRefusedError, UnsupportedRequestError
-from langgraph_mcp.humans.sampling import SamplingDecisionModel, sampling_payload, sampling_texts
+from langgraph_mcp.humans.sampling import (
+    HitlSamplingDecisionModel,
+    SamplingDecisionModel,
+    sampling_card,
+    sampling_payload,
+    sampling_texts,
+)
 
 __all__ = ["SamplingCall", "answer_sampling", "refusal"]
 
@@ -99,7 +105,12 @@ async def answer_sampling(
                 "(sampling_policy 'ask'); run it through McpToolNode in a graph with a checkpointer",
                 tool=tool.name,
             )
-        decided, resume_index = call.asker.decide(payload, SamplingDecisionModel, resume_index)
+        if call.asker.compat:  # Agent Chat UI: one HITLRequest card, answered with {"decisions": [...]}
+            decided, resume_index = call.asker.decide(
+                sampling_card(payload), HitlSamplingDecisionModel, resume_index
+            )
+        else:
+            decided, resume_index = call.asker.decide(payload, SamplingDecisionModel, resume_index)
         decision = decided.decision()
         if decision["type"] == "reject":
             return refusal(decision.get("message") or "the user rejected it"), resume_index

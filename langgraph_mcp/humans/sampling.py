@@ -15,12 +15,21 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from langgraph_mcp.payloads import (
     SAMPLING_INTERRUPT_TYPE,
+    ActionRequest,
+    ReviewConfig,
     SamplingDecision,
     SamplingInterrupt,
     SamplingMessage,
+    SamplingReject,
 )
 
-__all__ = ["SamplingDecisionModel", "sampling_payload", "sampling_texts"]
+__all__ = [
+    "HitlSamplingDecisionModel",
+    "SamplingDecisionModel",
+    "sampling_card",
+    "sampling_payload",
+    "sampling_texts",
+]
 
 
 def sampling_payload(
@@ -103,3 +112,71 @@ def sampling_texts(messages: list[dict[str, Any]]) -> list[tuple[str, str]]:
                 parts.append(f"[{block.get('type', 'content')} omitted]")
         out.append((str(message.get("role", "user")), "\n".join(parts)))
     return out
+
+
+# --------------------------------------------------------------------------------------------- Agent Chat UI
+
+
+def sampling_card(payload: SamplingInterrupt) -> SamplingInterrupt:
+    """``payload`` plus the ``HITLRequest`` keys (Agent Chat UI mode): one card whose args are the prompt (the
+    messages' text, one per line) and the system prompt; editing the card's ``prompt`` is editing the messages."""
+    prompt = "\n".join(text for _, text in sampling_texts([dict(m) for m in payload["messages"]]))
+    action: ActionRequest = {
+        "name": payload["published_name"],
+        "args": {"prompt": prompt, "system_prompt": payload["system_prompt"] or ""},
+        "description": (
+            f"Server {payload['server']!r} asks your model for a completion (up to {payload['max_tokens']} tokens) "
+            f"while running {payload['tool']!r}. Approve, edit the prompt, or reject."
+        ),
+    }
+    config: ReviewConfig = {
+        "action_name": payload["published_name"],
+        "allowed_decisions": ["approve", "edit", "reject"],
+    }
+    card: SamplingInterrupt = {**payload, "action_requests": [action], "review_configs": [config]}
+    return card
+
+
+class _EditedPromptArgs(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    prompt: str = Field(min_length=1, max_length=200_000)
+
+
+class _EditedPrompt(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    name: str
+    args: _EditedPromptArgs
+
+
+class _HitlSamplingDecision(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    type: Literal["approve", "edit", "reject"]
+    edited_action: _EditedPrompt | None = None
+    message: str | None = Field(default=None, max_length=2000)
+
+    @model_validator(mode="after")
+    def _fits_its_type(self) -> _HitlSamplingDecision:
+        if (self.type == "edit") != (self.edited_action is not None):
+            raise ValueError("'edit' needs an 'edited_action' with args.prompt, and only 'edit' takes one")
+        return self
+
+
+class HitlSamplingDecisionModel(BaseModel):
+    """The Agent Chat UI resume value of a sampling card: ``{"decisions": [one decision]}``; an ``edit``'s
+    ``edited_action.args.prompt`` becomes the one user message the model answers."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    decisions: list[_HitlSamplingDecision] = Field(min_length=1, max_length=1)
+
+    def decision(self) -> SamplingDecision:
+        only = self.decisions[0]
+        if only.type == "edit" and only.edited_action is not None:
+            text = only.edited_action.args.prompt
+            return {"type": "edit", "messages": [{"role": "user", "content": {"type": "text", "text": text}}]}
+        if only.type == "reject":
+            reject: SamplingReject = {"type": "reject"}
+            if only.message:
+                reject["message"] = only.message
+            return reject
+        return {"type": "approve"}
