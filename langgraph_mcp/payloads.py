@@ -375,7 +375,7 @@ class SamplingInterrupt(TypedDict):
     requested_max_tokens: int
     """What the server asked for."""
     action_requests: NotRequired[list[ActionRequest]]
-    """Agent Chat UI mode only (``McpToolNode(compat=True)``): one card, ``args.prompt`` the messages' text."""
+    """Agent Chat UI mode only (``McpToolNode(agent_chat_ui=True)``): one card, ``args.prompt`` the messages' text."""
     review_configs: NotRequired[list[ReviewConfig]]
 
 

@@ -172,7 +172,7 @@ async def test_agent_chat_ui_mode_shows_one_card_and_an_edit_is_the_edited_promp
     servers = open_servers({"sampler": in_process(srv, mode, sampling_model=ScriptedSamplingModel())})
     builder = StateGraph(MessagesState)
     builder.add_node("agent", lambda state: {"messages": [AIMessage("", tool_calls=[CALL], id="ai-1")]})
-    builder.add_node("tools", McpToolNode(servers, compat=True))
+    builder.add_node("tools", McpToolNode(servers, agent_chat_ui=True))
     builder.add_edge(START, "agent")
     builder.add_conditional_edges("agent", route_tool_calls, ["tools", END])
     graph = builder.compile(checkpointer=InMemorySaver())
