@@ -287,6 +287,18 @@ def test_the_graph_example_pauses_twice_and_finishes_with_one_resume(tmp_path: P
     assert "Deleted todo.txt" in out and "Booked Rome on 2026-12-24" in out
 
 
+def test_the_parallel_example_goes_back_to_the_model_once_after_both_results(tmp_path: Path) -> None:
+    result = run_program(NAMED["parallel.py"].code, tmp_path)
+
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = result.stdout.splitlines()
+    runs = [line for line in lines if line.startswith("model runs after")]
+    assert runs == ["model runs after 0 tool results", "model runs after 2 tool results"]
+    answer = result.stdout.split(runs[-1], 1)[1]
+    assert "Here is what happened:" in answer
+    assert "- demo_list_files: notes.txt" in answer and "- demo_get_forecast: " in answer
+
+
 def test_the_create_agent_example_asks_only_about_the_destructive_call(tmp_path: Path) -> None:
     result = run_program(NAMED["agent.py"].code, tmp_path)
 
