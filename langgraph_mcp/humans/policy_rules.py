@@ -357,29 +357,45 @@ _MISSING = object()
 class _ArgCondition:
     pointer: JsonPointer
     match: Callable[[object], Match]
+    parts: tuple[str, ...] = ()
 
     def __call__(self, args: Mapping[str, Any]) -> Match:
-        try:
-            value = self.pointer.resolve(args, _MISSING)
-        except (JsonPointerException, TypeError):  # a path through a scalar: not there
-            return False
-        return False if value is _MISSING else self.match(value)
+        # RFC 6901 over JSON values (parsed once by jsonpointer): an object member, or an array index written
+        # as a plain non-negative integer; anything else is "not there". jsonpointer's own resolve() checks
+        # abstract types at every step, several times the cost of this walk.
+        value: Any = args
+        for part in self.parts:
+            if isinstance(value, dict):
+                value = value.get(part, _MISSING)
+                if value is _MISSING:
+                    return False
+            elif isinstance(value, list) and part.isdigit() and (part == "0" or part[0] != "0"):
+                index = int(part)
+                if index >= len(value):
+                    return False
+                value = value[index]
+            else:
+                return False
+        return self.match(value)
 
 
 def _arg_condition(pointer: str, spec: str | ArgMatch) -> _ArgCondition:
+    parsed = JsonPointer(pointer)
     if isinstance(spec, str):
-        return _ArgCondition(JsonPointer(pointer), _text_matcher(_compile_glob(spec)))
-    if spec.glob is not None:
-        return _ArgCondition(JsonPointer(pointer), _text_matcher(_compile_glob(spec.glob)))
-    if spec.regex is not None:
-        return _ArgCondition(JsonPointer(pointer), _text_matcher(_compile_regex(spec.regex)))
-    return _ArgCondition(JsonPointer(pointer), _equals_matcher(spec.equals))
+        match = _text_matcher(_compile_glob(spec))
+    elif spec.glob is not None:
+        match = _text_matcher(_compile_glob(spec.glob))
+    elif spec.regex is not None:
+        match = _text_matcher(_compile_regex(spec.regex))
+    else:
+        match = _equals_matcher(spec.equals)
+    return _ArgCondition(parsed, match, tuple(parsed.parts))
 
 
 def _combine(results: Sequence[Match]) -> Match:
-    if any(r is False for r in results):
+    if False in results:  # ``is`` semantics: a Match is only ever True, False or None
         return False
-    return _UNKNOWN if any(r is _UNKNOWN for r in results) else True
+    return _UNKNOWN if _UNKNOWN in results else True
 
 
 class CompiledRule:
