@@ -143,6 +143,23 @@ def _unconsumed_null_resume(scratchpad: TaskScratchpad) -> Any:
     return fresh
 
 
+# ``stream_mode="tools"``: LangGraph's ``StreamToolCallHandler`` keeps, while a tool run is open, a writer for that
+# call's ``tool-output-delta`` events on a ContextVar (``ToolRuntime.emit_output_delta`` reads it; it needs a
+# ToolRuntime, which an MCP call made by McpToolNode has none of). Fallback: no deltas (the custom events remain).
+_ToolCallWriterVar: Any
+try:
+    from langgraph.pregel._tools import _tool_call_writer as _ToolCallWriterVar
+except ImportError:  # pragma: no cover
+    _ToolCallWriterVar = None
+
+
+def tool_output_writer() -> Callable[[Any], None] | None:
+    """The ``tool-output-delta`` writer of the tool run open in this context (``stream_mode="tools"``), or ``None``."""
+    if _ToolCallWriterVar is None:
+        return None
+    return cast("Callable[[Any], None] | None", _ToolCallWriterVar.get())
+
+
 try:
     from langgraph._internal._constants import CONFIG_KEY_RESUME_MAP
 except ImportError:  # pragma: no cover

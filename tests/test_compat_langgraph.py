@@ -159,3 +159,25 @@ async def test_shown_interrupt_value_reads_the_pending_interrupt_from_the_checkp
     assert read == [None, {"q": "first?", "requests": {"k": {"mode": "form"}}}], (
         f"{UPGRADE} (the pending interrupt is no longer found in the checkpoint's pending writes: {read})"
     )
+
+
+def test_tool_output_writer_is_what_tool_runtime_emits_through() -> None:
+    """``stream_mode="tools"`` deltas: ``_compat.tool_output_writer`` reads the writer ``ToolRuntime`` writes to."""
+    from langgraph.prebuilt.tool_node import ToolRuntime
+
+    var = _compat._ToolCallWriterVar
+    assert var is not None, f"{UPGRADE} (no langgraph.pregel._tools._tool_call_writer)"
+    seen: list[Any] = []
+    token = var.set(seen.append)
+    try:
+        writer = _compat.tool_output_writer()
+        runtime = ToolRuntime(
+            state=None, context=None, config={}, stream_writer=lambda _: None, tool_call_id="x", store=None
+        )
+        runtime.emit_output_delta("from the runtime")
+    finally:
+        var.reset(token)
+    assert writer is not None
+    writer("from us")
+    assert seen == ["from the runtime", "from us"], UPGRADE
+    assert _compat.tool_output_writer() is None

@@ -1,4 +1,5 @@
-"""One tool call's events on the graph's custom stream: progress (``mcp_progress``) and server logs (``mcp_log``).
+"""One tool call's events on the graph's custom stream: progress (``mcp_progress``, also a ``tool-output-delta``
+of the call's tool run under ``stream_mode="tools"``) and server logs (``mcp_log``).
 
 The SDK calls back from the connection's task, while LangGraph's stream writer belongs to the graph task that runs
 the call; so the writer is taken, with that task's context, when the call starts, and every event is written
@@ -27,9 +28,18 @@ __all__ = ["CallStream"]
 class CallStream:
     """The stream events of one call (``tool_call_id`` on ``server``'s ``tool``); build it in the graph task."""
 
-    def __init__(self, tool_call_id: str, server: str, tool: str) -> None:
+    def __init__(
+        self,
+        tool_call_id: str,
+        server: str,
+        tool: str,
+        *,
+        output_delta: Callable[[Any], None] | None = None,
+    ) -> None:
         self.where = {"tool_call_id": tool_call_id, "server": server, "tool": tool}
         self._writer = _stream_writer()
+        self._output_delta = output_delta
+        """The call's ``tool-output-delta`` writer (``stream_mode="tools"``; see :mod:`.runs`), if any."""
         self._context: contextvars.Context | None = contextvars.copy_context()
 
     def _write(self, event: dict[str, Any]) -> None:
@@ -37,10 +47,11 @@ class CallStream:
             self._context.run(self._writer, event)
 
     async def progress(self, value: float, total: float | None, message: str | None) -> None:
-        """The progress callback for the call."""
-        self._write(
-            {"type": "mcp_progress", **self.where, "progress": value, "total": total, "message": message}
-        )
+        """The progress callback for the call: a custom event, and a ``tool-output-delta`` of the call's run."""
+        event = {"type": "mcp_progress", **self.where, "progress": value, "total": total, "message": message}
+        self._write(event)
+        if self._output_delta is not None and self._context is not None:
+            self._context.run(self._output_delta, event)
 
     async def log(self, params: types.LoggingMessageNotificationParams) -> None:
         self._write(log_event(params, **self.where))
@@ -54,7 +65,7 @@ class CallStream:
             yield
         finally:
             LOG_SINK.reset(token)
-            self._writer = self._context = None
+            self._writer = self._output_delta = self._context = None
 
 
 def _stream_writer() -> Callable[[Any], None] | None:

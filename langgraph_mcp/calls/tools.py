@@ -22,11 +22,13 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from langchain_core.tools.base import TOOL_MESSAGE_BLOCK_TYPES
 from langgraph.config import get_config
+from pydantic import PrivateAttr
 
-from langgraph_mcp._compat import in_graph_task
+from langgraph_mcp._compat import in_graph_task, tool_output_writer
 from langgraph_mcp.calls.asker import InterruptAsker
 from langgraph_mcp.calls.interceptors import InterceptedHost, as_call_result, call_intercepted
 from langgraph_mcp.calls.results import convert_result
+from langgraph_mcp.calls.runs import listening
 from langgraph_mcp.calls.stream import CallStream
 from langgraph_mcp.catalog import McpTool, ToolResolution
 from langgraph_mcp.config import OutputRouting
@@ -44,6 +46,8 @@ class ToolHost(InterceptedHost, Protocol):
     def routing_for(self, server: str) -> OutputRouting: ...
 
     async def resolve_tool(self, published_name: str) -> ToolResolution: ...
+
+    def run_metadata(self, server: str) -> dict[str, Any]: ...
 
     def run_sync(
         self, make: Callable[[], Coroutine[Any, Any, T]], *, context: contextvars.Context | None = None
@@ -144,7 +148,8 @@ def _make_tool(servers: ToolHost, tool: McpTool) -> BaseTool:
         resolution = await servers.resolve_tool(tool.published_name)
         if len(resolution.tools) > 1:
             resolution.tool()
-        stream = CallStream(call_id, tool.server, tool.name)
+        # The tool run BaseTool opened for this call: under stream_mode="tools" progress is its output delta too.
+        stream = CallStream(call_id, tool.server, tool.name, output_delta=tool_output_writer())
         try:
             with stream.open():
                 result = await call_intercepted(
@@ -167,7 +172,7 @@ def _make_tool(servers: ToolHost, tool: McpTool) -> BaseTool:
     _cheap_to_inspect(run)
     _cheap_to_inspect(run_sync)
 
-    return McpStructuredTool(
+    made = McpStructuredTool(
         name=tool.published_name,
         description=tool.description or tool.display_name,
         args_schema=tool.input_schema,
@@ -182,8 +187,11 @@ def _make_tool(servers: ToolHost, tool: McpTool) -> BaseTool:
             "server": tool.server,
             "mcp_tool": tool.name,
             "trusted": tool.trusted,
+            "mcp_definition_hash": tool.definition_hash,
         },
     )
+    made._run_metadata = lambda: servers.run_metadata(tool.server)
+    return made
 
 
 _TOOL_CALL_ID: contextvars.ContextVar[str] = contextvars.ContextVar("langgraph_mcp_tool_call_id", default="")
@@ -211,7 +219,18 @@ def _cheap_to_inspect(func: Callable[..., Any], **hints: Any) -> None:
 
 
 class McpStructuredTool(StructuredTool):
-    """A ``StructuredTool`` that remembers which tool call it runs (interrupt payloads carry the call's id)."""
+    """A ``StructuredTool`` that remembers which tool call it runs (interrupt payloads carry the call's id).
+
+    When a callback handler listens, its tool run also carries the call's id and what is known of the server
+    right now (transport, era: see :mod:`langgraph_mcp.calls.runs`), besides the tool's static metadata."""
+
+    _run_metadata: Callable[[], dict[str, Any]] | None = PrivateAttr(default=None)
+
+    def _traced(self, input: Any, config: RunnableConfig | None) -> RunnableConfig | None:
+        if self._run_metadata is None or not listening(config):
+            return config
+        extra = {"tool_call_id": _call_id_of(input), **self._run_metadata()}
+        return {**(config or {}), "metadata": {**((config or {}).get("metadata") or {}), **extra}}
 
     async def _arun(
         self,
@@ -225,14 +244,14 @@ class McpStructuredTool(StructuredTool):
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         token = _TOOL_CALL_ID.set(_call_id_of(input))
         try:
-            return await super().ainvoke(input, config, **kwargs)
+            return await super().ainvoke(input, self._traced(input, config), **kwargs)
         finally:
             _TOOL_CALL_ID.reset(token)
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         token = _TOOL_CALL_ID.set(_call_id_of(input))
         try:
-            return super().invoke(input, config, **kwargs)
+            return super().invoke(input, self._traced(input, config), **kwargs)
         finally:
             _TOOL_CALL_ID.reset(token)
 

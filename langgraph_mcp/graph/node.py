@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from collections.abc import Callable, Sequence
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langchain_core.runnables import RunnableConfig
@@ -24,6 +24,7 @@ from langgraph_mcp._compat import RunnableCallable
 from langgraph_mcp.calls.asker import InterruptAsker
 from langgraph_mcp.calls.interceptors import call_intercepted
 from langgraph_mcp.calls.results import to_tool_message
+from langgraph_mcp.calls.runs import ToolRun, listening, start_tool_run
 from langgraph_mcp.calls.stream import CallStream
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.errors import (
@@ -134,17 +135,17 @@ class McpToolNode(RunnableCallable):
     def _func(self, input: Any, config: RunnableConfig) -> Any:
         work = self._work(input)
         if len(work.runnable) > 1:  # a synchronous run can't call async @tasks: each call is a sync @task
-            return self._run_many_sync(work)
+            return self._run_many_sync(work, config)
         context = contextvars.copy_context()
         return self.servers.run_sync(lambda: self._afunc(input, config), context=context)
 
-    def _run_many_sync(self, work: _Work) -> Any:
+    def _run_many_sync(self, work: _Work, config: RunnableConfig) -> Any:
         refusals = [group.message() for group in work.refused]
         task_fn = cast(Any, _call_task_sync)
         if self.compat:  # Agent Chat UI: one after another, so at most one question is pending
-            done = [task_fn(self, call, work).result() for call in work.runnable]
+            done = [task_fn(self, call, work, config).result() for call in work.runnable]
             return work.answer(self.messages_key, [*refusals, *done])
-        futures = [task_fn(self, call, work) for call in work.runnable]
+        futures = [task_fn(self, call, work, config) for call in work.runnable]
         outcomes: list[Any] = []
         for future in futures:
             try:
@@ -158,13 +159,13 @@ class McpToolNode(RunnableCallable):
         refusals = [group.message() for group in work.refused]
         calls = work.runnable
         if len(calls) == 1:
-            message = await self._run_one(calls[0], work)
+            message = await self._run_one(calls[0], work, config)
             return work.answer(self.messages_key, [*refusals, message])
         # Several calls in one task: each runs as its own @task, so one call's pause never re-runs a sibling.
         if self.compat:  # Agent Chat UI: one after another, so at most one question is pending
-            done = [await cast(Any, _call_task)(self, call, work) for call in calls]
+            done = [await cast(Any, _call_task)(self, call, work, config) for call in calls]
             return work.answer(self.messages_key, [*refusals, *done])
-        futures = [cast(Any, _call_task)(self, call, work) for call in calls]
+        futures = [cast(Any, _call_task)(self, call, work, config) for call in calls]
         outcomes = await asyncio.gather(*futures, return_exceptions=True)
         return work.answer(self.messages_key, [*refusals, *_settled(outcomes)])
 
@@ -190,14 +191,17 @@ class McpToolNode(RunnableCallable):
 
     # ------------------------------------------------------------------------------------------- one call
 
-    async def _run_one(self, call: ToolCall, work: _Work) -> ToolMessage:
+    async def _run_one(self, call: ToolCall, work: _Work, config: RunnableConfig) -> ToolMessage:
         """One call; a server that needs the run's principal to sign in first pauses it (``mcp_authorization``),
-        and the call is made again once the sign-in is done."""
+        and the call is made again once the sign-in is done.
+
+        ``config`` is the node's: every call, also one run as a ``@task``, is a tool run under the node's run
+        (so the calls of one node run are siblings), see :mod:`langgraph_mcp.calls.runs`."""
         call_id = call.get("id") or ""
         asker = InterruptAsker(call_id, compat=self.compat)
         for _ in range(MAX_SIGN_INS_PER_CALL):
             try:
-                return await self._attempt(call, work, asker)
+                return await self._attempt(call, work, asker, config)
             except AuthorizationRequiredError as needed:
                 refused = await self._sign_in(needed, call, asker)
                 if refused is not None:
@@ -233,11 +237,13 @@ class McpToolNode(RunnableCallable):
         self.servers.hand_over_sign_in(needed.server, result)
         return None
 
-    async def _attempt(self, call: ToolCall, work: _Work, asker: InterruptAsker) -> ToolMessage:
+    async def _attempt(
+        self, call: ToolCall, work: _Work, asker: InterruptAsker, config: RunnableConfig
+    ) -> ToolMessage:
         """One try at the call; a call the gate let through gets its ``mcp_decision`` record once answered."""
         found: list[McpTool] = []
         with call_span(call["name"]) as span:
-            message = await self._try_call(call, work, asker, found)
+            message = await self._try_call(call, work, asker, found, config)
             self._record(call, work, found, message, span)
         return message
 
@@ -249,15 +255,15 @@ class McpToolNode(RunnableCallable):
         record = work.records.get(call_id) if work.records is not None else None
         if record is not None:
             tool = found[0] if found else None
-            human = record["verdict"] in ("approve", "edit")
+            verdict, decided_by = _verdict_of(record)
             judged = work.audit.get(call_id) or {}
             decision = decision_record(
                 tool_call_id=call_id,
                 server=tool.server if tool is not None else record["server"],
                 tool=tool.name if tool is not None else record["tool"] or call["name"],
                 definition_hash=tool.definition_hash if tool is not None else None,
-                verdict="ask" if human else "allow",
-                decided_by="human" if human else "policy",
+                verdict=verdict,
+                decided_by=decided_by,
                 rule=str(judged.get("rule") or ""),
                 args=call.get("args"),
                 principal=judged.get("principal"),
@@ -268,7 +274,12 @@ class McpToolNode(RunnableCallable):
             span.set_attributes(span_attributes(decision))
 
     async def _try_call(
-        self, call: ToolCall, work: _Work, asker: InterruptAsker, found: list[McpTool]
+        self,
+        call: ToolCall,
+        work: _Work,
+        asker: InterruptAsker,
+        found: list[McpTool],
+        config: RunnableConfig,
     ) -> ToolMessage:
         call_id = call.get("id") or ""
         name = call["name"]
@@ -290,13 +301,46 @@ class McpToolNode(RunnableCallable):
                 f"it was judged as {_target(record)} but now resolves to server {tool.server!r}, tool "
                 f"{tool.name!r}; call it again to have it reviewed",
             )
-        stream = CallStream(call_id, tool.server, tool.name)
+        arguments = dict(call.get("args") or {})
+        run = None
+        if listening(config):  # nobody listening: no run, and nothing computed for one
+            run = await start_tool_run(
+                config,
+                name=name,
+                description=tool.description or tool.display_name,
+                inputs=arguments,
+                tool_call_id=call_id,
+                metadata=self._run_metadata(tool, call_id, record, work),
+            )
+        try:
+            message = await self._send(call, tool, arguments, asker, run)
+        except BaseException as exc:  # a pause, or an error the model is not told about: the run ends with it
+            if run is not None:
+                await run.failed(exc, tool_call_id=call_id)
+            raise
+        if run is not None:
+            await run.ended(message)
+        return message
+
+    async def _send(
+        self,
+        call: ToolCall,
+        tool: McpTool,
+        arguments: dict[str, Any],
+        asker: InterruptAsker,
+        run: ToolRun | None,
+    ) -> ToolMessage:
+        call_id = call.get("id") or ""
+        name = call["name"]
+        stream = CallStream(
+            call_id, tool.server, tool.name, output_delta=run.output_delta if run is not None else None
+        )
         try:
             with stream.open():
                 result = await call_intercepted(
                     self.servers,
                     tool,
-                    dict(call.get("args") or {}),
+                    arguments,
                     tool_call_id=call_id,
                     asker=asker,
                     progress=stream.progress,
@@ -304,11 +348,12 @@ class McpToolNode(RunnableCallable):
         except (GraphBubbleUp, AuthorizationRequiredError, ServersClosedError):
             raise
         except NoCheckpointerError as exc:
-            return ToolMessage(content=f"Error: {exc}", name=name, tool_call_id=call_id, status="error")
+            message = ToolMessage(content=f"Error: {exc}", name=name, tool_call_id=call_id, status="error")
+            return await _failed(run, exc, message)
         except Exception as exc:
             if is_invalid_resume(exc):
                 raise
-            return self._error_message(exc, name, call_id)
+            return await _failed(run, exc, self._error_message(exc, name, call_id))
         if isinstance(result, ToolMessage):  # an interceptor answered
             return result.model_copy(update={"tool_call_id": call_id, "name": result.name or name})
         return to_tool_message(
@@ -318,6 +363,28 @@ class McpToolNode(RunnableCallable):
             routing=self.servers.routing_for(tool.server),
             as_text=self.compat,  # Agent Chat UI renders only string content
         )
+
+    def _run_metadata(
+        self, tool: McpTool, call_id: str, record: GateRecord | None, work: _Work
+    ) -> dict[str, Any]:
+        """What a call's tool run carries: the call, the server and tool, and the gate's verdict if one judged it."""
+        metadata: dict[str, Any] = {
+            "tool_call_id": call_id,
+            "server": tool.server,
+            "mcp_tool": tool.name,
+            "trusted": tool.trusted,
+            "mcp_definition_hash": tool.definition_hash,
+            **self.servers.run_metadata(tool.server),
+        }
+        if record is not None:
+            verdict, decided_by = _verdict_of(record)
+            metadata.update(
+                mcp_verdict=verdict,
+                mcp_decided_by=decided_by,
+                mcp_decision=record["verdict"] if record["verdict"] != "allow" else None,
+                mcp_rule=str((work.audit.get(call_id) or {}).get("rule") or ""),
+            )
+        return metadata
 
     def _error_message(self, exc: Exception, name: str, call_id: str) -> ToolMessage:
         handler = self.handle_tool_errors
@@ -337,14 +404,34 @@ class McpToolNode(RunnableCallable):
 
 
 @task(name="mcp_tool_call")  # type: ignore[arg-type]
-async def _call_task(node: McpToolNode, call: ToolCall, work: _Work) -> ToolMessage:
-    return await node._run_one(call, work)
+async def _call_task(
+    node: McpToolNode, call: ToolCall, work: _Work, node_config: RunnableConfig
+) -> ToolMessage:
+    # ``node_config``, not ``config``: LangGraph passes a task's own config to a parameter named so.
+    return await node._run_one(call, work, node_config)
 
 
 @task(name="mcp_tool_call")  # type: ignore[arg-type]
-def _call_task_sync(node: McpToolNode, call: ToolCall, work: _Work) -> ToolMessage:
+def _call_task_sync(
+    node: McpToolNode, call: ToolCall, work: _Work, node_config: RunnableConfig
+) -> ToolMessage:
     context = contextvars.copy_context()  # this task's LangGraph config, for interrupt() inside the call
-    return node.servers.run_sync(lambda: node._run_one(call, work), context=context)
+    return node.servers.run_sync(lambda: node._run_one(call, work, node_config), context=context)
+
+
+async def _failed(run: ToolRun | None, error: BaseException, message: ToolMessage) -> ToolMessage:
+    """A failure the model is told about (``message``): the call's run, if any, ends with ``error``."""
+    if run is not None:
+        await run.failed(error, tool_call_id=message.tool_call_id)
+    return message
+
+
+def _verdict_of(record: GateRecord) -> tuple[Literal["allow", "ask"], Literal["policy", "human"]]:
+    """The gate's verdict on a call it let through, and who decided: a human approved (or edited) it, or the
+    policy allowed it."""
+    if record["verdict"] in ("approve", "edit"):
+        return "ask", "human"
+    return "allow", "policy"
 
 
 def _settled(outcomes: list[Any]) -> list[ToolMessage]:

@@ -357,6 +357,16 @@ class McpServers:
             conn = None
         return status_of(server, conn, self.report.failed_servers.get(server), self._listings.cached(server))
 
+    def run_metadata(self, server: str) -> dict[str, Any]:
+        """What a call's tool run says about ``server`` (see :mod:`langgraph_mcp.calls.runs`): its transport and,
+        once connected in this loop, the negotiated protocol version and its era."""
+        status = self.server_status(server)
+        return {
+            "mcp_transport": self.spec(server).transport,
+            "mcp_era": status.era,
+            "mcp_protocol_version": status.protocol_version,
+        }
+
     # ------------------------------------------------------------------------------------------- calls
 
     async def call_tool(

@@ -1,0 +1,285 @@
+"""Every MCP call is a tool run in LangChain's callback tree (#28): a callback handler, ``astream_events`` and
+``stream_mode="tools"`` see one start and one end per call, for ``McpToolNode`` and ``ToolNode(get_tools())``."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+import pytest
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.messages import AIMessage, ToolMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.errors import GraphInterrupt
+from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.prebuilt import ToolNode
+from langgraph.types import Command
+
+from langgraph_mcp import McpServers
+from langgraph_mcp.examples.demo_server import DemoServer, build_server
+from tests.helpers import ERAS, OpenServers
+from tests.node_support import accept_all, call, in_process, one_turn_graph, start, text_of
+
+pytestmark = pytest.mark.anyio
+
+
+class Recorder(BaseCallbackHandler):
+    """Every tool run's start, end and error, and every chain run's name and parent (to read the tree)."""
+
+    def __init__(self) -> None:
+        self.starts: list[dict[str, Any]] = []
+        self.ends: dict[UUID, Any] = {}
+        self.errors: dict[UUID, BaseException] = {}
+        self.chains: dict[UUID, tuple[str, UUID | None]] = {}
+
+    def on_chain_start(
+        self,
+        serialized: dict[str, Any] | None,
+        inputs: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self.chains[run_id] = (str(kwargs.get("name")), parent_run_id)
+
+    def on_tool_start(
+        self,
+        serialized: dict[str, Any],
+        input_str: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        metadata: dict[str, Any] | None = None,
+        inputs: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self.starts.append(
+            {
+                "name": serialized["name"],
+                "inputs": inputs,
+                "run_id": run_id,
+                "parent": parent_run_id,
+                "metadata": dict(metadata or {}),
+                "tool_call_id": kwargs.get("tool_call_id"),
+            }
+        )
+
+    def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        self.ends[run_id] = output
+
+    def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        self.errors[run_id] = error
+
+    def parent_name(self, start: dict[str, Any]) -> str:
+        return self.chains[start["parent"]][0]
+
+
+def tool_node_graph(tools: list[Any], calls: list[Any]) -> Any:
+    """START → agent (proposes ``calls``) → ToolNode(tools) → END: the same turn through LangChain's own node."""
+
+    def agent(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [AIMessage("", tool_calls=list(calls), id="ai-1")]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("agent", agent)
+    builder.add_node("tools", ToolNode(tools))
+    builder.add_edge(START, "agent")
+    builder.add_edge("agent", "tools")
+    builder.add_edge("tools", END)
+    return builder.compile(checkpointer=InMemorySaver())
+
+
+async def graph_for(wiring: str, servers: McpServers, calls: list[Any]) -> Any:
+    if wiring == "node":
+        return one_turn_graph(servers, calls, InMemorySaver())
+    return tool_node_graph(await servers.get_tools(), calls)
+
+
+def config(recorder: Recorder | None = None, thread: str = "t1") -> Any:
+    out: dict[str, Any] = {"configurable": {"thread_id": thread}}
+    if recorder is not None:
+        out["callbacks"] = [recorder]
+    return out
+
+
+def demo(open_servers: OpenServers, era: str) -> tuple[McpServers, DemoServer]:
+    server = build_server()
+    return open_servers({"demo": in_process(server, era)}), server
+
+
+def assert_mcp_metadata(metadata: dict[str, Any], era: str, tool: str, call_id: str) -> None:
+    assert metadata["server"] == "demo"
+    assert metadata["mcp_tool"] == tool
+    assert metadata["mcp_era"] == era
+    assert metadata["mcp_transport"] == "in_process"
+    assert metadata["tool_call_id"] == call_id
+
+
+@pytest.mark.parametrize("wiring", ["node", "tool_node"])
+@pytest.mark.parametrize("era", ERAS)
+async def test_one_call_is_one_tool_run_under_the_tools_node(
+    open_servers: OpenServers, era: str, wiring: str
+) -> None:
+    servers, server = demo(open_servers, era)
+    graph = await graph_for(wiring, servers, [call("demo_add", "c1", a=2, b=3)])
+    recorder = Recorder()
+    out = await graph.ainvoke(start(), config(recorder))
+
+    assert text_of(out["messages"][-1]) == "5"
+    assert server.events.counts["add.enter"] == 1
+    (run,) = recorder.starts
+    assert run["name"] == "demo_add"
+    assert run["inputs"] == {"a": 2, "b": 3}
+    assert run["tool_call_id"] == "c1"
+    assert_mcp_metadata(run["metadata"], era, "add", "c1")
+    assert run["metadata"]["langgraph_node"] == "tools"
+    assert recorder.parent_name(run) == "tools"
+    assert not recorder.errors
+    (output,) = recorder.ends.values()
+    assert isinstance(output, ToolMessage) and output.tool_call_id == "c1" and text_of(output) == "5"
+
+
+@pytest.mark.parametrize("wiring", ["node", "tool_node"])
+@pytest.mark.parametrize("era", ERAS)
+async def test_astream_events_show_the_call(open_servers: OpenServers, era: str, wiring: str) -> None:
+    servers, _ = demo(open_servers, era)
+    graph = await graph_for(wiring, servers, [call("demo_add", "c1", a=4, b=5)])
+    events = [
+        e
+        async for e in graph.astream_events(start(), config(), version="v2")
+        if e["event"].startswith("on_tool")
+    ]
+    assert [e["event"] for e in events] == ["on_tool_start", "on_tool_end"]
+    begin, end = events
+    assert begin["name"] == end["name"] == "demo_add"
+    assert begin["run_id"] == end["run_id"]
+    assert begin["data"]["input"] == {"a": 4, "b": 5}
+    assert_mcp_metadata(begin["metadata"], era, "add", "c1")
+    assert text_of(end["data"]["output"]) == "9"
+
+
+@pytest.mark.parametrize("wiring", ["node", "tool_node"])
+@pytest.mark.parametrize("era", ERAS)
+async def test_tools_stream_mode_shows_the_call_and_its_progress(
+    open_servers: OpenServers, era: str, wiring: str
+) -> None:
+    servers, _ = demo(open_servers, era)
+    graph = await graph_for(wiring, servers, [call("demo_slow", "c1", seconds=0.05, steps=2)])
+    chunks = [c async for c in graph.astream(start(), config(), stream_mode="tools")]
+    assert [c["event"] for c in chunks] == [
+        "tool-started",
+        "tool-output-delta",
+        "tool-output-delta",
+        "tool-finished",
+    ]
+    assert all(c["tool_call_id"] == "c1" for c in chunks)
+    assert chunks[0]["tool_name"] == "demo_slow"
+    assert chunks[0]["input"] == {"seconds": 0.05, "steps": 2}
+    deltas = [c["delta"] for c in chunks[1:3]]
+    assert [(d["type"], d["progress"], d["total"], d["message"]) for d in deltas] == [
+        ("mcp_progress", 1, 2, "step 1"),
+        ("mcp_progress", 2, 2, "step 2"),
+    ]
+    assert text_of(chunks[-1]["output"]) == "done"
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_an_error_result_ends_the_run_with_the_error_message(
+    open_servers: OpenServers, era: str
+) -> None:
+    """A server's ``isError`` result: as ``ToolNode(get_tools())`` does, the run ends with the error ToolMessage
+    (the model reads it); a failure of the call itself ends the run with ``on_tool_error``."""
+    servers, _ = demo(open_servers, era)
+    for wiring in ("node", "tool_node"):
+        graph = await graph_for(wiring, servers, [call("demo_always_fails", "c1", reason="nope")])
+        recorder = Recorder()
+        out = await graph.ainvoke(start(), config(recorder, thread=wiring))
+        message = out["messages"][-1]
+        assert message.status == "error" and "nope" in text_of(message)
+        (run,) = recorder.starts
+        assert not recorder.errors, wiring
+        output = recorder.ends[run["run_id"]]
+        assert output.status == "error" and "nope" in text_of(output), wiring
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_failed_call_ends_its_run_with_the_error(open_servers: OpenServers, era: str) -> None:
+    server = build_server()
+    servers = open_servers({"demo": in_process(server, era, tool_timeout=0.2)})
+    graph = one_turn_graph(servers, [call("demo_sleep", "c1", seconds=30)], InMemorySaver())
+    recorder = Recorder()
+    out = await graph.ainvoke(start(), config(recorder))
+    message = out["messages"][-1]
+    assert message.status == "error"  # the model still reads the error, as before
+    (run,) = recorder.starts
+    assert run["run_id"] not in recorder.ends
+    error = recorder.errors[run["run_id"]]
+    assert str(error) in text_of(message)
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_paused_call_ends_its_run_and_the_resumed_call_is_a_new_run(
+    open_servers: OpenServers, era: str
+) -> None:
+    servers, server = demo(open_servers, era)
+    graph = one_turn_graph(servers, [call("demo_book_trip", "trip", destination="Rome")], InMemorySaver())
+    recorder = Recorder()
+    out = await graph.ainvoke(start(), config(recorder))
+    (pending,) = out["__interrupt__"]
+    (paused,) = recorder.starts
+    error = recorder.errors[paused["run_id"]]
+    assert isinstance(error, GraphInterrupt)
+    assert error.args[0][0].value["type"] == "mcp_elicitation"  # why it paused
+    assert paused["run_id"] not in recorder.ends
+
+    chunks = [
+        c
+        async for c in graph.astream(
+            Command(resume={pending.id: accept_all(pending)}), config(recorder), stream_mode="tools"
+        )
+    ]
+    assert [c["event"] for c in chunks] == ["tool-started", "tool-finished"]
+    assert chunks[0]["tool_call_id"] == "trip"
+    paused_run, resumed = recorder.starts
+    assert resumed["run_id"] != paused_run["run_id"]
+    assert resumed["metadata"]["tool_call_id"] == paused_run["metadata"]["tool_call_id"] == "trip"
+    assert text_of(recorder.ends[resumed["run_id"]]).startswith("Booked Rome")
+    assert server.events.counts["book_trip.commit"] == 1
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_paused_call_is_not_a_tool_error_on_the_tools_stream(
+    open_servers: OpenServers, era: str
+) -> None:
+    servers, _ = demo(open_servers, era)
+    graph = one_turn_graph(servers, [call("demo_book_trip", "trip", destination="Rome")], InMemorySaver())
+    chunks = [c async for c in graph.astream(start(), config(), stream_mode=["tools", "updates"])]
+    tools = [payload["event"] for mode, payload in chunks if mode == "tools"]
+    assert tools == ["tool-started"]  # paused: it starts again on resume (LangGraph's own rule for a tool)
+    assert any(mode == "updates" and "__interrupt__" in payload for mode, payload in chunks)
+
+
+@pytest.mark.parametrize("fan_out", [False, True])
+@pytest.mark.parametrize("era", ERAS)
+async def test_parallel_calls_are_sibling_runs(open_servers: OpenServers, era: str, fan_out: bool) -> None:
+    servers, _ = demo(open_servers, era)
+    calls = [call("demo_add", "a", a=1, b=2), call("demo_echo", "b", text="hi")]
+    graph = one_turn_graph(servers, calls, InMemorySaver(), fan_out=fan_out)
+    recorder = Recorder()
+    await graph.ainvoke(start(), config(recorder))
+
+    runs = {r["tool_call_id"]: r for r in recorder.starts}
+    assert set(runs) == {"a", "b"} and len(recorder.starts) == 2
+    assert set(recorder.ends) == {runs["a"]["run_id"], runs["b"]["run_id"]}
+    parents = {runs[k]["parent"] for k in runs}
+    if (
+        fan_out
+    ):  # one Send per call: each call is the one tool run of its own "tools" node run, both in one step
+        assert len(parents) == 2
+        assert {recorder.chains[p][0] for p in parents} == {"tools"}
+        assert len({recorder.chains[p][1] for p in parents}) == 1
+    else:  # one node run for both calls: both tool runs are its children, neither inside the other
+        (parent,) = parents
+        assert recorder.chains[parent][0] == "tools"
+    assert runs["a"]["parent"] != runs["b"]["run_id"] and runs["b"]["parent"] != runs["a"]["run_id"]
