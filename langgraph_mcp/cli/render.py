@@ -78,10 +78,10 @@ def effective_text(tool: McpTool) -> Text:
 
 def verdict_text(verdict: Verdict) -> Text:
     text = Text(verdict.kind, style=f"bold {_VERDICT_STYLE.get(verdict.kind, '')}")
-    if verdict.rule:
-        text.append(f" [{verdict.rule}]", style="dim")
     if verdict.reason:
         text.append(f" {verdict.reason}")
+    if verdict.rule:
+        text.append(f" [rule {verdict.rule}]", style="dim")
     return text
 
 
