@@ -120,36 +120,42 @@ class NameResolver:
         unknown: dict[str, str] = {}
         sign_in: AuthorizationRequiredError | None = None
 
-        def to_list() -> list[str]:  # stale candidates, and servers never listed (for "did you mean")
+        def stale() -> list[str]:  # the candidates that must be listed (again) before the name can be judged
+            return [s for s in candidates if not listings.fresh(s)]
+
+        def unlisted() -> list[str]:  # servers never listed: only for "did you mean" hints
             return [
                 s
                 for s in self._config.servers
-                if (s in candidates and not listings.fresh(s))
-                or (listings.cached(s) is None and s not in self._signs_in)  # no sign-in just for a hint
+                if s not in candidates and listings.cached(s) is None and s not in self._signs_in
             ]
 
-        if to_list():
+        if stale():
             loop = asyncio.get_running_loop()
             lock = self._list_locks.setdefault(loop, asyncio.Lock())
             async with lock:
-                if stale := to_list():
-                    failures = await listings.list_quietly(stale)
-                    unknown = {s: describe_failure(e) for s, e in failures.items() if s in candidates}
+                if todo := stale():
+                    failures = await listings.list_quietly(todo)
+                    unknown = {s: describe_failure(e) for s, e in failures.items()}
                     sign_in = next(
-                        (
-                            e
-                            for s, e in failures.items()
-                            if s in candidates and isinstance(e, AuthorizationRequiredError)
-                        ),
-                        None,
+                        (e for e in failures.values() if isinstance(e, AuthorizationRequiredError)), None
                     )
         for server in candidates:
             if server not in unknown and not listings.fresh(server):
                 unknown[server] = "its tools are not listed"
         found = self._resolution(published_name, [s for s in candidates if s not in unknown], unknown)
+        if not found.tools and unlisted():
+            # A name no candidate publishes: list the others only now, for its "did you mean" hints, so a call to
+            # one server never waits for servers it does not call to start.
+            loop = asyncio.get_running_loop()
+            lock = self._list_locks.setdefault(loop, asyncio.Lock())
+            async with lock:
+                if todo := unlisted():
+                    await listings.list_quietly(todo)
+            found = self._resolution(published_name, [s for s in candidates if s not in unknown], unknown)
         if sign_in is not None:
             found = dataclasses.replace(found, sign_in=sign_in)
-        if not to_list():  # every server listed, as a kept resolution needs (see _keep)
+        if not stale() and not unlisted():  # every server listed, as a kept resolution needs (see _keep)
             self._keep(published_name, candidates, found)
         return found
 
