@@ -77,6 +77,8 @@ async def test_an_unknown_name_still_hears_of_close_matches_from_every_server(tm
         resolution = await servers.resolve_tool("demo_ad")
         assert not resolution.tools and not resolution.unknown
         assert "demo_add" in resolution.close_matches
-        assert servers.server_status("other").tools is not None  # listed for the hint, once the name was unknown
+        assert (
+            servers.server_status("other").tools is not None
+        )  # listed for the hint, once the name was unknown
     finally:
         await servers.aclose()
