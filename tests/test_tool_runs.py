@@ -15,10 +15,11 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
 from langgraph.types import Command
 
-from langgraph_mcp import McpServers
+from langgraph_mcp import McpServers, resume_command
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
-from tests.helpers import ERAS, OpenServers
+from tests.helpers import ERAS, OpenServers, OpenServersSync
 from tests.node_support import accept_all, call, in_process, one_turn_graph, start, text_of
+from tests.test_policy_gate import WIRINGS, setup
 
 pytestmark = pytest.mark.anyio
 
@@ -283,3 +284,62 @@ async def test_parallel_calls_are_sibling_runs(open_servers: OpenServers, era: s
         (parent,) = parents
         assert recorder.chains[parent][0] == "tools"
     assert runs["a"]["parent"] != runs["b"]["run_id"] and runs["b"]["parent"] != runs["a"]["run_id"]
+
+
+@pytest.mark.parametrize("wiring", WIRINGS)
+async def test_a_gated_call_run_carries_the_verdict_and_who_decided(
+    open_servers: OpenServers, wiring: str
+) -> None:
+    """Behind the approval gate each run says what the decision record says: allowed by the policy's rule, or
+    asked and approved by a human. The wait for approval is the gate's run (ended by the interrupt): no call was
+    sent yet, so there is no tool run until the human approved."""
+    calls = [
+        call("demo_read_file", "read", path="notes.txt"),
+        call("demo_delete_file", "rm", path="todo.txt"),
+    ]
+    srv, _, graph = setup(open_servers, calls, wiring)
+    recorder = Recorder()
+    cfg: Any = {"configurable": {"thread_id": "t", "user_id": "ann"}, "callbacks": [recorder]}
+    out = await graph.ainvoke(start(), cfg)
+    (pending,) = out["__interrupt__"]
+    assert "rm" not in {r["tool_call_id"] for r in recorder.starts}  # not sent while it waits for a human
+    await graph.ainvoke(resume_command([pending], decisions={"rm": {"type": "approve"}}), cfg)
+
+    runs = {r["tool_call_id"]: r["metadata"] for r in recorder.starts}
+    assert set(runs) == {"read", "rm"} and len(recorder.starts) == 2
+    assert (runs["read"]["mcp_verdict"], runs["read"]["mcp_decided_by"], runs["read"]["mcp_decision"]) == (
+        "allow",
+        "policy",
+        None,
+    )
+    assert runs["read"]["mcp_rule"] == "hints:read-only"
+    assert (runs["rm"]["mcp_verdict"], runs["rm"]["mcp_decided_by"], runs["rm"]["mcp_decision"]) == (
+        "ask",
+        "human",
+        "approve",
+    )
+    assert runs["rm"]["mcp_rule"] == "deletes"
+    hashes = {runs[k]["mcp_definition_hash"] for k in runs}
+    assert len(hashes) == 2 and all(len(h) == 64 for h in hashes)  # the sha256 the decision record names
+    assert srv.events.counts["delete_file.commit"] == 1
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_sync_run_has_the_same_runs(open_servers_sync: OpenServersSync, era: str) -> None:
+    """``graph.invoke`` / ``graph.stream`` (calls on the background loop): the same runs and ``tools`` events."""
+    servers = open_servers_sync({"demo": in_process(build_server(), era)})
+    calls = [call("demo_add", "a", a=1, b=2), call("demo_echo", "b", text="x")]
+    graph = one_turn_graph(servers, calls, InMemorySaver(), fan_out=False)
+    recorder = Recorder()
+    graph.invoke(start(), config(recorder))
+    assert sorted(r["tool_call_id"] for r in recorder.starts) == ["a", "b"]
+    assert {recorder.parent_name(r) for r in recorder.starts} == {"tools"}
+    assert {r["metadata"]["mcp_era"] for r in recorder.starts} == {era}
+    assert len(recorder.ends) == 2 and not recorder.errors
+    chunks = list(graph.stream(start(), config(thread="t2"), stream_mode="tools"))
+    assert sorted((c["event"], c["tool_call_id"]) for c in chunks) == [
+        ("tool-finished", "a"),
+        ("tool-finished", "b"),
+        ("tool-started", "a"),
+        ("tool-started", "b"),
+    ]
