@@ -4,7 +4,7 @@ loop is running, and ``graph.invoke`` without ``await`` is the everyday idiom th
 Work that runs on the package's own background loop can't deadlock by blocking the cell's thread, so it works:
 ``graph.invoke`` / ``graph.stream`` with one and with several MCP calls (one call runs in the cell's own thread,
 several on LangGraph's worker threads), a pause and its resume, a ``get_tools()`` tool's ``invoke``, the approval
-gate's synchronous owner lookup, ``servers.close()``. The one thing that would deadlock - ``close()`` while the
+gate's synchronous owner lookup, ``servers.close()``; a closed ``McpServers`` used again raises to the cell. The one thing that would deadlock - ``close()`` while the
 cell's own loop holds connections (they can only be closed by that loop, which the cell is blocking) - is a
 clear ``EventLoopError`` naming ``await servers.aclose()``.
 """
@@ -99,6 +99,19 @@ graph, model = graph_for(fresh, [READ, READ], gate=True)
 finished(graph.invoke({"messages": [HumanMessage("go")]}, {"configurable": {"thread_id": "gate"}}), model, 2)
 fresh.close()  # the cell's own loop holds none of its connections: closing from here is fine
 assert fresh.closed
+""",
+    "a closed McpServers used again raises": """
+from langgraph_mcp.errors import ServersClosedError
+closed = new_servers()
+graph, model = graph_for(closed, [READ, READ])
+closed.close()
+try:
+    graph.invoke({"messages": [HumanMessage("go")]}, {"configurable": {"thread_id": "closed"}})
+except ServersClosedError:
+    pass
+else:
+    raise AssertionError("a closed McpServers was used without an error to the caller")
+assert model.runs == [0], model.runs  # the model was not told about the program's mistake
 """,
     "close() while this loop holds connections": """
 await servers.list_tools(cache_mode="bypass")  # a connection owned by the kernel's own loop
