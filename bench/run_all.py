@@ -31,6 +31,7 @@ MODULES = [
     "p8_scale",
     "p9_tasks",
     "p10_policy",
+    "p11_cold_start",
 ]
 
 
@@ -96,6 +97,46 @@ def targets(sections: dict[str, dict[str, Any]]) -> list[list[str]]:
                     ok_text(cell["median"] <= 1.3),
                 ]
             )
+    for era in ("modern", "legacy"):
+        for transport in ("stdio", "http"):
+            cell = _get(p3, f"{era}/{transport}", "graph: Send fan-out ×32", "vs_hand_written_send")
+            if cell:
+                rows.append(
+                    [
+                        f"32-call Send fan-out (`route_tool_calls` + `McpToolNode`) / hand-written Send fan-out, "
+                        f"{era} {transport}",
+                        "≤ 1.03×",
+                        _ratio(cell),
+                        ok_text(cell["median"] <= 1.03),
+                    ]
+                )
+    p1_hand = sections.get("p1", {}).get("data", {})
+    cell = _get(p1_hand, "legacy", "vs_hand_written", "variants", "graph: McpToolNode", "ratio")
+    if cell:
+        rows.append(
+            [
+                "graph with `McpToolNode` / hand-written node on the raw session, stdio, legacy",
+                "≤ 1.03×",
+                _ratio(cell),
+                ok_text(cell["median"] <= 1.03),
+            ]
+        )
+    p11 = sections.get("p11", {}).get("data", {})
+    for era in ("modern", "legacy"):
+        for variant, goal, limit in (
+            ("five servers: a call to each", "≤ 1.2×", 1.2),
+            ("five configured, one called", "≤ 1.2× (does not wait for the others)", 1.2),
+        ):
+            cell = _get(p11, era, variant, "ratio")
+            if cell:
+                rows.append(
+                    [
+                        f"cold start, five stdio servers, {variant} / slowest single server's start, {era}",
+                        goal,
+                        _ratio(cell),
+                        ok_text(cell["median"] <= limit),
+                    ]
+                )
     p4 = sections.get("p4", {}).get("data", {})
     for era in ("modern", "legacy"):
         cell = p4.get(era, {}).get("cached get_tools")
@@ -191,6 +232,31 @@ def summary(sections: dict[str, dict[str, Any]]) -> list[str]:
             [
                 " / ".join(
                     _ratio(_get(p3, f"{e}/{t}", "servers.call_tool ×32", "ratio")) for t in ("stdio", "http")
+                )
+                for e in eras
+            ],
+        )
+    )
+    rows.append(
+        (
+            "32-call Send fan-out ÷ the hand-written Send fan-out on the raw session: stdio / HTTP",
+            [
+                " / ".join(
+                    _ratio(_get(p3, f"{e}/{t}", "graph: Send fan-out ×32", "vs_hand_written_send"))
+                    for t in ("stdio", "http")
+                )
+                for e in eras
+            ],
+        )
+    )
+    p11 = data.get("p11", {})
+    rows.append(
+        (
+            "cold start, five stdio servers: a call to each / one of them called, ÷ the slowest single server's start",
+            [
+                " / ".join(
+                    _ratio(_get(p11, e, v, "ratio"))
+                    for v in ("five servers: a call to each", "five configured, one called")
                 )
                 for e in eras
             ],
