@@ -6,10 +6,14 @@ Variants (one fast ``add`` call each, interleaved in one process):
 * ``servers.call_tool`` — ``McpServers.call_tool`` by published name.
 * ``graph: McpToolNode`` — a compiled graph ``agent → tools`` with ``McpToolNode`` (plain edge).
 * ``graph: McpToolNode via Send`` — the same with ``route_tool_calls`` (one ``Send`` per call, the standard wiring).
+* ``graph: McpToolNode, decision checked`` — the policy asks about ``demo_add``; the model's turn carries a decision
+  signed for the call (what the gate leaves), which the node verifies (HMAC, digests) before sending.
+* ``graph: McpToolNode, unchecked`` — the node with its proof and its listing check skipped (issue 19's cost floor:
+  the two rows above against this one are what the binding and the node's check cost).
 * ``graph: hand-written node`` — the same graph, the node awaiting the raw session and building a ToolMessage.
 * ``graph: ToolNode(get_tools())`` — LangGraph's ``ToolNode`` with this package's LangChain tools.
 
-Graph rows are compared with the hand-written graph as well as with the raw session.
+Graph rows are compared with the hand-written graph as well as with the raw session, and with the unchecked node.
 """
 
 from __future__ import annotations
@@ -25,7 +29,9 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from bench.common import DEMO_ARGS, ERAS, PY, Comparison, Section, demo_stdio, era_mode, interleave, main
-from langgraph_mcp import McpServers, McpToolNode, route_tool_calls
+from langgraph_mcp import ApprovalPolicy, McpServers, McpToolNode, route_tool_calls
+from langgraph_mcp.graph.proof import Proof
+from langgraph_mcp.humans.policy import Verdict
 
 _ids = itertools.count()
 
@@ -35,9 +41,48 @@ async def agent(state: MessagesState) -> dict[str, Any]:  # async: a sync node w
     return {"messages": [AIMessage("", tool_calls=[call])]}
 
 
-def graph_with(node: Any, *, send: bool = False) -> Any:
+def signed_agent(servers: McpServers) -> Any:
+    """The model's turn as the gate leaves it: the call with a decision signed for it (signed once, outside the
+    timing: signing is the gate's work, once per decision; verifying it is the node's, on every call)."""
+    tool = servers.cached_tool("demo_add")
+    assert tool is not None
+    args = {"a": 1, "b": 2}
+    binding = servers.approval_key.sign(
+        "approve",
+        thread_id="",
+        tool_call_id="c-signed",
+        server=tool.server,
+        identity=servers.server_identity(tool.server),
+        tool=tool.name,
+        definition_hash=tool.definition_hash,
+        arguments=args,
+    )
+    record = {"server": tool.server, "tool": tool.name, "verdict": "approve", "binding": binding}
+
+    async def signed(state: MessagesState) -> dict[str, Any]:
+        call = {"name": "demo_add", "args": dict(args), "id": "c-signed", "type": "tool_call"}
+        return {
+            "messages": [
+                AIMessage("", tool_calls=[call], response_metadata={"mcp_gate": {"c-signed": record}})
+            ]
+        }
+
+    return signed
+
+
+class UncheckedNode(McpToolNode):
+    """``McpToolNode`` without its proof and listing check: the floor the checked node is measured against."""
+
+    def _prove(self, call: Any, resolution: Any, record: Any) -> Proof:
+        return Proof(Verdict.allow("unchecked"), True)
+
+    def _listed(self, tool: Any) -> bool:
+        return True
+
+
+def graph_with(node: Any, *, send: bool = False, model: Any = agent) -> Any:
     builder = StateGraph(MessagesState)
-    builder.add_node("agent", agent)
+    builder.add_node("agent", model)
     builder.add_node("tools", node)
     builder.add_edge(START, "agent")
     if send:
@@ -70,6 +115,11 @@ async def variants_for(stack: AsyncExitStack, era: str) -> dict[str, Any]:
     graphs = {
         "graph: McpToolNode": graph_with(McpToolNode(servers)),
         "graph: McpToolNode via Send": graph_with(McpToolNode(servers), send=True),
+        "graph: McpToolNode, decision checked": graph_with(
+            McpToolNode(servers, policy=ApprovalPolicy(tools={"demo_add": "ask"})),
+            model=signed_agent(servers),
+        ),
+        "graph: McpToolNode, unchecked": graph_with(UncheckedNode(servers)),
         "graph: hand-written node": graph_with(hand_written),
         "graph: ToolNode(get_tools())": graph_with(ToolNode(lc_tools)),
     }
@@ -109,6 +159,7 @@ async def measure(quick: bool) -> Section:
             "× raw session",
             "client CPU × raw",
             "× hand-written graph",
+            "× unchecked node",
         ],
     )
     for era in ERAS:
@@ -118,14 +169,22 @@ async def measure(quick: bool) -> Section:
                 variants, blocks=blocks, per_block=per_block, baseline="raw session"
             )
         vs_hand = Comparison("graph: hand-written node", result.times, result.cpu)
+        vs_unchecked = Comparison("graph: McpToolNode, unchecked", result.times, result.cpu)
         for name, timing, ratio, cpu in result.rows():
-            hand = vs_hand.rows()[list(result.times).index(name)][2] if name.startswith("graph") else ""
-            section.rows.append([era, name, timing, ratio, cpu, hand])
-        section.data[era] = {"vs_raw": result.as_dict(), "vs_hand_written": vs_hand.as_dict()}
+            index = list(result.times).index(name)
+            hand = vs_hand.rows()[index][2] if name.startswith("graph") else ""
+            unchecked = vs_unchecked.rows()[index][2] if name.startswith("graph: McpToolNode") else ""
+            section.rows.append([era, name, timing, ratio, cpu, hand, unchecked])
+        section.data[era] = {
+            "vs_raw": result.as_dict(),
+            "vs_hand_written": vs_hand.as_dict(),
+            "vs_unchecked_node": vs_unchecked.as_dict(),
+        }
     section.notes.append(
         f"{blocks} interleaved blocks × {per_block} calls per variant; ratios are per block, then median [p25–p75]. "
         "`client CPU` is this process's CPU time per call (the server's is not in it): on a busy machine it "
-        "shows the client's own overhead with less noise than wall time."
+        "shows the client's own overhead with less noise than wall time. `× unchecked node`: what proving each "
+        "call right before tools/call costs (issue 19's target: at most 1.03)."
     )
     return section
 

@@ -126,6 +126,11 @@ class McpTool:
     @property
     def effective_hints(self) -> EffectiveHints:
         """Declared hints over the spec defaults. Destructive/idempotent mean nothing for a read-only tool."""
+        return cast(EffectiveHints, dict(self._effective))
+
+    @functools.cached_property
+    def _effective(self) -> EffectiveHints:
+        # Once per listed descriptor: the policy and the tool node read the hints on every call.
         merged = cast(EffectiveHints, {**SPEC_DEFAULTS, **self.declared_hints})
         if merged["readOnlyHint"]:
             merged["destructiveHint"] = False
@@ -138,19 +143,19 @@ class McpTool:
 
     @property
     def read_only(self) -> bool:
-        return self.effective_hints["readOnlyHint"]
+        return self._effective["readOnlyHint"]
 
     @property
     def destructive(self) -> bool:
-        return self.effective_hints["destructiveHint"]
+        return self._effective["destructiveHint"]
 
     @property
     def idempotent(self) -> bool:
-        return self.effective_hints["idempotentHint"]
+        return self._effective["idempotentHint"]
 
     @property
     def open_world(self) -> bool:
-        return self.effective_hints["openWorldHint"]
+        return self._effective["openWorldHint"]
 
     @property
     def retry_safe(self) -> bool:

@@ -19,6 +19,7 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     Field,
+    SecretStr,
     Tag,
     ValidationError,
     field_validator,
@@ -197,6 +198,10 @@ class HttpServer(_ServerOptions):
     """HTTP read timeout in seconds (also bounds a held-open legacy SSE stream)."""
     max_connections: int | None = Field(None, ge=1)
     """The HTTP connection pool size; default ``max_parked_calls`` + 32."""
+    listing_max_age: float | None = Field(60.0, gt=0)
+    """Seconds a ``tools/list`` without a ``ttlMs`` hint is trusted before it is listed again (``None``: until the
+    server says its tools changed). A 2026-07-28 server has no session, so nothing else tells a redeploy on the
+    same URL; a legacy server's new session drops the listing at once. Re-listing costs one request."""
     oauth: OAuthOptions | None = None
     """Per-user OAuth sign-in (see :class:`OAuthOptions`); not together with ``auth`` or ``credentials``."""
 
@@ -291,6 +296,11 @@ class McpServersConfig(BaseModel):
     """Between server and tool name in published names."""
     invalid_names: Literal["skip", "sanitize"] = "skip"
     """Tool names that model providers would refuse: skip (and report) them, or rename them."""
+    approval_key: SecretStr | None = Field(default=None, exclude=True)
+    """The secret decisions are signed with (HMAC-SHA256), so that the tool node of any worker can tell a
+    decision taken by this graph from state a client wrote. Default: the ``LANGGRAPH_MCP_APPROVAL_KEY``
+    environment variable, else a random key of this process (a decision then proves itself only in the process
+    that took it: set one key on every worker of a deployment)."""
 
     @field_validator("servers", mode="before")
     @classmethod

@@ -14,6 +14,7 @@ The tree (every exception the package raises is one of these)::
     │   │   ├── ServerDiscoveryError           listing its tools failed (or its pagination never ended)
     │   │   ├── ServerUnavailableError         it failed recently and waits out its reconnect backoff
     │   │   ├── CallNotSentError               the request never reached a live session: it was not run
+    │   │   │   └── ToolChangedError           the server restarted or relisted the tool before the call was sent
     │   │   └── CallInterruptedError           the connection was lost during a call: it may or may not have run
     │   ├── InvalidResponseError               it sent something that is not a valid MCP message
     │   ├── ResultTooLargeError                a result was larger than ``max_result_bytes``
@@ -107,6 +108,12 @@ class ServerUnavailableError(ServerConnectionError):
 class CallNotSentError(ServerConnectionError):
     """The request never reached a live session (the server had forgotten it, or the connection died first): it
     was not run, so it is safe to send again whatever the tool does."""
+
+
+class ToolChangedError(CallNotSentError):
+    """Right before sending, the tool was no longer what the server lists (it restarted as a new process or
+    session, or its listing expired and says otherwise): the call was not sent, since it was judged on the old
+    definition. The tool node lists it again and judges the call again."""
 
 
 class CallInterruptedError(ServerConnectionError):

@@ -184,9 +184,49 @@ class ApprovalInterrupt(TypedDict):
     ``expires_after``); absent when the approval does not expire."""
     input_schema: NotRequired[dict[str, Any]]
     """The tool's inputSchema, so a UI (and ``resume_command``) can check edited arguments."""
+    definition_hash: NotRequired[str]
+    """``langgraph_mcp.catalog.definition_hash`` of the tool as shown: the decision is bound to it."""
+    changed: NotRequired[list[DefinitionChange]]
+    """Asked again because the tool's definition changed since a decision about this call: what changed."""
     action_requests: NotRequired[list[ActionRequest]]
     """Compatibility mode only: LangChain ``HITLRequest`` keys, one item."""
     review_configs: NotRequired[list[ReviewConfig]]
+
+
+class DefinitionChange(TypedDict):
+    """One part of a tool's definition that differs from what a decision was made about."""
+
+    field: Literal["name", "description", "inputSchema", "outputSchema", "annotations"]
+    before: Any
+    after: Any
+
+
+BindingVerdict: TypeAlias = Literal["allow", "approve", "edit"]
+
+
+class DecisionBinding(TypedDict):
+    """A decision bound to exactly one call, signed (HMAC-SHA256) where it was taken.
+
+    The tool node runs a call on a binding only if the signature verifies with its key and every field matches
+    the call about to be sent (see :mod:`langgraph_mcp.humans.binding`)."""
+
+    v: Literal[1]
+    verdict: BindingVerdict
+    """``allow``: the policy allowed it (on this definition); ``approve``/``edit``: a human did."""
+    thread_id: str
+    tool_call_id: str
+    server: str
+    """The server's configured name."""
+    server_identity: str
+    """The name plus a digest of where it is reached (transport, URL or command line)."""
+    tool: str
+    """The server's own tool name."""
+    definition_hash: str
+    args_digest: str
+    """``langgraph_mcp.catalog.args_digest`` of the arguments to be sent (the edited ones after an edit)."""
+    key_id: str
+    """Which key signed it (a digest of the key, never the key)."""
+    signature: str
 
 
 class EditedAction(TypedDict):

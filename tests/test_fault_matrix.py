@@ -30,7 +30,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.types import Command
 
-from langgraph_mcp import McpServers, McpToolNode
+from langgraph_mcp import ApprovalPolicy, McpServers, McpToolNode
 from langgraph_mcp.examples.demo_server import DemoServer, build_server, http_app
 from tests.faults import CutResponses, calls_tool
 from tests.helpers import (
@@ -51,6 +51,9 @@ pytestmark = pytest.mark.anyio
 FAULT_TRANSPORTS = [t for t in TRANSPORTS if t != "in_process"]  # a fault needs a process or a socket
 OPTIONS = {"connect_timeout": 5, "tool_timeout": 5, "reconnect_backoff": 0.05, "retries": 2}
 HANG_TIMEOUT = 1.0
+
+NO_APPROVALS = ApprovalPolicy(tools={"*": "allow"})
+"""These tests are about transport faults, not approvals: the tool node runs every call unasked."""
 
 
 @dataclass
@@ -159,7 +162,7 @@ def graph_of(servers: McpServers, name: str, args: dict[str, Any]) -> tuple[Any,
         return {"messages": [AIMessage(content="next step ran", id="after")]}
 
     builder = StateGraph(MessagesState)
-    builder.add_node("tools", McpToolNode(servers))
+    builder.add_node("tools", McpToolNode(servers, policy=NO_APPROVALS))
     builder.add_node("after", after)
     builder.add_edge(START, "tools")
     builder.add_edge("tools", "after")

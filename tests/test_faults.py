@@ -21,7 +21,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from mcp.server.mcpserver import MCPServer
 
-from langgraph_mcp import McpServers, McpToolNode, ServerConnectionError, ServerDiscoveryError
+from langgraph_mcp import ApprovalPolicy, McpServers, McpToolNode, ServerConnectionError, ServerDiscoveryError
 from langgraph_mcp.errors import (
     CallInterruptedError,
     InvalidResponseError,
@@ -44,6 +44,9 @@ T = TypeVar("T")
 
 FAST = {"connect_timeout": 5, "tool_timeout": 10, "reconnect_backoff": 0.05}
 
+NO_APPROVALS = ApprovalPolicy(tools={"*": "allow"})
+"""These tests are about transport faults, not approvals: the tool node runs every call unasked."""
+
 
 async def settle(awaitable: Awaitable[T]) -> T:
     """Await a call; a raw ``CancelledError`` escaping it fails the test (and cannot end the test silently)."""
@@ -60,7 +63,7 @@ def one_call_graph(servers: McpServers, name: str, args: dict[str, Any]) -> Any:
         return {"messages": [AIMessage(content="the graph went on")]}
 
     graph = StateGraph(MessagesState)
-    graph.add_node("tools", McpToolNode(servers))
+    graph.add_node("tools", McpToolNode(servers, policy=NO_APPROVALS))
     graph.add_node("after", after)
     graph.add_edge(START, "tools")
     graph.add_edge("tools", "after")

@@ -305,3 +305,46 @@ def test_an_unavailable_database_skips_locally_and_fails_when_required(
     monkeypatch.setenv(pg_cluster.REQUIRE_ENV, "1")
     with pytest.raises(pytest.fail.Exception, match=r"required .* unavailable: no initdb"):
         _unavailable("no initdb")
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_decision_proves_itself_on_another_worker_and_a_forged_or_replayed_one_on_none(
+    pg_dsn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, era: str
+) -> None:
+    """Worker A pauses on an approval; worker B resumes it and the call runs once. Then a client copies B's
+    signed decision (onto new args) or writes a forged gate record, through ``update_state`` as the model or as
+    the gate, on both workers: nothing runs, each is asked about again. The workers share the signing key
+    (``LANGGRAPH_MCP_APPROVAL_KEY``), so A reads B's signature as genuine and refuses it for what it binds."""
+    monkeypatch.setenv("LANGGRAPH_MCP_APPROVAL_KEY", "one-secret-for-every-worker")  # the workers inherit it
+    log = tmp_path / "events.jsonl"
+    servers = {"demo": stdio_demo_spec(events_file=log, mode=era)}
+    calls = [["delete_file", {"path": "todo.txt"}]]
+
+    def commits() -> list[Any]:
+        return [e.get("path") for e in events(log) if e["tool"] == "delete_file" and e["event"] == "commit"]
+
+    async with workers(pg_dsn, servers, 2) as [a, b]:
+        paused = await a.request("start", thread="t1", calls=calls)
+        assert kinds(paused["pending"]) == {"call_delete_file_1": "approval"}
+        decisions = {"call_delete_file_1": {"type": "approve"}}
+        done = await b.request("resume", thread="t1", calls=calls, decisions=decisions, answers={})
+        assert done["pending"] == [] and done["tool_messages"]["call_delete_file_1"][0] == "success"
+        assert commits() == ["todo.txt"]  # once, on B
+
+        # (worker, thread, how, why the tool node refuses): on t1 itself (once: it then waits) and on new threads
+        notes = {"path": "notes.txt"}
+        attempts = [
+            (a, "t1", {"as_node": "approval_gate", "args": notes}, "its arguments are not the ones"),
+            (a, "t2", {"as_node": "approval_gate"}, "it was decided on another thread"),
+            (b, "t3", {"as_node": "approval_gate"}, "it was decided on another thread"),
+            (a, "t4", {"as_node": "approval_gate", "forged": True}, "carries no signed decision"),
+            (b, "t5", {"as_node": "approval_gate", "forged": True}, "carries no signed decision"),
+            (a, "t6", {"as_node": "agent", "forged": True}, "destructiveHint"),  # the gate asks
+            (b, "t7", {"as_node": "agent", "args": notes}, "destructiveHint"),
+        ]
+        for n, (worker, thread, how, why) in enumerate(attempts):
+            out = await worker.request("forge", thread=thread, calls=[], source="t1", **how)
+            assert commits() == ["todo.txt"], (n, how)
+            assert len(out["pending"]) == 1, (n, how, out)
+            [pending] = out["pending"]
+            assert pending["kind"] == "approval" and why in pending["reason"], (n, how, pending)

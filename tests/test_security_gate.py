@@ -88,9 +88,14 @@ async def test_cut_tools_list_at_gate_time_asks_and_never_runs_the_call(
     assert srv.events.counts["delete_file.request"] == 0
     proxy.cuts = proxy.cut  # the server lists again
     out = await graph.ainvoke(resume_command(out, decisions={"rm": {"type": "approve"}}), cfg())
+    # The blind approval proves nothing about the tool it now resolves to: the tool node asks, naming it.
+    [asked] = out["__interrupt__"]
+    assert (asked.value["server"], asked.value["tool"]) == ("demo", "delete_file")
+    assert "the tool node asks because" in asked.value["reason"]
+    assert srv.events.counts["delete_file.request"] == 0
+    out = await graph.ainvoke(resume_command(out, decisions={"rm": {"type": "reject"}}), cfg())
     [message] = tool_messages(out)
-    assert message.status == "error" and "was not run" in text(message)
-    assert "server 'demo', tool 'delete_file'" in text(message)
+    assert message.status == "error" and "rejected" in text(message)
     assert srv.events.counts["delete_file.request"] == 0
     assert "todo.txt" in srv.workspace
 
@@ -360,10 +365,14 @@ async def test_a_resumed_approval_runs_exactly_what_was_shown(
     graph = WIRINGS[wiring](after, None, calls, saver)
     state = await graph.aget_state(cfg())
     out = await graph.ainvoke(resume_command(state, decisions={"d": {"type": "approve"}}), cfg())
+    # The approval is bound to fs/admin_delete: for fs_admin/delete the tool node asks again, naming it.
+    [asked] = out["__interrupt__"]
+    assert (asked.value["server"], asked.value["tool"]) == ("fs_admin", "delete")
+    assert "judged as server 'fs', tool 'admin_delete'" in asked.value["reason"]
+    assert fs.ran == [] and fs_admin.ran == []
+    out = await graph.ainvoke(resume_command(out, decisions={"d": {"type": "reject"}}), cfg())
     [message] = tool_messages(out)
     assert message.status == "error"
-    assert "judged as server 'fs', tool 'admin_delete'" in text(message)
-    assert "server 'fs_admin', tool 'delete'" in text(message)
     assert fs.ran == [] and fs_admin.ran == []
 
 
@@ -381,15 +390,16 @@ async def test_an_approved_call_runs_on_the_server_shown(
     [message] = tool_messages(out)
     assert message.status != "error" and fs.ran == ["admin_delete"]
     ai = next(m for m in out["messages"] if isinstance(m, AIMessage) and m.tool_calls)
-    assert ai.response_metadata["mcp_gate"]["d"] == {
-        "server": "fs",
-        "tool": "admin_delete",
-        "verdict": "approve",
-    }
+    record = ai.response_metadata["mcp_gate"]["d"]
+    assert (record["server"], record["tool"], record["verdict"]) == ("fs", "admin_delete", "approve")
+    binding = record["binding"]  # what the tool node checked before it sent the call
+    assert (binding["tool_call_id"], binding["server"], binding["tool"]) == ("d", "fs", "admin_delete")
+    assert binding["verdict"] == "approve" and binding["thread_id"] == "t"
 
 
 async def test_the_node_refuses_a_call_the_gate_did_not_judge(open_servers: OpenServers) -> None:
-    """A gated message: a call the gate has no record of is not run, whatever routed it to the node."""
+    """A gated message: a call the gate has no decision about is not run, whatever routed it to the node (no
+    checkpointer here, so nobody can be asked: an error ToolMessage says why)."""
     srv = build_server()
     servers = open_servers({"demo": {"transport": "in_process", "server": srv}})
     ai = AIMessage(
@@ -400,5 +410,6 @@ async def test_the_node_refuses_a_call_the_gate_did_not_judge(open_servers: Open
     )
     out = await McpToolNode(servers).ainvoke({"messages": [HumanMessage("go"), ai]})
     [message] = out["messages"]
-    assert message.status == "error" and "did not judge this call" in text(message)
+    assert message.status == "error" and "needs a human's approval" in text(message)
+    assert "no decision about this call was taken" in text(message)
     assert srv.events.counts["delete_file.request"] == 0

@@ -82,15 +82,19 @@ def _answers_sign_in(payload: AuthorizationInterrupt, stored: object) -> bool:
 class InterruptAsker:
     """Gets answers for one tool call's questions from LangGraph interrupts (one instance per node run)."""
 
-    def __init__(self, tool_call_id: str, *, compat: bool = False) -> None:
+    def __init__(self, tool_call_id: str, *, compat: bool = False, offset: int = 0) -> None:
+        """``offset``: how many interrupts of the task come before the call's questions (the tool node's own
+        approval, see :mod:`langgraph_mcp.graph.proof`); their stored values are never read as answers."""
         self.compat = compat
+        self.offset = offset
         """Agent Chat UI mode: ask with a ``HITLRequest`` card, accept ``{"decisions": [...]}`` answers."""
         try:
             configurable = get_config().get("configurable", {})
         except RuntimeError:  # called outside a graph: calls work, questions can't pause
             configurable = {}
         self._scratchpad = task_scratchpad(configurable)
-        self._fresh = None if self._scratchpad is None else fresh_resume_index(self._scratchpad, configurable)
+        fresh = None if self._scratchpad is None else fresh_resume_index(self._scratchpad, configurable)
+        self._fresh = fresh if fresh is not None and fresh >= offset else None
         """Where this invocation's new answer sits in the book: it is always checked, never skipped."""
         self._configurable = configurable
         self._shown: Mapping[str, Any] | None = None
@@ -101,10 +105,18 @@ class InterruptAsker:
             str(configurable.get("checkpoint_ns", "")),
             tool_call_id,
         )
-        self.consumed = 0
+        self.consumed = offset
         """How many ``interrupt()`` calls this node run has made (LangGraph's per-task counter)."""
         self.raised_at = 0
         """The index of the interrupt most recently raised (where the call paused)."""
+
+    def after_approval(self) -> None:
+        """The task's first interrupt was the tool node's own approval (:mod:`langgraph_mcp.graph.proof`), made
+        before any question: the answer book starts after it, and its answer is never read as one."""
+        if self.consumed == 0 and self.offset == 0:
+            self.offset = self.consumed = 1
+            if self._fresh == 0:
+                self._fresh = None
 
     async def load_shown_question(self) -> None:
         """Read the questions the new answer was given for from the checkpoint (the durable path: no live round
@@ -123,7 +135,8 @@ class InterruptAsker:
         return dict(shown) != dict(requests) and _fits(shown, stored) and not _fits(requests, stored)
 
     def _book(self) -> list[Any]:
-        return [] if self._scratchpad is None else stored_resume_values(self._scratchpad)
+        book = [] if self._scratchpad is None else stored_resume_values(self._scratchpad)
+        return [None] * min(self.offset, len(book)) + book[self.offset :]
 
     def _advance_to(self, index: int) -> None:
         # Stale answers are consumed without a schema: they were validated when saved, for another question.

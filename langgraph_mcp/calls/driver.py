@@ -52,6 +52,7 @@ from langgraph_mcp.errors import (
     ElicitationUnavailableError,
     ServerConnectionError,
     ServerError,
+    ToolChangedError,
     TooManyRoundsError,
     UnsupportedRequestError,
 )
@@ -90,9 +91,14 @@ async def run_call(
     tool_call_id: str,
     asker: InterruptAsker | None,
     progress: ProgressCallback | None = None,
+    listed: Callable[[McpTool], bool] | None = None,
 ) -> types.CallToolResult:
     """Run ``tool`` to its final result, retrying transport failures only when the tool is read-only/idempotent
-    (or the call provably never ran: :class:`~langgraph_mcp.errors.CallNotSentError`)."""
+    (or the call provably never ran: :class:`~langgraph_mcp.errors.CallNotSentError`).
+
+    ``listed(tool)`` (the tool node's: :meth:`McpServers.listed_now`) is asked after connecting, before every
+    attempt is sent: when it says the tool is no longer what the server lists (a restart, a new session),
+    :class:`~langgraph_mcp.errors.ToolChangedError` is raised and nothing is sent."""
     call = _Call(
         servers.connection(tool.server),
         servers.paused_rounds(tool.server),
@@ -109,13 +115,20 @@ async def run_call(
         # which a call waits for within its deadline); another try would only wait for the attempt after that.
         await call.conn.client()
         try:
+            if listed is not None and not listed(tool):
+                raise ToolChangedError(
+                    tool.server,
+                    f"tool {tool.name!r} is not what the server lists now (it restarted, or its listing changed); "
+                    "the call was not sent",
+                    tool=tool.name,
+                )
             paused = call.paused.take(asker.key) if asker is not None else None
             if paused is None and asker is not None:
                 await asker.load_shown_question()
             if call.conn.is_legacy:
                 return await _legacy(call, paused)
             return await _modern(call, paused)
-        except GraphInterrupt:
+        except (GraphInterrupt, ToolChangedError):
             raise
         except Exception as exc:
             # A call that never reached a live session was not run: sending it again is safe for any tool.

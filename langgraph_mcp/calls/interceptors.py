@@ -183,12 +183,20 @@ async def call_intercepted(
     tool_call_id: str,
     asker: InterruptAsker | None,
     progress: ProgressCallback | None = None,
+    listed: Callable[[McpTool], bool] | None = None,
 ) -> ToolCallOutcome:
-    """Run one tool call through the host's interceptors; without any, this is the driver's ``run_call``."""
+    """Run one tool call through the host's interceptors; without any, this is the driver's ``run_call``
+    (``listed``: see there)."""
     if not host.interceptors:
         with host.using(tool.server):
             return await run_call(
-                host, tool, arguments, tool_call_id=tool_call_id, asker=asker, progress=progress
+                host,
+                tool,
+                arguments,
+                tool_call_id=tool_call_id,
+                asker=asker,
+                progress=progress,
+                listed=listed,
             )
     request = McpToolCallRequest(
         server=tool.server,
@@ -207,7 +215,13 @@ async def call_intercepted(
         try:
             with host.using(tool.server):
                 return await run_call(
-                    host, tool, req.args, tool_call_id=tool_call_id, asker=asker, progress=progress
+                    host,
+                    tool,
+                    req.args,
+                    tool_call_id=tool_call_id,
+                    asker=asker,
+                    progress=progress,
+                    listed=listed,
                 )
         finally:
             CALL_HEADERS.reset(token)

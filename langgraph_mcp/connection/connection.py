@@ -305,6 +305,11 @@ class ServerConnection:
         return self.owner.starts
 
     @property
+    def sessions(self) -> int:
+        """How many times this connection came up (a new process or session each time)."""
+        return self.owner.sessions
+
+    @property
     def last_error(self) -> BaseException | None:
         return self.owner.last_error
 

@@ -145,6 +145,7 @@ class ClientOwner:
         self._start_lock = asyncio.Lock()
         self._error: BaseException | None = None
         self._starts = 0
+        self._sessions = 0
         self._connected_once = False
         self.backoff = ReconnectBackoff(
             spec.restart_attempts, spec.reconnect_backoff, spec.reconnect_backoff_max
@@ -220,6 +221,12 @@ class ClientOwner:
         return self._starts
 
     @property
+    def sessions(self) -> int:
+        """How many times this connection came up: each is a new server process (stdio) or session (HTTP), whose
+        tools may differ from the last one's (a listing is only good for the session it was made in)."""
+        return self._sessions
+
+    @property
     def last_error(self) -> BaseException | None:
         return self._error
 
@@ -292,6 +299,7 @@ class ClientOwner:
                 continue
             backoff.succeeded()
             self._connected_once = True
+            self._sessions += 1
             return
 
     def _unavailable(self, retry_in: float) -> ServerUnavailableError:

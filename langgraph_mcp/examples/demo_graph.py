@@ -90,7 +90,7 @@ def build_graph(
     builder.add_node("agent", agent)
     policy = policy or ApprovalPolicy()
     builder.add_node("approval_gate", create_approval_gate(servers, policy=policy, agent_chat_ui=chat_ui))
-    builder.add_node("tools", McpToolNode(servers, agent_chat_ui=chat_ui))
+    builder.add_node("tools", McpToolNode(servers, agent_chat_ui=chat_ui, policy=policy))
     builder.add_edge(START, "agent")
     # Allowed calls run at once (one task each); the others go through the gate in the same step, so an
     # approval and a question from an allowed call can be pending together and answered with one Command.

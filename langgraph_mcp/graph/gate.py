@@ -90,7 +90,7 @@ from langgraph.types import Send, interrupt
 
 from langgraph_mcp._compat import RunnableCallable, has_checkpointer
 from langgraph_mcp.calls.asker import InterruptAsker
-from langgraph_mcp.catalog import McpTool
+from langgraph_mcp.catalog import McpTool, ToolDefinition
 from langgraph_mcp.errors import DecisionError
 from langgraph_mcp.graph.audit import Outcome, decision_record, emit_decision
 from langgraph_mcp.graph.messages import (
@@ -117,7 +117,9 @@ from langgraph_mcp.humans.sign_in import MAX_SIGN_INS_PER_CALL, authorization_pa
 from langgraph_mcp.payloads import (
     APPROVAL_INTERRUPT_TYPE,
     ApprovalInterrupt,
+    BindingVerdict,
     Decision,
+    DecisionBinding,
 )
 from langgraph_mcp.servers.mcp_servers import McpServers
 
@@ -135,6 +137,10 @@ _JUDGED = "mcp_gate_judged"
 """Private channel: ``{tool_call_id: what was judged}`` (verdict, rule, principal, tool) for the audit record."""
 _EXPIRED = "mcp_gate_expired"
 """Private channel: ``{tool_call_id: when the approval came}`` for approvals given after ``expires_at``."""
+_BINDINGS = "mcp_gate_bindings"
+"""Private channel: ``{tool_call_id: DecisionBinding}``, signed by the review task that took the decision."""
+_SHOWN = "mcp_gate_shown"
+"""Private channel: ``{tool_call_id: ToolDefinition}`` of the asked calls, as the policy judged them."""
 
 _MAX_DESCRIBED_ARGS = 2_000
 
@@ -202,6 +208,7 @@ def approval_payload(
         payload["expires_at"] = now + verdict.expires_after
     if tool is not None:
         payload["input_schema"] = tool.input_schema
+        payload["definition_hash"] = tool.definition_hash
     if compat:
         payload["action_requests"] = [{"name": name, "args": args, "description": description}]
         payload["review_configs"] = [
@@ -312,10 +319,46 @@ class _Gate:
     # -- check ----------------------------------------------------------------------------------------
 
     def _calls(self, state: Any) -> list[ToolCall]:
-        """The runnable pending calls nobody has judged yet (``route_through_gate`` records what it sent on)."""
-        pending = pending_calls(messages_of(state, self.messages_key))
-        judged = gate_records(pending.ai) or {}
-        return [call for call in pending.runnable if (call.get("id") or "") not in judged]
+        """Every runnable pending call: judged on every pass, whatever record it carries (a record is a claim
+        anyone who can write the thread can make; see :mod:`langgraph_mcp.humans.binding`)."""
+        return pending_calls(messages_of(state, self.messages_key)).runnable
+
+    def sign(
+        self,
+        verdict: BindingVerdict,
+        call_id: str,
+        server: str,
+        tool: str,
+        definition_hash: str,
+        arguments: Mapping[str, Any] | None,
+        config: RunnableConfig,
+    ) -> DecisionBinding:
+        """Bind ``verdict`` to this call, signed with the servers' approval key (checked by the tool node)."""
+        return self.servers.approval_key.sign(
+            verdict,
+            thread_id=str(config.get("configurable", {}).get("thread_id", "")),
+            tool_call_id=call_id,
+            server=server,
+            identity=self.servers.server_identity(server),
+            tool=tool,
+            definition_hash=definition_hash,
+            arguments=arguments,
+        )
+
+    def allow_record(self, call: ToolCall, tool: McpTool | None, config: RunnableConfig) -> GateRecord:
+        """The record of a call the policy allowed: bound to the definition it was judged on and its args."""
+        if tool is None:
+            return record_for(None, "allow")
+        binding = self.sign(
+            "allow",
+            call.get("id") or "",
+            tool.server,
+            tool.name,
+            tool.definition_hash,
+            call.get("args"),
+            config,
+        )
+        return record_for(tool, "allow", binding)
 
     def _verdicts(
         self,
@@ -331,6 +374,7 @@ class _Gate:
         denied: dict[str, str] = dict(declined or {})
         allowed: dict[str, GateRecord] = {}
         judged: dict[str, dict[str, Any]] = {}
+        shown: dict[str, ToolDefinition] = {}
         for call in calls:
             call_id = call.get("id") or ""
             if call_id in denied:
@@ -347,7 +391,7 @@ class _Gate:
                 "definition_hash": tool.definition_hash if tool is not None else None,
             }
             if verdict.allowed:
-                allowed[call_id] = record_for(owner.tool, "allow")
+                allowed[call_id] = self.allow_record(call, owner.tool, config)
             elif verdict.denied:
                 denied[call_id] = verdict.reason
             elif not can_pause:  # fail closed: nobody can be asked
@@ -357,7 +401,9 @@ class _Gate:
                 )
             else:
                 reviews.append(approval_payload(call, owner.tool, verdict, compat=self.compat, now=now))
-        return {_REVIEWS: reviews, _DENIED: denied, _ALLOWED: allowed, _JUDGED: judged}
+                if owner.tool is not None:
+                    shown[call_id] = owner.tool.definition
+        return {_REVIEWS: reviews, _DENIED: denied, _ALLOWED: allowed, _JUDGED: judged, _SHOWN: shown}
 
     def check(self, state: Any, config: RunnableConfig) -> dict[str, Any]:
         calls = self._calls(state)
@@ -421,7 +467,7 @@ class _Gate:
             todo = todo[:1]
         return [Send("review", {"payload": p}) for p in todo]
 
-    def review(self, state: _ReviewInput) -> dict[str, Any]:
+    def review(self, state: _ReviewInput, config: RunnableConfig) -> dict[str, Any]:
         payload = state["payload"]
         answer = interrupt(payload, response_schema=decision_response_schema(payload, compat=self.compat))
         decision: Decision
@@ -434,7 +480,19 @@ class _Gate:
             now = self.policy.clock()  # when the answer came: this task runs again on the resume
             if now > payload["expires_at"]:
                 return {_DECISIONS: {call_id: decision}, _EXPIRED: {call_id: now}}
-        return {_DECISIONS: {call_id: decision}}
+        out: dict[str, Any] = {_DECISIONS: {call_id: decision}}
+        server, definition_hash = payload["server"], payload.get("definition_hash")
+        signable = server is not None and server in self.servers.names and definition_hash is not None
+        if decision["type"] in ("approve", "edit") and signable:
+            assert server is not None and definition_hash is not None
+            # Signed here, in the task that received the human's answer through the interrupt: a decision
+            # written into the gate's channels or the message by anyone else carries no valid signature.
+            args = decision["edited_action"]["args"] if decision["type"] == "edit" else payload["arguments"]
+            binding = self.sign(
+                decision["type"], call_id, server, payload["tool"], definition_hash, args, config
+            )
+            out[_BINDINGS] = {call_id: binding}
+        return out
 
     # -- apply --------------------------------------------------------------------------------------------
 
@@ -475,6 +533,8 @@ class _Gate:
             )
 
         shown = {p["tool_call_id"]: p for p in reviews}
+        bindings: dict[str, DecisionBinding] = state.get(_BINDINGS) or {}
+        definitions: dict[str, ToolDefinition] = state.get(_SHOWN) or {}
         edits: dict[str, dict[str, Any]] = {}
         out: list[AnyMessage] = [group.message() for group in pending.refused]
         for call_id, decision in decisions.items():
@@ -487,11 +547,16 @@ class _Gate:
                 # Exactly what the human was shown: the tool node refuses to run anything else.
                 payload = shown[call_id]
                 server = payload["server"]
-                records[call_id] = {
+                entry: GateRecord = {
                     "server": server,
                     "tool": payload["tool"] if server is not None else None,
                     "verdict": decision["type"],
                 }
+                if call_id in bindings:
+                    entry["binding"] = bindings[call_id]
+                if call_id in definitions:
+                    entry["definition"] = definitions[call_id]
+                records[call_id] = entry
             else:
                 record(call_id, decision, "rejected")
             if decision["type"] == "edit":
@@ -559,6 +624,8 @@ def create_approval_gate(
             _ALLOWED: Annotated[dict[str, GateRecord], _merge],
             _EXPIRED: Annotated[dict[str, float], _merge],
             _JUDGED: Annotated[dict[str, dict[str, Any]], _merge],
+            _BINDINGS: Annotated[dict[str, DecisionBinding], _merge],
+            _SHOWN: Annotated[dict[str, ToolDefinition], _merge],
         },
         total=False,
     )
@@ -596,7 +663,8 @@ def route_through_gate(
     Each allowed call gets its own ``Send`` to ``tools``, carrying its turn with this edge's record of what it
     allowed (the tool node runs it only if it still resolves to that server and tool); if any call needs the
     gate (ask, deny, a tool whose owner could not be established, or calls sharing an id), the state is sent to
-    ``gate`` once, in the same step, and the gate judges only the calls not sent on already. So an ``mcp_approval`` for one
+    ``gate`` once, in the same step; the gate judges every call again (it lets the allowed ones pass untouched,
+    and they have run by the time the tool node runs after it). So an ``mcp_approval`` for one
     call and an ``mcp_elicitation`` from an allowed sibling can be pending together and be answered with one
     ``Command``. Use the same ``policy`` as the gate (the gate decides again for what it is sent). Wire::
 
@@ -629,20 +697,17 @@ def route_through_gate(
         pending = pending_calls(messages)
         if not pending or pending.ai is None:
             return otherwise
-        judged = gate_records(pending.ai) or {}
         principal = checker.policy.principal_for(config)
         direct: list[ToolCall] = []
         records: dict[str, GateRecord] = {}
         context: dict[str, dict[str, Any]] = {}
         needs_gate = bool(pending.refused)  # the gate answers calls with a duplicate or missing id
-        for call in pending.runnable:
+        for call in pending.runnable:  # every call, every pass: an existing record is a claim, not a verdict
             call_id = call.get("id") or ""
-            if call_id in judged:
-                continue
             owner = owners[call["name"]]
             verdict = owner_verdict(checker.policy, call, owner, principal=principal)
             if verdict.allowed:
-                records[call_id] = record_for(owner.tool, "allow")
+                records[call_id] = checker.allow_record(call, owner.tool, config)
                 context[call_id] = {"rule": verdict.rule, "principal": principal}
                 direct.append(call)
             else:

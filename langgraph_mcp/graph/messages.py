@@ -7,8 +7,10 @@ Such calls are *refused*, never run: each group of calls sharing an id (``""`` f
 ``ToolMessage`` naming every call in it, so the model sees why and can call again with distinct ids.
 
 The approval gate records what it judged in the ``AIMessage`` itself (``response_metadata["mcp_gate"]``, keyed by
-tool call id: the server and tool it resolved the call to), so the record survives checkpoints and restarts; the
-tool node runs a call from a gated message only if it resolves to exactly the recorded server and tool.
+tool call id: the server and tool it resolved the call to, and the signed decision), so the record survives
+checkpoints and restarts. A record is a *claim*: anyone who can write the thread can write one. The tool node
+acts on a record only through its signed binding (:mod:`langgraph_mcp.humans.binding`), and the gate and the
+routers judge every call on every pass, whatever record it carries.
 
 The calls of one turn may finish in different tasks of one step (one ``Send`` per call), and a conditional edge
 after the tool node reads only its own task's view of the state: the state at the start of the step plus that
@@ -22,11 +24,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias, TypedDict, cast
+from typing import Any, Literal, NotRequired, TypeAlias, TypedDict, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, ToolCall, ToolMessage
 
+from langgraph_mcp.catalog import ToolDefinition
 from langgraph_mcp.errors import ConfigError
+from langgraph_mcp.payloads import DecisionBinding
 
 __all__ = [
     "AUDIT_KEY",
@@ -74,6 +78,11 @@ class GateRecord(TypedDict):
     """The server's own tool name; ``None`` with ``server``."""
     verdict: GateVerdict
     """Why it may run: the policy allowed it, or a human approved (or edited) it."""
+    binding: NotRequired[DecisionBinding]
+    """The signed decision the tool node checks before it sends the call (see
+    :mod:`langgraph_mcp.humans.binding`); without one the record proves nothing."""
+    definition: NotRequired[ToolDefinition]
+    """The tool's definition as judged, so a re-ask after it changed can say what changed."""
 
 
 def messages_of(state: Any, messages_key: str = "messages") -> list[AnyMessage]:

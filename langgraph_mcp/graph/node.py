@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-from collections.abc import Callable, Sequence
+import os
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, cast
 
 from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langchain_core.runnables import RunnableConfig
+from langgraph.config import get_config
 from langgraph.constants import END
 from langgraph.errors import GraphBubbleUp, GraphInterrupt, is_invalid_resume
 from langgraph.func import task
@@ -26,11 +28,13 @@ from langgraph_mcp.calls.interceptors import call_intercepted
 from langgraph_mcp.calls.results import to_tool_message
 from langgraph_mcp.calls.runs import ToolRun, listening, start_tool_run
 from langgraph_mcp.calls.stream import CallStream
-from langgraph_mcp.catalog import McpTool
+from langgraph_mcp.catalog import McpTool, ToolResolution
 from langgraph_mcp.errors import (
     AuthorizationRequiredError,
+    ConfigError,
     NoCheckpointerError,
     ServersClosedError,
+    ToolChangedError,
     ToolNotFoundError,
 )
 from langgraph_mcp.graph.audit import call_span, decision_record, emit_decision, span_attributes
@@ -48,9 +52,15 @@ from langgraph_mcp.graph.messages import (
     turn_of,
     with_batch,
 )
+from langgraph_mcp.graph.owners import owner_of
+from langgraph_mcp.graph.proof import OnUnproven, Proof, ask_node_approval, prove
 from langgraph_mcp.humans.hitl import agent_chat_ui_mode
+from langgraph_mcp.humans.policy import ApprovalPolicy
 from langgraph_mcp.humans.sign_in import MAX_SIGN_INS_PER_CALL, authorization_payload, sign_in_result
 from langgraph_mcp.servers.mcp_servers import McpServers
+
+_MAX_RELISTS = 3
+"""How often a call is proven again when its server restarts between the proof and the send."""
 
 ErrorHandler = bool | str | Callable[[Exception], str] | type[Exception] | tuple[type[Exception], ...]
 
@@ -97,8 +107,12 @@ class McpToolNode(RunnableCallable):
 
     * Calls sharing one id, or without an id, are never run: one error ToolMessage per id says why (see
       :mod:`langgraph_mcp.graph.messages`).
-    * When an approval gate judged the message, a call runs only if it resolves to exactly the server and tool
-      the gate recorded for it (what the human approved); anything else gets an error ToolMessage.
+    * **Every call is proven right before ``tools/call``** (:mod:`langgraph_mcp.graph.proof`): it runs only if
+      ``policy`` allows it on the tool's current definition, or a decision signed by this graph's gate is bound
+      to exactly this call (thread, call id, server, definition hash, arguments). Whatever reached the node is
+      never a decision by itself. An unproven call is asked about with the node's own ``mcp_approval`` interrupt
+      (``on_unproven="ask"``, the default) or answered with an error ToolMessage saying why (``"error"``); a
+      denied one gets an error ToolMessage. Give the node the gate's policy (the default policy otherwise).
     * Unknown tool → error ToolMessage naming close matches; a name two servers publish, or whose server could
       not be listed, is never guessed (error ToolMessage).
     * Transport failures and timeouts → error ToolMessage (``handle_tool_errors``, as in ``ToolNode``); LangGraph
@@ -123,12 +137,19 @@ class McpToolNode(RunnableCallable):
         tags: list[str] | None = None,
         agent_chat_ui: bool = False,
         compat: bool | None = None,
+        policy: ApprovalPolicy | Mapping[str, Any] | str | os.PathLike[str] | None = None,
+        on_unproven: OnUnproven = "ask",
     ) -> None:
         super().__init__(self._func, self._afunc, name=name, tags=tags, trace=False)
         self.servers = servers
         self.messages_key = messages_key
         self.handle_tool_errors = handle_tool_errors
         self.compat = agent_chat_ui_mode(agent_chat_ui, compat, "McpToolNode")
+        self.policy = ApprovalPolicy.load(policy) if policy is not None else ApprovalPolicy()
+        """What the node lets run without a decision (the same as the gate's, or the default policy)."""
+        if on_unproven not in ("ask", "error"):
+            raise ConfigError(f"on_unproven must be 'ask' or 'error', got {on_unproven!r}")
+        self.on_unproven: OnUnproven = on_unproven
 
     # ------------------------------------------------------------------------------------------- entry points
 
@@ -199,14 +220,26 @@ class McpToolNode(RunnableCallable):
         (so the calls of one node run are siblings), see :mod:`langgraph_mcp.calls.runs`."""
         call_id = call.get("id") or ""
         asker = InterruptAsker(call_id, compat=self.compat)
-        for _ in range(MAX_SIGN_INS_PER_CALL):
+        approval = _NodeApproval()
+        sign_ins = relists = 0
+        while True:
             try:
-                return await self._attempt(call, work, asker, config)
+                return await self._attempt(call, work, asker, approval, config)
             except AuthorizationRequiredError as needed:
+                sign_ins += 1
+                if sign_ins > MAX_SIGN_INS_PER_CALL:
+                    return _not_run(call, f"it still needed a sign-in after {MAX_SIGN_INS_PER_CALL} sign-ins")
                 refused = await self._sign_in(needed, call, asker)
                 if refused is not None:
                     return refused
-        return _not_run(call, f"it still needed a sign-in after {MAX_SIGN_INS_PER_CALL} sign-ins")
+            except ToolChangedError as changed:  # nothing was sent: the server restarted under the proof
+                relists += 1
+                if (
+                    approval.arguments is not None or asker.consumed > asker.offset
+                ):  # a human answered about it
+                    return _not_run(call, f"{changed.detail}; call it again to have it reviewed")
+                if relists >= _MAX_RELISTS:  # it kept restarting between the check and the send
+                    return _not_run(call, f"{changed.detail}; call it again")
 
     async def _sign_in(
         self, needed: AuthorizationRequiredError, call: ToolCall, asker: InterruptAsker
@@ -238,12 +271,17 @@ class McpToolNode(RunnableCallable):
         return None
 
     async def _attempt(
-        self, call: ToolCall, work: _Work, asker: InterruptAsker, config: RunnableConfig
+        self,
+        call: ToolCall,
+        work: _Work,
+        asker: InterruptAsker,
+        approval: _NodeApproval,
+        config: RunnableConfig,
     ) -> ToolMessage:
         """One try at the call; a call the gate let through gets its ``mcp_decision`` record once answered."""
         found: list[McpTool] = []
         with call_span(call["name"]) as span:
-            message = await self._try_call(call, work, asker, found, config)
+            message = await self._try_call(call, work, asker, found, approval, config)
             self._record(call, work, found, message, span)
         return message
 
@@ -273,21 +311,29 @@ class McpToolNode(RunnableCallable):
             emit_decision(decision)
             span.set_attributes(span_attributes(decision))
 
+    def _prove(self, call: ToolCall, resolution: ToolResolution, record: GateRecord | None) -> Proof:
+        return prove(self.servers, self.policy, call, owner_of(resolution), record, _thread_id())
+
+    def _listed(self, tool: McpTool) -> bool:
+        return self.servers.listed_now(tool)
+
     async def _try_call(
         self,
         call: ToolCall,
         work: _Work,
         asker: InterruptAsker,
         found: list[McpTool],
+        approval: _NodeApproval,
         config: RunnableConfig,
     ) -> ToolMessage:
+        """Prove the call on the tool as listed now (:mod:`langgraph_mcp.graph.proof`), then send it; raises
+        ``ToolChangedError`` when the server restarted between the proof and the send (nothing was sent)."""
         call_id = call.get("id") or ""
         name = call["name"]
         record = work.records.get(call_id) if work.records is not None else None
-        if work.records is not None and record is None:
-            return _not_run(call, "the approval gate that judged this message did not judge this call")
         try:
-            tool = await self.servers.get_tool(name)
+            resolution = await self.servers.resolve_tool(name)
+            tool = resolution.tool()
         except ToolNotFoundError as exc:
             return ToolMessage(content=f"Error: {exc}", name=name, tool_call_id=call_id, status="error")
         except (GraphBubbleUp, AuthorizationRequiredError, ServersClosedError):
@@ -295,13 +341,27 @@ class McpToolNode(RunnableCallable):
         except Exception as exc:
             return self._error_message(exc, name, call_id)
         found.append(tool)
-        if record is not None and not _matches(record, tool):
-            return _not_run(
-                call,
-                f"it was judged as {_target(record)} but now resolves to server {tool.server!r}, tool "
-                f"{tool.name!r}; call it again to have it reviewed",
-            )
+        # Right before tools/call: the policy on the definition listed now, or a decision bound to this call.
+        proof = self._prove(call, resolution, record)
+        if proof.verdict.denied:
+            return _not_run(call, f"the approval policy denies it ({proof.verdict.reason})")
         arguments = dict(call.get("args") or {})
+        if not proof.proven:
+            if approval.arguments is None:  # this run has not asked yet: ask (the task's first interrupt)
+                if asker.consumed:
+                    return _not_run(call, "it needs a human's approval, which it did not need when it paused")
+                decision = await ask_node_approval(
+                    call, tool, proof, compat=self.compat, on_unproven=self.on_unproven
+                )
+                if decision.message is not None:
+                    return decision.message
+                assert decision.arguments is not None
+                approval.taken(decision.arguments, tool)
+                asker.after_approval()
+            elif approval.definition_hash != tool.definition_hash:
+                return _not_run(call, "the tool's definition changed after it was approved; call it again")
+            assert approval.arguments is not None
+            arguments = dict(approval.arguments)
         run = None
         if listening(config):  # nobody listening: no run, and nothing computed for one
             run = await start_tool_run(
@@ -344,8 +404,9 @@ class McpToolNode(RunnableCallable):
                     tool_call_id=call_id,
                     asker=asker,
                     progress=stream.progress,
+                    listed=self._listed,
                 )
-        except (GraphBubbleUp, AuthorizationRequiredError, ServersClosedError):
+        except (GraphBubbleUp, AuthorizationRequiredError, ServersClosedError, ToolChangedError):
             raise
         except NoCheckpointerError as exc:
             message = ToolMessage(content=f"Error: {exc}", name=name, tool_call_id=call_id, status="error")
@@ -403,6 +464,24 @@ class McpToolNode(RunnableCallable):
         return ToolMessage(content=text, name=name, tool_call_id=call_id, status="error")
 
 
+class _NodeApproval:
+    """What the node's own approval question got in this run (it asks at most once per run, before the call)."""
+
+    def __init__(self) -> None:
+        self.arguments: dict[str, Any] | None = None
+        self.definition_hash = ""
+
+    def taken(self, arguments: dict[str, Any], tool: McpTool) -> None:
+        self.arguments, self.definition_hash = arguments, tool.definition_hash
+
+
+def _thread_id() -> str:
+    try:
+        return str(get_config().get("configurable", {}).get("thread_id", ""))
+    except RuntimeError:  # called outside a graph
+        return ""
+
+
 @task(name="mcp_tool_call")  # type: ignore[arg-type]
 async def _call_task(
     node: McpToolNode, call: ToolCall, work: _Work, node_config: RunnableConfig
@@ -443,16 +522,6 @@ def _settled(outcomes: list[Any]) -> list[ToolMessage]:
         if isinstance(outcome, BaseException):
             raise outcome
     return cast(list[ToolMessage], outcomes)
-
-
-def _matches(record: GateRecord, tool: McpTool) -> bool:
-    return record["server"] == tool.server and record["tool"] == tool.name
-
-
-def _target(record: GateRecord) -> str:
-    if record["server"] is None:
-        return "a call to no MCP server"
-    return f"server {record['server']!r}, tool {record['tool']!r}"
 
 
 def _not_run(call: ToolCall, why: str) -> ToolMessage:

@@ -20,9 +20,18 @@ from langgraph_mcp.catalog import McpTool, ToolResolution
 from langgraph_mcp.errors import AuthorizationRequiredError, ServersClosedError
 from langgraph_mcp.graph.messages import GateRecord, GateVerdict
 from langgraph_mcp.humans.policy import ApprovalPolicy, Verdict
+from langgraph_mcp.payloads import DecisionBinding
 from langgraph_mcp.servers.mcp_servers import McpServers
 
-__all__ = ["Owner", "cached_owners", "establish_owner", "establish_owners", "owner_verdict", "record_for"]
+__all__ = [
+    "Owner",
+    "cached_owners",
+    "establish_owner",
+    "establish_owners",
+    "owner_of",
+    "owner_verdict",
+    "record_for",
+]
 
 
 @dataclass(frozen=True)
@@ -53,7 +62,7 @@ async def establish_owner(servers: McpServers, name: str) -> Owner:
         raise
     except Exception as exc:
         return Owner(name, None, problem=f"the tool lookup failed ({type(exc).__name__}: {exc})")
-    return _owner(resolution)
+    return owner_of(resolution)
 
 
 def cached_owners(servers: McpServers, names: Sequence[str]) -> dict[str, Owner] | None:
@@ -68,11 +77,12 @@ def cached_owners(servers: McpServers, names: Sequence[str]) -> dict[str, Owner]
             return None
         if resolution is None:
             return None
-        owners[name] = _owner(resolution)
+        owners[name] = owner_of(resolution)
     return owners
 
 
-def _owner(resolution: ToolResolution) -> Owner:
+def owner_of(resolution: ToolResolution) -> Owner:
+    """What a resolution says about who publishes its name (collision, problem, or the one tool)."""
     name = resolution.published_name
     if len(resolution.tools) > 1:
         where = ", ".join(f"server {t.server!r} (tool {t.name!r})" for t in resolution.tools)
@@ -113,8 +123,19 @@ def owner_verdict(
     return Verdict.ask(reason, tuple(policy.default_decisions), rule="unresolved")
 
 
-def record_for(tool: McpTool | None, verdict: GateVerdict) -> GateRecord:
-    """The gate record of a call that may run: the server and tool it was judged as (``None``: no MCP tool)."""
+def record_for(
+    tool: McpTool | None, verdict: GateVerdict, binding: DecisionBinding | None = None
+) -> GateRecord:
+    """The gate record of a call that may run: the server and tool it was judged as (``None``: no MCP tool),
+    its signed ``binding`` and the definition it was judged on."""
     if tool is None:
         return {"server": None, "tool": None, "verdict": verdict}
-    return {"server": tool.server, "tool": tool.name, "verdict": verdict}
+    record: GateRecord = {
+        "server": tool.server,
+        "tool": tool.name,
+        "verdict": verdict,
+        "definition": tool.definition,
+    }
+    if binding is not None:
+        record["binding"] = binding
+    return record

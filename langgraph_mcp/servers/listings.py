@@ -19,7 +19,7 @@ from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from langgraph_mcp import _compat
 from langgraph_mcp.catalog import CatalogReport, McpTool, ServerCatalog, SkippedTool, check_collisions
-from langgraph_mcp.config import McpServersConfig, ServerSpec
+from langgraph_mcp.config import HttpServer, McpServersConfig, ServerSpec
 from langgraph_mcp.connection.connection import ServerConnection
 from langgraph_mcp.errors import (
     CredentialError,
@@ -115,18 +115,42 @@ def _is_legacy_client(client: Any) -> bool:
 
 
 class Listing:
-    """One server's tools as listed with one credential identity, and how long the listing stays fresh."""
+    """One server's tools as listed with one credential identity, and how long the listing stays fresh.
 
-    def __init__(self, tools: list[McpTool], skipped: list[SkippedTool], ttl_ms: int) -> None:
+    A listing follows the life of what it listed: it is stale once its ``ttlMs`` hint (or, without one, the
+    server's ``listing_max_age``) runs out, and as soon as the connection it was made on starts a new process
+    or session (a restarted stdio server, an HTTP server that dropped the session): the tools may be a new
+    version's. A server that is down keeps its listing until it comes back (calls fail with why it is down);
+    the tool node checks again right before it sends (:meth:`McpServers.listed_now`). Re-listing costs one
+    ``tools/list`` request (one per page).
+    """
+
+    def __init__(
+        self,
+        tools: list[McpTool],
+        skipped: list[SkippedTool],
+        ttl_ms: int,
+        *,
+        conn: ServerConnection | None = None,
+        max_age: float | None = None,
+    ) -> None:
         self.tools = tools
         self.by_name = {tool.published_name: tool for tool in tools}
         self.skipped = skipped
-        # ttlMs > 0 is the server's freshness hint; without one the listing stays until a tools-changed
-        # notification or an explicit refresh (re-listing before every call would double the traffic).
-        self.expires = time.monotonic() + ttl_ms / 1000 if ttl_ms > 0 else float("inf")
+        # ttlMs > 0 is the server's freshness hint; without one the listing stays for max_age (HTTP: a
+        # 2026-07-28 server has no session, so nothing else tells that it was redeployed), else until a
+        # tools-changed notification, a refresh, or the end of the connection's process or session.
+        lifetime = ttl_ms / 1000 if ttl_ms > 0 else max_age
+        self.expires = time.monotonic() + lifetime if lifetime is not None else float("inf")
+        self._conn = conn
+        self.generation = conn.sessions if conn is not None else 0
+        """The connection's session (process or HTTP session) the tools were listed in."""
 
     @property
     def fresh(self) -> bool:
+        conn = self._conn
+        if conn is not None and conn.sessions != self.generation:  # a new process or session since
+            return False
         return time.monotonic() < self.expires
 
 
@@ -153,7 +177,8 @@ async def fetch_listing(conn: ServerConnection, catalog: ServerCatalog) -> Listi
             attempts += 1
     tools, unusable = catalog.build(raw)
     skipped.extend(unusable)
-    return Listing(tools, skipped, ttl_ms)
+    max_age = spec.listing_max_age if isinstance(spec, HttpServer) else None
+    return Listing(tools, skipped, ttl_ms, conn=conn, max_age=max_age)
 
 
 async def _list_pages(conn: ServerConnection) -> tuple[list[types.Tool], list[SkippedTool], int]:

@@ -35,6 +35,7 @@ from langgraph_mcp.connection.connection import ProgressCallback, ServerConnecti
 from langgraph_mcp.connection.owner import ListKind
 from langgraph_mcp.credentials import RUN_CONFIG, Identity, current_config, is_per_run
 from langgraph_mcp.errors import AnswerError, ConfigError, CredentialError, EventLoopError, ServersClosedError
+from langgraph_mcp.humans.binding import ApprovalKey, server_identity
 from langgraph_mcp.humans.sign_in import SignInResult, check_sign_in_answer, sign_in_result
 from langgraph_mcp.servers import resources
 from langgraph_mcp.servers.connections import ConnectionKey, LiveConnections
@@ -102,6 +103,10 @@ class McpServers:
         self.report = self._listings.report
         self._langchain_tools = LangChainTools(self)
         self._resource_cache = ResourceCache()
+        secret = self.config.approval_key
+        self.approval_key = ApprovalKey(secret.get_secret_value() if secret is not None else None)
+        self._identities: dict[str, str] = {}
+        """Signs and verifies decisions (see :mod:`langgraph_mcp.humans.binding`)."""
 
     # ------------------------------------------------------------------------------------------- lifecycle
 
@@ -132,6 +137,13 @@ class McpServers:
 
     def routing_for(self, server: str) -> OutputRouting:
         return self.config.routing_for(server)
+
+    def server_identity(self, server: str) -> str:
+        """``server``'s name and where it is reached: what a decision about one of its calls is bound to."""
+        identity = self._identities.get(server)
+        if identity is None:
+            identity = self._identities[server] = server_identity(server, self.spec(server))
+        return identity
 
     # ------------------------------------------------------------------------------------------- connections
 
@@ -334,6 +346,13 @@ class McpServers:
         """:meth:`resolve_tool` from the cache alone, or ``None`` when a candidate server would have to be listed."""
         self.ensure_open()
         return self._names.cached_resolution(published_name)
+
+    def listed_now(self, tool: McpTool) -> bool:
+        """Whether ``tool`` is what its server lists right now: the current run's listing of it is fresh (made
+        on the live process or session, within its ``ttlMs`` or ``listing_max_age``) and holds this very tool
+        (an unchanged descriptor keeps its object; a changed definition is a new one). No I/O."""
+        listing = self._listings.cached(tool.server)
+        return listing is not None and listing.fresh and listing.by_name.get(tool.published_name) is tool
 
     async def get_tool(self, published_name: str) -> McpTool:
         """The tool published as ``published_name``, listing servers if needed (fails closed).

@@ -10,7 +10,8 @@ For the tests of issue 19 (a server that changes between the listing the gate ju
   process before answering, so the connection drops after the effect (the retry tests).
 
 The version comes from the file named by ``VERSIONED_VERSION_FILE`` (default ``1``); runs are appended as JSON
-lines (``{"tool", "event", "version", "pid"}``) to ``VERSIONED_EVENTS_FILE`` when set, and always kept in
+lines (``{"tool", "event", "version", "pid"}``; a stdio process also records ``("server", "start")``) to
+``VERSIONED_EVENTS_FILE`` when set, and always kept in
 ``VersionedServer.ran`` in-process. Run over stdio with ``python tests/servers/versioned_server.py``, or build
 one with :func:`build_versioned_server` (``version=`` given directly) for in-process and HTTP tests.
 """
@@ -110,4 +111,6 @@ def stdio_spec(version_file: Path, events_file: Path, **options: object) -> dict
 
 
 if __name__ == "__main__":
-    build_versioned_server(version_from_env()).run("stdio")
+    server = build_versioned_server(version_from_env())
+    server.record("server", "start")  # its pid, for tests that kill the process
+    server.run("stdio")

@@ -1,0 +1,207 @@
+"""What the tool node checks right before ``tools/call``: the policy on the current definition, or a genuine decision.
+
+A call runs only if (a) the policy, evaluated on the tool's definition as listed *now*, allows it, or (b) a human
+decided to approve (or edit) it through this graph's interrupt, and that decision is bound to exactly this call:
+thread, tool call id, server identity, definition hash and the digest of the arguments about to be sent
+(:mod:`langgraph_mcp.humans.binding`). What reached the node — message metadata, ``update_state`` as any node,
+``Command(goto)`` — is never a decision by itself.
+
+When neither holds, the node does not run the call. By default (``on_unproven="ask"``) it asks: an
+``mcp_approval`` interrupt of its own, raised as the first interrupt of the call's task, whose reason says why the
+node asks (and, after a change, ``changed`` says what changed: before → after). The answer is genuine by
+construction: LangGraph hands an interrupt's resume value only to the task that raised it, and keeps it in the
+checkpoint, so a resume on another worker finds it. With ``on_unproven="error"`` the call gets an error
+``ToolMessage`` saying why instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+from langchain_core.messages import ToolCall, ToolMessage
+from langgraph.config import get_config
+from langgraph.types import interrupt
+
+from langgraph_mcp._compat import (
+    fresh_resume_index,
+    has_checkpointer,
+    shown_interrupt_value,
+    stored_resume_values,
+    task_scratchpad,
+)
+from langgraph_mcp.catalog import McpTool, args_digest
+from langgraph_mcp.graph.gate import approval_payload, rejection_message
+from langgraph_mcp.graph.messages import GateRecord
+from langgraph_mcp.graph.owners import Owner, owner_verdict
+from langgraph_mcp.humans.binding import binding_problem, definition_changes
+from langgraph_mcp.humans.decisions import (
+    DecisionResponse,
+    decision_response_schema,
+    only_decision,
+    validate_decision,
+)
+from langgraph_mcp.humans.policy import ApprovalPolicy, Verdict
+from langgraph_mcp.payloads import ApprovalInterrupt, Decision, DefinitionChange
+from langgraph_mcp.servers.mcp_servers import McpServers
+
+__all__ = [
+    "NodeDecision",
+    "OnUnproven",
+    "Proof",
+    "ask_node_approval",
+    "not_run",
+    "prove",
+]
+
+OnUnproven: TypeAlias = Literal["ask", "error"]
+"""What the tool node does with a call it cannot prove: ask a human (its own interrupt), or answer with an error."""
+
+
+@dataclass(frozen=True)
+class Proof:
+    """Whether one call may run now, and if not, why."""
+
+    verdict: Verdict
+    """The policy's verdict on the current definition."""
+    proven: bool
+    """The policy allows it, or a genuine decision bound to exactly this call does."""
+    problem: str = ""
+    """Why a decision on record does not count (empty when there was none to check)."""
+    changes: list[DefinitionChange] = field(default_factory=list)
+    """What changed in the tool's definition since the decision on record was taken."""
+
+
+def prove(
+    servers: McpServers,
+    policy: ApprovalPolicy,
+    call: ToolCall,
+    owner: Owner,
+    record: GateRecord | None,
+    thread_id: str,
+) -> Proof:
+    """Check ``call`` (to ``owner.tool``, as listed now) against the policy and the record's signed binding."""
+    try:
+        config: Any = get_config()
+    except RuntimeError:  # called outside a graph
+        config = None
+    verdict = owner_verdict(policy, call, owner, principal=policy.principal_for(config))
+    tool = owner.tool
+    if verdict.allowed or verdict.denied or tool is None:
+        return Proof(verdict, verdict.allowed)
+    if record is None:
+        return Proof(verdict, False, "no decision about this call was taken by this graph's approval gate")
+    if "binding" not in record:
+        target = (
+            f"server {record.get('server')!r}, tool {record.get('tool')!r}"
+            if record.get("server") is not None
+            else "a call whose server was unknown"
+        )
+        return Proof(
+            verdict, False, f"the gate's record of it (judged as {target}) carries no signed decision"
+        )
+    problem = binding_problem(
+        record["binding"],
+        servers.approval_key,
+        thread_id=thread_id,
+        tool_call_id=call.get("id") or "",
+        tool=tool,
+        identity=servers.server_identity(tool.server),
+        arguments=call.get("args"),
+    )
+    if problem is None:
+        return Proof(verdict, True)
+    changes = definition_changes(record.get("definition"), tool.definition) if "definition" in problem else []
+    return Proof(verdict, False, problem, changes)
+
+
+def unproven_reason(proof: Proof) -> str:
+    return f"{proof.verdict.reason}; the tool node asks because {proof.problem}"
+
+
+def not_run(call: ToolCall, why: str) -> ToolMessage:
+    return ToolMessage(
+        content=f"Error: the call to {call['name']!r} was not run: {why}.",
+        name=call["name"],
+        tool_call_id=call.get("id") or "",
+        status="error",
+    )
+
+
+@dataclass(frozen=True)
+class NodeDecision:
+    """The human's answer to the node's own approval interrupt: the args to send, or the message to return."""
+
+    arguments: dict[str, Any] | None
+    message: ToolMessage | None
+
+
+def _stored_decision(payload: ApprovalInterrupt, value: Any, compat: bool) -> bool:
+    try:
+        validate_decision(payload, only_decision(payload, value) if compat else value)
+    except Exception:  # DecisionError, or a value of another shape altogether
+        return False
+    return True
+
+
+async def ask_node_approval(
+    call: ToolCall, tool: McpTool, proof: Proof, *, compat: bool, on_unproven: OnUnproven
+) -> NodeDecision:
+    """Ask the human about ``call`` with the node's own interrupt (or answer with an error: ``on_unproven``).
+
+    Raises ``GraphInterrupt`` to pause. The interrupt is the task's first: a call's questions come after it."""
+    try:
+        configurable = get_config().get("configurable", {})
+    except RuntimeError:  # called outside a graph
+        configurable = {}
+    payload = approval_payload(call, tool, proof.verdict, compat=compat)
+    payload["reason"] = unproven_reason(proof)
+    payload["description"] = payload["description"].replace(proof.verdict.reason, payload["reason"], 1)
+    if proof.changes:
+        payload["changed"] = proof.changes
+    if on_unproven == "error":
+        return NodeDecision(None, not_run(call, f"it needs a human's approval ({payload['reason']})"))
+    if not has_checkpointer(configurable):
+        why = (
+            f"it needs a human's approval ({payload['reason']}), but the graph has no checkpointer to pause on: "
+            "compile it with one, e.g. graph.compile(checkpointer=InMemorySaver())"
+        )
+        return NodeDecision(None, not_run(call, why))
+    scratchpad = task_scratchpad(configurable)
+    stored = stored_resume_values(scratchpad) if scratchpad is not None else []
+    fresh = fresh_resume_index(scratchpad, configurable) if scratchpad is not None else None
+    if stored and fresh != 0 and not _stored_decision(payload, stored[0], compat):
+        # The task paused before without this approval in front (it was proven then, and is not now: the
+        # definition, the key or the policy changed while it waited). Its stored answers belong to questions.
+        why = (
+            f"it needs a human's approval ({payload['reason']}), which it did not need when it paused; "
+            "call it again to have it reviewed"
+        )
+        return NodeDecision(None, not_run(call, why))
+    answer = interrupt(payload, response_schema=decision_response_schema(payload, compat=compat))
+    decision: Decision = (
+        answer.decision()
+        if isinstance(answer, DecisionResponse)
+        else validate_decision(payload, only_decision(payload, answer) if compat else answer)
+    )
+    if fresh == 0:  # a decision given just now, for the payload shown when the task paused: still this call?
+        shown = await shown_interrupt_value(configurable, 0)
+        if isinstance(shown, Mapping) and (
+            shown.get("definition_hash") != tool.definition_hash
+            or args_digest(shown.get("arguments")) != args_digest(call.get("args"))
+        ):
+            why = "the tool's definition or the call changed while the approval was pending; call it again"
+            return NodeDecision(None, not_run(call, why))
+    return NodeDecision(*_apply(call, decision))
+
+
+def _apply(call: ToolCall, decision: Decision) -> tuple[dict[str, Any] | None, ToolMessage | None]:
+    call_id, name = call.get("id") or "", call["name"]
+    if decision["type"] == "approve":
+        return dict(call.get("args") or {}), None
+    if decision["type"] == "edit":
+        return dict(decision["edited_action"]["args"]), None
+    if decision["type"] == "reject":
+        return None, rejection_message(name, call_id, decision.get("message"))
+    return None, ToolMessage(content=decision["message"], name=name, tool_call_id=call_id)

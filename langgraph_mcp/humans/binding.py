@@ -1,0 +1,194 @@
+"""A decision bound to what it decided: signed where it was taken, checked by the tool node right before the call.
+
+Anything a thread's client can write (run input, ``update_state`` as any node, ``Command(goto)``, message metadata)
+could claim that a call was approved. So a decision only counts as a :class:`~langgraph_mcp.payloads.DecisionBinding`
+signed with a key the client does not have: HMAC-SHA256 over the canonical JSON of the thread id, the tool call
+id, the server's identity, the tool's :func:`~langgraph_mcp.catalog.definition_hash` and the
+:func:`~langgraph_mcp.catalog.args_digest` of the arguments to be sent. The signature is made in the task that
+received the human's answer through the interrupt (the gate's ``review``), or, for a policy's ``allow``, where the
+policy judged the current definition; the tool node recomputes every field for the call it is about to send and
+runs it only if all match.
+
+Why a signature and not "read the resume value back": the decision is taken in the gate's task and used in the
+tool node's, a different task (often a later step, maybe another worker); a signed record travels with the
+message through any checkpointer and is verified without reading the checkpoint history. What it cannot stop is
+a replay of the very same decision for the very same call (same thread, call id, server, definition and
+arguments): the README's Security model says what that leaves a client with write access.
+
+The key (:class:`ApprovalKey`): ``McpServersConfig.approval_key``, else ``LANGGRAPH_MCP_APPROVAL_KEY``, else a
+random key of this process. With the last, a decision proves itself only in the process that took it: another
+worker (or this one after a restart) asks again rather than trusting it, and says which key to set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+from collections.abc import Mapping
+from typing import Any, Literal, cast
+
+from langgraph_mcp.catalog import McpTool, ToolDefinition, args_digest, canonical_json
+from langgraph_mcp.config import HttpServer, ServerSpec, SseServer, StdioServer
+from langgraph_mcp.payloads import BindingVerdict, DecisionBinding, DefinitionChange
+
+__all__ = [
+    "APPROVAL_KEY_ENV",
+    "ApprovalKey",
+    "binding_problem",
+    "definition_changes",
+    "server_identity",
+]
+
+APPROVAL_KEY_ENV = "LANGGRAPH_MCP_APPROVAL_KEY"
+"""The environment variable holding the signing secret (the same on every worker of a deployment)."""
+
+_PROCESS_KEY = secrets.token_bytes(32)
+"""The fallback key: random per process, so no decision signed elsewhere verifies with it."""
+
+_SIGNED_FIELDS = (
+    "v",
+    "verdict",
+    "thread_id",
+    "tool_call_id",
+    "server",
+    "server_identity",
+    "tool",
+    "definition_hash",
+    "args_digest",
+    "key_id",
+)
+_DEFINITION_FIELDS: tuple[
+    Literal["name", "description", "inputSchema", "outputSchema", "annotations"], ...
+] = (
+    "name",
+    "description",
+    "inputSchema",
+    "outputSchema",
+    "annotations",
+)
+
+
+class ApprovalKey:
+    """The secret decisions are signed and verified with (``source``: ``config``, ``env`` or ``process``)."""
+
+    def __init__(self, secret: str | bytes | None = None) -> None:
+        if secret is None and (env := os.environ.get(APPROVAL_KEY_ENV)):
+            secret, self.source = env, "env"
+        elif secret is None:
+            self.source = "process"
+        else:
+            self.source = "config"
+        key = _PROCESS_KEY if secret is None else secret.encode() if isinstance(secret, str) else secret
+        self._key = key
+        self.key_id = hashlib.sha256(b"langgraph-mcp approval key id\0" + key).hexdigest()[:16]
+        """Names the key in bindings and messages (a digest: it tells nothing of the key)."""
+
+    def sign(
+        self,
+        verdict: BindingVerdict,
+        *,
+        thread_id: str,
+        tool_call_id: str,
+        server: str,
+        identity: str,
+        tool: str,
+        definition_hash: str,
+        arguments: Mapping[str, Any] | None,
+    ) -> DecisionBinding:
+        """The signed binding of ``verdict`` to this call of ``server``'s ``tool`` (as defined by
+        ``definition_hash``) with ``arguments``, on ``thread_id``."""
+        fields: dict[str, Any] = {
+            "v": 1,
+            "verdict": verdict,
+            "thread_id": thread_id,
+            "tool_call_id": tool_call_id,
+            "server": server,
+            "server_identity": identity,
+            "tool": tool,
+            "definition_hash": definition_hash,
+            "args_digest": args_digest(arguments),
+            "key_id": self.key_id,
+        }
+        return cast(DecisionBinding, {**fields, "signature": self._mac(fields)})
+
+    def _mac(self, fields: Mapping[str, Any]) -> str:
+        return hmac.new(self._key, canonical_json(dict(fields)).encode(), hashlib.sha256).hexdigest()
+
+    def verifies(self, binding: Mapping[str, Any]) -> bool:
+        """Whether ``binding`` carries a valid signature by this key."""
+        signature = binding.get("signature")
+        if not isinstance(signature, str) or binding.get("key_id") != self.key_id:
+            return False
+        fields = {name: binding.get(name) for name in _SIGNED_FIELDS}
+        return hmac.compare_digest(signature, self._mac(fields))
+
+    @property
+    def hint(self) -> str:
+        """What to do when a decision was signed with another key."""
+        return (
+            f"set {APPROVAL_KEY_ENV} (or McpServersConfig.approval_key) to one secret on every worker, so a "
+            "decision taken by one worker proves itself on another"
+        )
+
+
+def server_identity(name: str, spec: ServerSpec) -> str:
+    """``name`` plus a digest of where the server is reached: a config that points the name elsewhere (another
+    URL, another command line) is another server, and a decision about the old one does not carry over."""
+    where: dict[str, Any] = {"transport": spec.transport}
+    if isinstance(spec, HttpServer | SseServer):
+        where["url"] = spec.url
+    elif isinstance(spec, StdioServer):
+        where.update(command=spec.command, args=list(spec.args), cwd=spec.cwd)
+    return f"{name}#{hashlib.sha256(canonical_json(where).encode()).hexdigest()[:16]}"
+
+
+def binding_problem(
+    binding: Any,
+    key: ApprovalKey,
+    *,
+    thread_id: str,
+    tool_call_id: str,
+    tool: McpTool,
+    identity: str,
+    arguments: Mapping[str, Any] | None,
+) -> str | None:
+    """Why ``binding`` does not prove that this call may run now; ``None`` when it does."""
+    if not isinstance(binding, Mapping):
+        return (
+            "no decision about it was found that this graph signed (state a client writes is not a decision)"
+        )
+    if binding.get("key_id") != key.key_id:
+        return (
+            f"its decision was signed with another key (key id {binding.get('key_id')!r}; this process: "
+            f"{key.key_id!r}): {key.hint}"
+        )
+    if not key.verifies(binding):
+        return "the signature of its decision does not verify (the record was written outside the gate)"
+    expected: dict[str, tuple[Any, str]] = {
+        "thread_id": (thread_id, "it was decided on another thread"),
+        "tool_call_id": (tool_call_id, f"it was decided for tool call {binding.get('tool_call_id')!r}"),
+        "server_identity": (
+            identity,
+            f"it was decided for another server ({binding.get('server_identity')!r})",
+        ),
+        "tool": (tool.name, f"it was decided for tool {binding.get('tool')!r}"),
+        "definition_hash": (tool.definition_hash, "the tool's definition changed since it was decided"),
+        "args_digest": (args_digest(arguments), "its arguments are not the ones decided"),
+    }
+    for field, (value, why) in expected.items():
+        if binding.get(field) != value:
+            return why
+    return None
+
+
+def definition_changes(before: ToolDefinition | None, after: ToolDefinition) -> list[DefinitionChange]:
+    """What differs between the definition a decision was made about and the current one (``before``: as shown)."""
+    if not isinstance(before, Mapping):
+        return []
+    return [
+        {"field": field, "before": before.get(field), "after": after[field]}
+        for field in _DEFINITION_FIELDS
+        if canonical_json(before.get(field)) != canonical_json(after[field])
+    ]
