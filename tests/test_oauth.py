@@ -61,7 +61,10 @@ def build_graph(
 
     builder = StateGraph(MessagesState)
     builder.add_node("agent", agent)
-    builder.add_node("tools", McpToolNode(servers, agent_chat_ui=compat))
+    # These tests are about signing in, not approvals: the tool node runs the (unannotated) tool unasked.
+    builder.add_node(
+        "tools", McpToolNode(servers, agent_chat_ui=compat, policy={"tools": {"secure_*": "allow"}})
+    )
     builder.add_edge(START, "agent")
     builder.add_conditional_edges("agent", route_tool_calls, ["tools", END])
     builder.add_edge("tools", END)
