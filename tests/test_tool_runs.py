@@ -265,7 +265,8 @@ async def test_a_paused_call_is_not_a_tool_error_on_the_tools_stream(
 @pytest.mark.parametrize("era", ERAS)
 async def test_parallel_calls_are_sibling_runs(open_servers: OpenServers, era: str, fan_out: bool) -> None:
     servers, _ = demo(open_servers, era)
-    calls = [call("demo_add", "a", a=1, b=2), call("demo_echo", "b", text="hi")]
+    calls = [call("demo_add", "a", a=1, b=2), call("demo_list_files", "b")]
+    # (both read-only: a destructive-by-default tool such as demo_echo would be asked about by the tool node)
     graph = one_turn_graph(servers, calls, InMemorySaver(), fan_out=fan_out)
     recorder = Recorder()
     await graph.ainvoke(start(), config(recorder))
