@@ -329,7 +329,7 @@ async def test_a_gated_call_run_carries_the_verdict_and_who_decided(
 def test_a_sync_run_has_the_same_runs(open_servers_sync: OpenServersSync, era: str) -> None:
     """``graph.invoke`` / ``graph.stream`` (calls on the background loop): the same runs and ``tools`` events."""
     servers = open_servers_sync({"demo": in_process(build_server(), era)})
-    calls = [call("demo_add", "a", a=1, b=2), call("demo_echo", "b", text="x")]
+    calls = [call("demo_add", "a", a=1, b=2), call("demo_list_files", "b")]
     graph = one_turn_graph(servers, calls, InMemorySaver(), fan_out=False)
     recorder = Recorder()
     graph.invoke(start(), config(recorder))
