@@ -207,9 +207,16 @@ def http_spec(url: str, mode: str, **options: Any) -> dict[str, Any]:
 @contextmanager
 def http_demo_server(*extra: str) -> Iterator[str]:
     """The demo server over streamable HTTP in its own process on 127.0.0.1; yields its ``/mcp`` URL."""
+    with http_server_process(lambda port: [*DEMO_ARGS, "http", str(port), *extra]) as url:
+        yield url
+
+
+@contextmanager
+def http_server_process(args_for: Callable[[int], list[str]]) -> Iterator[str]:
+    """``python <args_for(port)>``: an HTTP MCP server in its own process on 127.0.0.1; yields its ``/mcp`` URL."""
     port = free_port()
     proc = subprocess.Popen(
-        [PY, *DEMO_ARGS, "http", str(port), *extra],
+        [PY, *args_for(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -1,6 +1,7 @@
 """P8 scale: 1,000 concurrent graph threads per era against one streamable-HTTP server, in one process.
 
-Each thread calls ``book_trip(destination=City<i>)``, which asks for a date; the threads pause on their questions
+Each thread calls ``book_trip_idempotent(destination=City<i>)`` (``bench/servers/idempotent_trip_server.py``: the
+demo's ``book_trip``, hinted idempotent), which asks for a date; the threads pause on their questions
 (``mcp_elicitation`` interrupts), then all are resumed together, thread ``i`` with its own date. Every reply is
 checked to carry that thread's city and date (no answer crosses threads). Each (era, arrival) runs in a fresh
 process against the same server:
@@ -12,7 +13,8 @@ process against the same server:
 
 Legacy runs twice: with the package's defaults — ``max_parked_calls`` 200, so at most 200 calls stay open (parked) inside
 their questions and the pauses past the cap are cancelled on the server and re-issued on resume (the durable path:
-``tools/call`` counts the replays) — and with every call parked (``max_parked_calls`` above the thread count), where
+``tools/call`` counts the replays; only a read-only or idempotent tool takes it — since issue 23 a non-idempotent
+pause past the cap ends with ``TooManyParkedCallsError``, hence the idempotent tool) — and with every call parked (``max_parked_calls`` above the thread count), where
 each paused thread also holds an open HTTP response and the SDK's in-flight request.
 
 The benchmark keeps only each interrupt's id and request keys (a real server reads pending interrupts back from
@@ -36,7 +38,17 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.types import Command
 
-from bench.common import ERAS, REPO, Section, http_demo_server, http_spec, main, open_fds, rss_bytes
+from bench.common import (
+    ERAS,
+    REPO,
+    SERVERS_DIR,
+    Section,
+    http_server_process,
+    http_spec,
+    main,
+    open_fds,
+    rss_bytes,
+)
 from langgraph_mcp import McpServers, McpToolNode, route_tool_calls
 from langgraph_mcp.config import HttpServer
 
@@ -46,6 +58,8 @@ WAVE = 100
 DEFAULT_CAP = HttpServer.model_fields["max_parked_calls"].default
 PARKED = {"modern": ["defaults"], "legacy": ["defaults", "all"]}
 """Legacy: the default cap on parked calls, and every call parked."""
+TOOL = "book_trip_idempotent"
+SERVER = str(SERVERS_DIR / "idempotent_trip_server.py")
 _ids = itertools.count()
 
 
@@ -58,7 +72,7 @@ def graph_for(servers: McpServers, saver: Any) -> Any:
         if state["messages"]:
             return {}
         call = {
-            "name": "demo_book_trip",
+            "name": f"demo_{TOOL}",
             "args": {"destination": state["city"]},
             "id": f"c{next(_ids)}",
             "type": "tool_call",
@@ -153,7 +167,7 @@ async def child(era: str, arrival: str, parked: str, url: str, n: int) -> dict[s
 def requests_of(stats: Any) -> int:
     data = stats.structured_content or {}
     counts = data.get("counts", data) if isinstance(data, dict) else {}
-    return int(counts.get("book_trip.request", 0))
+    return int(counts.get(f"{TOOL}.request", 0))
 
 
 def run_child(era: str, arrival: str, parked: str, url: str, n: int) -> dict[str, Any]:
@@ -190,7 +204,7 @@ async def measure(quick: bool) -> Section:
     cases = [
         (era, arrival, parked) for era in ERAS for parked in PARKED[era] for arrival in ("burst", "waves")
     ]
-    with http_demo_server() as url:
+    with http_server_process(lambda port: [SERVER, str(port)]) as url:
         for era, arrival, parked in cases:
             r = run_child(era, arrival, parked, url, n)
             section.data[f"{era}/{arrival}" + ("" if parked == "defaults" else f"/{parked}-parked")] = r
