@@ -125,10 +125,12 @@ def test_explain_prints_the_verdict_its_rule_and_the_rules_that_lost(demo_config
         "demo_delete_file",
         "--args",
         '{"path": "scratch/old.txt"}',
+        "--configurable",
+        "user_id=ann",
     )
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert "demo_delete_file  (server 'demo', tool 'delete_file', no principal)" in out
+    assert "demo_delete_file  (server 'demo', tool 'delete_file', principal 'ann')" in out
     assert "verdict allow  scratch-deletes  scratch files are disposable" in out
     lost = out.split("matched but lost (precedence order):")[1]
     assert lost.index("destructive") < lost.index("hints:destructive")
