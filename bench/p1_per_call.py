@@ -12,6 +12,8 @@ Variants (one fast ``add`` call each, interleaved in one process):
   the two rows above against this one are what the binding and the node's check cost).
 * ``graph: hand-written node`` — the same graph, the node awaiting the raw session and building a ToolMessage.
 * ``graph: ToolNode(get_tools())`` — LangGraph's ``ToolNode`` with this package's LangChain tools.
+* ``… + tracer`` — the McpToolNode and ToolNode graphs with a callback handler attached (it keeps every tool
+  run's start and end, as a tracer would): what a listener costs. Without one, no tool run is built (#28).
 
 Graph rows are compared with the hand-written graph as well as with the raw session, and with the unchecked node.
 """
@@ -22,6 +24,7 @@ import itertools
 from contextlib import AsyncExitStack
 from typing import Any
 
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
@@ -93,6 +96,19 @@ def graph_with(node: Any, *, send: bool = False, model: Any = agent) -> Any:
     return builder.compile()
 
 
+class ToolRunCollector(BaseCallbackHandler):
+    """A minimal tracer: keeps what every tool run's start and end say (LangSmith's tracer does more)."""
+
+    def __init__(self) -> None:
+        self.runs: list[tuple[str, Any]] = []
+
+    def on_tool_start(self, serialized: dict[str, Any], input_str: str, **kwargs: Any) -> None:
+        self.runs.append(("start", kwargs.get("metadata")))
+
+    def on_tool_end(self, output: Any, **kwargs: Any) -> None:
+        self.runs.append(("end", output))
+
+
 async def raw_client(stack: AsyncExitStack, era: str) -> Client:
     params = StdioServerParameters(command=PY, args=[*DEMO_ARGS, "stdio"])
     client = await stack.enter_async_context(Client(stdio_client(params), mode=era_mode(era)))
@@ -132,10 +148,12 @@ async def variants_for(stack: AsyncExitStack, era: str) -> dict[str, Any]:
         for _ in range(n):
             await servers.call_tool("demo_add", {"a": 1, "b": 2})
 
-    def run_graph(graph: Any) -> Any:
+    tracer = ToolRunCollector()
+
+    def run_graph(graph: Any, callbacks: list[Any] | None = None) -> Any:
         async def go(n: int) -> None:
             for _ in range(n):
-                out = await graph.ainvoke({"messages": []})
+                out = await graph.ainvoke({"messages": []}, {"callbacks": callbacks})
                 assert out["messages"][-1].content in ("3", [{"type": "text", "text": "3"}]), out["messages"][
                     -1
                 ]
@@ -144,6 +162,10 @@ async def variants_for(stack: AsyncExitStack, era: str) -> dict[str, Any]:
 
     variants: dict[str, Any] = {"raw session": raw, "servers.call_tool": ours}
     variants.update({name: run_graph(g) for name, g in graphs.items()})
+    variants["graph: McpToolNode + tracer"] = run_graph(graphs["graph: McpToolNode"], [tracer])
+    variants["graph: ToolNode(get_tools()) + tracer"] = run_graph(
+        graphs["graph: ToolNode(get_tools())"], [tracer]
+    )
     return variants
 
 
