@@ -452,6 +452,9 @@ async def test_a_paused_call_continues_only_with_the_credentials_that_started_it
     graph = one_turn_graph(servers, calls, InMemorySaver())
     config = run_config(1, "alice")
     out = await graph.ainvoke({"messages": [HumanMessage("pay")]}, config)
+    (approval,) = out["__interrupt__"]  # transfer has no annotations (destructive): the tool node asks first
+    assert approval.value["type"] == "mcp_approval"
+    out = await graph.ainvoke(Command(resume={approval.id: {"type": "approve"}}), config)
     (pending,) = out["__interrupt__"]
     (key,) = pending.value["requests"]
     config["configurable"]["token"] = resumer
