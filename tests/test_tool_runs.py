@@ -7,6 +7,7 @@ from typing import Any
 from uuid import UUID
 
 import pytest
+from langchain.agents import create_agent
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
@@ -15,8 +16,9 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
 from langgraph.types import Command
 
-from langgraph_mcp import McpServers, resume_command
+from langgraph_mcp import McpApprovalMiddleware, McpServers, resume_command
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
+from langgraph_mcp.examples.scripted_model import ScriptedChatModel
 from tests.helpers import ERAS, OpenServers, OpenServersSync
 from tests.node_support import accept_all, call, in_process, one_turn_graph, start, text_of
 from tests.test_policy_gate import WIRINGS, setup
@@ -344,3 +346,36 @@ def test_a_sync_run_has_the_same_runs(open_servers_sync: OpenServersSync, era: s
         ("tool-started", "a"),
         ("tool-started", "b"),
     ]
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_create_agent_tool_runs_carry_the_middleware_s_verdict(
+    open_servers: OpenServers, era: str
+) -> None:
+    """``create_agent`` + ``McpApprovalMiddleware`` over ``get_tools()``: each run says how its call was judged."""
+    servers, server = demo(open_servers, era)
+    model = ScriptedChatModel(tool_calls=[("list_files", {}), ("delete_file", {"path": "todo.txt"})])
+    agent = create_agent(
+        model,
+        tools=await servers.get_tools(),
+        middleware=[McpApprovalMiddleware(servers)],
+        checkpointer=InMemorySaver(),
+    )
+    recorder = Recorder()
+    cfg = config(recorder)
+    out = await agent.ainvoke(start(), cfg)
+    (pending,) = out["__interrupt__"]
+    await agent.ainvoke(
+        resume_command([pending], decisions={pending.value["tool_call_id"]: {"type": "approve"}}), cfg
+    )
+
+    runs = {r["name"]: r["metadata"] for r in recorder.starts}
+    assert set(runs) == {"demo_list_files", "demo_delete_file"} and len(recorder.starts) == 2
+    judged = {name: (m["mcp_verdict"], m["mcp_decided_by"], m["mcp_decision"]) for name, m in runs.items()}
+    assert judged == {
+        "demo_list_files": ("allow", "policy", None),
+        "demo_delete_file": ("ask", "human", "approve"),
+    }
+    assert runs["demo_delete_file"]["mcp_rule"] == "hints:destructive"
+    assert_mcp_metadata(runs["demo_delete_file"], era, "delete_file", pending.value["tool_call_id"])
+    assert server.events.counts["delete_file.enter"] == 1

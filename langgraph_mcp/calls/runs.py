@@ -10,7 +10,9 @@ the config) no run is made at all.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import contextlib
+import contextvars
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForToolRun, BaseCallbackManager
@@ -19,7 +21,27 @@ from langchain_core.messages import ToolMessage
 
 from langgraph_mcp._compat import tool_output_writer
 
-__all__ = ["ToolRun", "listening", "start_tool_run"]
+__all__ = ["ToolRun", "judged_as", "judgement", "listening", "start_tool_run"]
+
+_JUDGED: contextvars.ContextVar[Mapping[str, Any] | None] = contextvars.ContextVar(
+    "langgraph_mcp_judged", default=None
+)
+
+
+@contextlib.contextmanager
+def judged_as(metadata: Mapping[str, Any]) -> Iterator[None]:
+    """While the block runs the one call it runs carries ``metadata`` (how it was judged) on its tool run: set by
+    ``McpApprovalMiddleware`` around the call it let through (informational only: never a reason to run)."""
+    token = _JUDGED.set(metadata)
+    try:
+        yield
+    finally:
+        _JUDGED.reset(token)
+
+
+def judgement() -> Mapping[str, Any] | None:
+    """The metadata :func:`judged_as` set for the call running in this context, if any."""
+    return _JUDGED.get()
 
 
 def listening(config: Mapping[str, Any] | None) -> bool:

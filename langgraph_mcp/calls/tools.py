@@ -28,7 +28,7 @@ from langgraph_mcp._compat import in_graph_task, tool_output_writer
 from langgraph_mcp.calls.asker import InterruptAsker
 from langgraph_mcp.calls.interceptors import InterceptedHost, as_call_result, call_intercepted
 from langgraph_mcp.calls.results import convert_result
-from langgraph_mcp.calls.runs import listening
+from langgraph_mcp.calls.runs import judgement, listening
 from langgraph_mcp.calls.stream import CallStream
 from langgraph_mcp.catalog import McpTool, ToolResolution
 from langgraph_mcp.config import OutputRouting
@@ -229,7 +229,7 @@ class McpStructuredTool(StructuredTool):
     def _traced(self, input: Any, config: RunnableConfig | None) -> RunnableConfig | None:
         if self._run_metadata is None or not listening(config):
             return config
-        extra = {"tool_call_id": _call_id_of(input), **self._run_metadata()}
+        extra = {"tool_call_id": _call_id_of(input), **self._run_metadata(), **(judgement() or {})}
         return {**(config or {}), "metadata": {**((config or {}).get("metadata") or {}), **extra}}
 
     async def _arun(

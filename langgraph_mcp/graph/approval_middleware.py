@@ -52,6 +52,7 @@ from langgraph.config import get_config
 from langgraph.types import Command, interrupt
 
 from langgraph_mcp._compat import has_checkpointer
+from langgraph_mcp.calls.runs import judged_as
 from langgraph_mcp.graph.gate import approval_payload, rejection_message
 from langgraph_mcp.graph.owners import Owner, cached_owners, establish_owner, owner_verdict
 from langgraph_mcp.humans.decisions import (
@@ -102,8 +103,9 @@ class McpApprovalMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         judged = self._judge(request, owner)
         if isinstance(judged, ToolMessage):
             return judged
-        to_run, edited = judged
-        return _with_edit_note(handler(to_run), edited)
+        to_run, edited, how = judged
+        with judged_as(how):
+            return _with_edit_note(handler(to_run), edited)
 
     async def awrap_tool_call(
         self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Awaitable[ToolOutcome]]
@@ -112,18 +114,20 @@ class McpApprovalMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         judged = self._judge(request, await establish_owner(self.servers, request.tool_call["name"]))
         if isinstance(judged, ToolMessage):
             return judged
-        to_run, edited = judged
-        return _with_edit_note(await handler(to_run), edited)
+        to_run, edited, how = judged
+        with judged_as(how):
+            return _with_edit_note(await handler(to_run), edited)
 
     def _judge(
         self, request: ToolCallRequest, owner: Owner
-    ) -> tuple[ToolCallRequest, dict[str, Any] | None] | ToolMessage:
-        """The request to run (with the edited arguments, if a human edited them) or the answer instead."""
+    ) -> tuple[ToolCallRequest, dict[str, Any] | None, dict[str, Any]] | ToolMessage:
+        """The request to run (with the edited arguments, if a human edited them, and how it was judged, for its
+        tool run) or the answer instead."""
         call = request.tool_call
         name, call_id = call["name"], call.get("id") or ""
         verdict = owner_verdict(self.policy, call, owner)
         if verdict.allowed:
-            return request, None
+            return request, None, _judged("allow", "policy", None, verdict.rule)
         if verdict.denied:
             return _denied(name, call_id, verdict.reason)
         if not has_checkpointer(get_config().get("configurable", {})):  # fail closed: nobody can be asked
@@ -141,14 +145,19 @@ class McpApprovalMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         else:  # defensive: a plain value (it was checked before it was saved)
             decision = validate_decision(payload, only_decision(payload, answer))
         if decision["type"] == "approve":
-            return request, None
+            return request, None, _judged("ask", "human", "approve", verdict.rule)
         if decision["type"] == "edit":
             args = dict(decision["edited_action"]["args"])
             edited: ToolCall = {**call, "args": args}
-            return request.override(tool_call=edited), args
+            return request.override(tool_call=edited), args, _judged("ask", "human", "edit", verdict.rule)
         if decision["type"] == "reject":
             return rejection_message(name, call_id, decision.get("message"))
         return ToolMessage(content=decision["message"], name=name, tool_call_id=call_id)
+
+
+def _judged(verdict: str, decided_by: str, decision: str | None, rule: str) -> dict[str, Any]:
+    """What the tool run of a call let through says about its judgement (as :mod:`langgraph_mcp.graph.node`)."""
+    return {"mcp_verdict": verdict, "mcp_decided_by": decided_by, "mcp_decision": decision, "mcp_rule": rule}
 
 
 def _denied(name: str, call_id: str, reason: str) -> ToolMessage:
