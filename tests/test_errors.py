@@ -25,6 +25,10 @@ from langgraph_mcp.humans.answers import validate_answers
 PACKAGE_DIR = Path(__file__).resolve().parents[1] / "langgraph_mcp"
 
 PRIVATE_EXCEPTIONS: dict[tuple[str, str], str] = {
+    ("cli/app.py", "_StdoutClosed"): (
+        "control flow of the CLI: raised by its console when stdout is closed (`| head`), caught by run() (the CLI's one entry), which "
+        "exits 141 quietly; a BaseException so no command's `except Exception` swallows it on the way"
+    ),
     ("humans/decisions.py", "_TooBig"): (
         "control flow inside _args_schema: raised and caught by that one function (checked below), it ends a "
         "$ref-inlining walk that grew past its budget and never escapes"
@@ -42,6 +46,13 @@ PRIVATE_EXCEPTIONS: dict[tuple[str, str], str] = {
 """Exception classes defined outside ``errors.py``: (module, class) -> why that is fine."""
 
 BUILTIN_RAISES: dict[tuple[str, str], str] = {
+    ("humans/sampling.py", "SamplingDecisionModel._fits_its_type"): (
+        "a pydantic validator of a sampling decision: pydantic turns the ValueError into the ValidationError "
+        "LangGraph refuses the resume with (the same interrupt stays pending)"
+    ),
+    ("humans/sampling.py", "_HitlSamplingDecision._fits_its_type"): (
+        "a pydantic validator of a sampling decision (Agent Chat UI shape), as above"
+    ),
     ("config.py", "HttpServer._one_way_to_authenticate"): (
         "a pydantic validator: pydantic turns the ValueError into a ValidationError, reported as ConfigError"
     ),
@@ -125,6 +136,16 @@ def test_every_exception_class_is_defined_in_errors() -> None:
     assert not stale, f"allow-list entries that no longer exist (remove them): {sorted(stale)}"
 
 
+CAUGHT_AT_THE_TOP = {("cli/app.py", "_StdoutClosed"): "run"}
+"""Private control-flow exceptions raised anywhere in their module and caught by its one entry point."""
+
+
+def _caught_names(node: ast.expr) -> set[str]:
+    if isinstance(node, ast.Tuple):
+        return {_name(element) for element in node.elts}
+    return {_name(node)}
+
+
 def test_private_control_flow_exceptions_never_leave_their_function() -> None:
     for module, name in PRIVATE_EXCEPTIONS:
         if not name.startswith("_"):
@@ -135,11 +156,14 @@ def test_private_control_flow_exceptions_never_leave_their_function() -> None:
             for fn in ast.walk(tree)
             if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef)
             and any(
-                isinstance(h, ast.ExceptHandler) and h.type is not None and _name(h.type) == name
+                isinstance(h, ast.ExceptHandler) and h.type is not None and name in _caught_names(h.type)
                 for h in ast.walk(fn)
             )
         ]
         assert len(catchers) == 1, f"{module}: {name} must be caught by exactly one function"
+        if (module, name) in CAUGHT_AT_THE_TOP:
+            assert catchers[0].name == CAUGHT_AT_THE_TOP[(module, name)]
+            continue
         inside = {id(r) for r in ast.walk(catchers[0]) if isinstance(r, ast.Raise)}
         raises = [
             r
@@ -206,10 +230,10 @@ def test_errors_docstring_tree_draws_every_class_with_its_bases() -> None:
 
 @pytest.mark.parametrize("name", sorted(_error_classes()))
 def test_every_error_imports_from_the_package(name: str) -> None:
-    """Every error imports from ``langgraph_mcp``; the ones users catch are exported (and documented there), the
-    rest live in ``langgraph_mcp.errors`` (the top level keeps them importable for code written before)."""
-    assert name in langgraph_mcp.__all__ or langgraph_mcp._COMPATIBLE.get(name) == "langgraph_mcp.errors"
-    assert getattr(langgraph_mcp, name) is getattr(errors, name)
+    """Every error imports from ``langgraph_mcp.errors``; the ones users catch are exported from ``langgraph_mcp``
+    (and documented there), and those exported before the surface was trimmed still import from it."""
+    if name in langgraph_mcp.__all__ or name in langgraph_mcp._COMPATIBLE:
+        assert getattr(langgraph_mcp, name) is getattr(errors, name)
     if name in langgraph_mcp.__all__:
         assert f"``{name}``" in (langgraph_mcp.__doc__ or ""), f"{name} is not in langgraph_mcp's docstring"
     assert issubclass(getattr(errors, name), errors.LangGraphMcpError)
