@@ -9,8 +9,10 @@ again from scratch, so a stale answer is never served: name resolution stays fai
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import weakref
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from langgraph_mcp.catalog import McpTool, ToolResolution, close_matches, sanitize_name
@@ -39,9 +41,10 @@ class NameResolver:
     def __init__(self, config: McpServersConfig, listings: ListingCache) -> None:
         self._config = config
         self._listings = listings
-        self._list_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+        self._list_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Lock]] = (
             weakref.WeakKeyDictionary()
         )
+        """Per loop, one lock per server: concurrent lookups list a server once, and never wait for another's."""
         separator = config.separator
         self._prefixes: list[tuple[str, tuple[str, str] | None]] = []
         """Each server with the name beginnings it may publish (``None``: any name, ``prefix=False``)."""
@@ -105,6 +108,15 @@ class NameResolver:
             self._resolved.clear()
         self._resolved[published_name] = _Resolved(self._listings.version, tuple(listings), found)
 
+    @contextlib.asynccontextmanager
+    async def _listing_locks(self, servers: list[str]) -> AsyncIterator[None]:
+        """Hold the listing locks of ``servers`` (in name order, so two lookups never wait on each other)."""
+        locks = self._list_locks.setdefault(asyncio.get_running_loop(), {})
+        async with contextlib.AsyncExitStack() as stack:
+            for server in sorted(servers):
+                await stack.enter_async_context(locks.setdefault(server, asyncio.Lock()))
+            yield
+
     async def resolve(self, published_name: str) -> ToolResolution:
         """Who publishes ``published_name``: the matching tools of every candidate server, and the candidates
         whose listing is missing, failed or stale and could not be refreshed (they can't be ruled out).
@@ -131,9 +143,7 @@ class NameResolver:
             ]
 
         if stale():
-            loop = asyncio.get_running_loop()
-            lock = self._list_locks.setdefault(loop, asyncio.Lock())
-            async with lock:
+            async with self._listing_locks(stale()):
                 if todo := stale():
                     failures = await listings.list_quietly(todo)
                     unknown = {s: describe_failure(e) for s, e in failures.items()}
@@ -147,9 +157,7 @@ class NameResolver:
         if not found.tools and unlisted():
             # A name no candidate publishes: list the others only now, for its "did you mean" hints, so a call to
             # one server never waits for servers it does not call to start.
-            loop = asyncio.get_running_loop()
-            lock = self._list_locks.setdefault(loop, asyncio.Lock())
-            async with lock:
+            async with self._listing_locks(unlisted()):
                 if todo := unlisted():
                     await listings.list_quietly(todo)
             found = self._resolution(published_name, [s for s in candidates if s not in unknown], unknown)
