@@ -12,7 +12,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Interrupt
 
-from langgraph_mcp import McpServers, McpToolNode, route_tool_calls
+from langgraph_mcp import ApprovalPolicy, McpServers, McpToolNode, route_tool_calls
 from langgraph_mcp.examples.demo_server import DemoServer
 
 
@@ -30,15 +30,19 @@ def one_turn_graph(
     checkpointer: BaseCheckpointSaver[Any] | None,
     *,
     fan_out: bool = True,
+    policy: ApprovalPolicy | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
-    """START → agent (proposes ``calls``) → [one Send per call | the whole batch] → tools → END."""
+    """START → agent (proposes ``calls``) → [one Send per call | the whole batch] → tools → END.
+
+    ``policy`` is the tool node's (what it runs without a decision; the default policy asks about destructive and
+    unannotated tools)."""
 
     def agent(state: MessagesState) -> dict[str, Any]:
         return {"messages": [AIMessage("", tool_calls=list(calls), id="ai-1")]}
 
     builder = StateGraph(MessagesState)
     builder.add_node("agent", agent)
-    builder.add_node("tools", McpToolNode(servers))
+    builder.add_node("tools", McpToolNode(servers, policy=policy))
     builder.add_edge(START, "agent")
     if fan_out:
         builder.add_conditional_edges("agent", route_tool_calls, ["tools", END])

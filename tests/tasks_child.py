@@ -20,8 +20,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from langgraph_mcp import McpServers
+from langgraph_mcp import ApprovalPolicy, McpServers
 from tests.node_support import call, one_turn_graph, start, text_of, tool_messages
+
+NO_APPROVALS = ApprovalPolicy(tools={"*": "allow"})
+"""These tests are about tasks and sampling, not approvals: the tool node runs every call unasked (the tasks
+server's tools carry no annotations, which the default policy asks about)."""
 
 
 @contextlib.asynccontextmanager
@@ -42,7 +46,7 @@ async def checkpointer(where: str) -> AsyncIterator[Any]:
 async def main(where: str, url: str, mode: str, tool: str, args: str) -> None:
     spec = {"transport": "http", "url": url, "mode": "modern", "tool_timeout": 60}
     async with aclosing(McpServers({"jobs": spec})) as servers, checkpointer(where) as saver:
-        graph = one_turn_graph(servers, [call(tool, "c1", **json.loads(args))], saver)
+        graph = one_turn_graph(servers, [call(tool, "c1", **json.loads(args))], saver, policy=NO_APPROVALS)
         config = {"configurable": {"thread_id": "durable"}}
         out: dict[str, Any] = {}
         async for stream, chunk in graph.astream(

@@ -15,11 +15,16 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from mcp import Client
 
-from langgraph_mcp import McpServers, pending_interrupts, resume_command
+from langgraph_mcp import ApprovalPolicy, McpServers, pending_interrupts, resume_command
 from langgraph_mcp.connection.tasks import TasksExtension, get_task
 from tests.node_support import call, one_turn_graph, start, text_of, tool_messages
 from tests.tasks_support import TasksServer, tasks_server, wait_listening
 from tests.test_multiworker import pg_dsn, pg_server  # noqa: F401  (the PostgreSQL tier's fixtures)
+
+NO_APPROVALS = ApprovalPolicy(tools={"*": "allow"})
+"""These tests are about tasks and sampling, not approvals: the tool node runs every call unasked (the tasks
+server's tools carry no annotations, which the default policy asks about)."""
+
 
 pytestmark = pytest.mark.anyio
 
@@ -39,7 +44,9 @@ async def test_a_task_that_completes_becomes_its_tool_message(server: TasksServe
     server.release()
     servers = servers_for(server)
     try:
-        graph = one_turn_graph(servers, [call("jobs_crunch", "c1", label="a")], InMemorySaver())
+        graph = one_turn_graph(
+            servers, [call("jobs_crunch", "c1", label="a")], InMemorySaver(), policy=NO_APPROVALS
+        )
         config = {"configurable": {"thread_id": "t"}}
         statuses: list[dict[str, Any]] = []
         out: dict[str, Any] = {}
@@ -64,7 +71,9 @@ async def test_a_task_that_asks_becomes_an_elicitation_interrupt_answered_throug
 ) -> None:
     servers = servers_for(server)
     try:
-        graph = one_turn_graph(servers, [call("jobs_ask_name", "c1", greeting="Hello")], InMemorySaver())
+        graph = one_turn_graph(
+            servers, [call("jobs_ask_name", "c1", greeting="Hello")], InMemorySaver(), policy=NO_APPROVALS
+        )
         config = {"configurable": {"thread_id": "t"}}
         out = await graph.ainvoke(start(), config)
         [item] = pending_interrupts(out)
@@ -96,7 +105,9 @@ async def test_a_task_that_asks_becomes_an_elicitation_interrupt_answered_throug
 async def test_a_decline_cancels_the_task_on_the_server(server: TasksServer) -> None:
     servers = servers_for(server)
     try:
-        graph = one_turn_graph(servers, [call("jobs_ask_name", "c1", greeting="Hello")], InMemorySaver())
+        graph = one_turn_graph(
+            servers, [call("jobs_ask_name", "c1", greeting="Hello")], InMemorySaver(), policy=NO_APPROVALS
+        )
         config = {"configurable": {"thread_id": "t"}}
         out = await graph.ainvoke(start(), config)
         [item] = pending_interrupts(out)
@@ -122,7 +133,9 @@ async def server_status(server: TasksServer, task_id: str) -> str:
 async def test_a_task_past_tool_timeout_is_cancelled(server: TasksServer) -> None:
     servers = servers_for(server, tool_timeout=1.0)
     try:
-        graph = one_turn_graph(servers, [call("jobs_crunch", "c1", label="slow")], InMemorySaver())
+        graph = one_turn_graph(
+            servers, [call("jobs_crunch", "c1", label="slow")], InMemorySaver(), policy=NO_APPROVALS
+        )
         out = await graph.ainvoke(start(), {"configurable": {"thread_id": "t"}})
         message = tool_messages(out)["c1"]
         assert message.status == "error"
@@ -137,7 +150,9 @@ async def test_a_task_past_tool_timeout_is_cancelled(server: TasksServer) -> Non
 async def test_a_failed_task_is_an_error_tool_message_with_the_servers_message(server: TasksServer) -> None:
     servers = servers_for(server)
     try:
-        graph = one_turn_graph(servers, [call("jobs_protocol_fault", "c1")], InMemorySaver())
+        graph = one_turn_graph(
+            servers, [call("jobs_protocol_fault", "c1")], InMemorySaver(), policy=NO_APPROVALS
+        )
         out = await graph.ainvoke(start(), {"configurable": {"thread_id": "t"}})
         message = tool_messages(out)["c1"]
         assert message.status == "error"
@@ -150,7 +165,7 @@ async def test_two_tasks_asking_at_once_are_answered_with_one_command(server: Ta
     servers = servers_for(server)
     try:
         calls = [call("jobs_ask_name", "c1", greeting="Hi"), call("jobs_ask_name", "c2", greeting="Hey")]
-        graph = one_turn_graph(servers, calls, InMemorySaver())
+        graph = one_turn_graph(servers, calls, InMemorySaver(), policy=NO_APPROVALS)
         config = {"configurable": {"thread_id": "t"}}
         out = await graph.ainvoke(start(), config)
         items = pending_interrupts(out)
@@ -313,7 +328,10 @@ async def test_a_url_question_of_a_task_is_a_url_request(server: TasksServer) ->
     servers = servers_for(server)
     try:
         graph = one_turn_graph(
-            servers, [call("jobs_visit", "c1", url="https://example.com/login")], InMemorySaver()
+            servers,
+            [call("jobs_visit", "c1", url="https://example.com/login")],
+            InMemorySaver(),
+            policy=NO_APPROVALS,
         )
         config = {"configurable": {"thread_id": "t"}}
         out = await graph.ainvoke(start(), config)
@@ -336,9 +354,33 @@ def test_a_sync_graph_polls_the_task_in_memory(tmp_path: Path) -> None:
         running.release()
         servers = servers_for(running)
         try:
-            graph = one_turn_graph(servers, [call("jobs_crunch", "c1", label="sync")], InMemorySaver())
+            graph = one_turn_graph(
+                servers, [call("jobs_crunch", "c1", label="sync")], InMemorySaver(), policy=NO_APPROVALS
+            )
             out = graph.invoke(start(), {"configurable": {"thread_id": "t"}})
             assert text_of(tool_messages(out)["c1"]) == "crunched sync"
             assert [e["background"] for e in running.recorded("crunch", "start")] == [True]
         finally:
             servers.close()
+
+
+async def test_a_tasks_status_is_a_tool_output_delta_of_its_call(server: TasksServer) -> None:
+    """Under ``stream_mode="tools"`` a task's status changes are ``tool-output-delta`` events of the call's tool
+    run (issue 28), so any LangGraph UI shows them in place without knowing MCP."""
+    server.release()
+    servers = servers_for(server)
+    try:
+        graph = one_turn_graph(
+            servers, [call("jobs_crunch", "c1", label="a")], InMemorySaver(), policy=NO_APPROVALS
+        )
+        chunks = [
+            c async for c in graph.astream(start(), {"configurable": {"thread_id": "t"}}, stream_mode="tools")
+        ]
+        events = [c["event"] for c in chunks]
+        assert events[0] == "tool-started" and events[-1] == "tool-finished"
+        deltas = [c["delta"] for c in chunks if c["event"] == "tool-output-delta"]
+        assert deltas and all(d["type"] == "mcp_task_status" and d["tool_call_id"] == "c1" for d in deltas)
+        assert deltas[-1]["status"] == "completed"
+        assert len(server.recorded("crunch", "start")) == 1
+    finally:
+        await servers.aclose()

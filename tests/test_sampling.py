@@ -13,11 +13,16 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.types import Command
 from pydantic import ValidationError
 
-from langgraph_mcp import McpServers
+from langgraph_mcp import ApprovalPolicy, McpServers
 from langgraph_mcp.examples.scripted_model import ScriptedSamplingModel
 from tests.helpers import ERAS, OpenServers
 from tests.node_support import call, in_process, one_turn_graph, start, text_of, tool_messages
 from tests.servers.sampling_server import build_server
+
+NO_APPROVALS = ApprovalPolicy(tools={"*": "allow"})
+"""These tests are about tasks and sampling, not approvals: the tool node runs every call unasked (the tasks
+server's tools carry no annotations, which the default policy asks about)."""
+
 
 pytestmark = pytest.mark.anyio
 CALL = call("sampler_summarize", "c1", text="a long story")
@@ -32,7 +37,9 @@ def config(thread: str = "t") -> Any:
 async def test_without_a_model_sampling_is_refused_clearly(open_servers: OpenServers, mode: str) -> None:
     srv, seen = build_server()
     servers = open_servers({"sampler": in_process(srv, mode)})
-    out = await one_turn_graph(servers, [CALL], InMemorySaver()).ainvoke(start(), config())
+    out = await one_turn_graph(servers, [CALL], InMemorySaver(), policy=NO_APPROVALS).ainvoke(
+        start(), config()
+    )
     message = tool_messages(out)["c1"]
     assert message.status == "error"
     assert seen == []
@@ -49,14 +56,16 @@ async def test_allow_answers_with_the_model_capped(open_servers: OpenServers, mo
             )
         }
     )
-    out = await one_turn_graph(servers, [CALL], InMemorySaver()).ainvoke(start(), config())
+    out = await one_turn_graph(servers, [CALL], InMemorySaver(), policy=NO_APPROVALS).ainvoke(
+        start(), config()
+    )
     assert text_of(tool_messages(out)["c1"]) == f"summary: Scripted reply to: {PROMPT}"
     assert seen == [{"text": f"Scripted reply to: {PROMPT}", "model": "ScriptedSamplingModel"}]
     assert model.budgets == [64]  # the server asked for 5000
 
 
 async def ask_graph(servers: McpServers, saver: Any) -> tuple[Any, Any]:
-    graph = one_turn_graph(servers, [CALL], saver)
+    graph = one_turn_graph(servers, [CALL], saver, policy=NO_APPROVALS)
     out = await graph.ainvoke(start(), config())
     (pending,) = out["__interrupt__"]
     return graph, pending
@@ -125,7 +134,9 @@ async def test_deny_and_the_request_cap_refuse(open_servers: OpenServers, mode: 
         }
     )
     calls = [CALL, call("sampler_summarize", "c2", text="another story")]
-    out = await one_turn_graph(servers, calls, InMemorySaver()).ainvoke(start(), config("one"))
+    out = await one_turn_graph(servers, calls, InMemorySaver(), policy=NO_APPROVALS).ainvoke(
+        start(), config("one")
+    )
     statuses = sorted(m.status for m in tool_messages(out).values())
     assert statuses == ["error", "success"]  # one thread, one request allowed
     assert len(seen) == 1 and len(model.budgets) == 1
@@ -133,7 +144,9 @@ async def test_deny_and_the_request_cap_refuse(open_servers: OpenServers, mode: 
     denied = open_servers(
         {"sampler": in_process(denied_srv, mode, sampling_model=model, sampling_policy="deny")}
     )
-    out = await one_turn_graph(denied, [CALL], InMemorySaver()).ainvoke(start(), config())
+    out = await one_turn_graph(denied, [CALL], InMemorySaver(), policy=NO_APPROVALS).ainvoke(
+        start(), config()
+    )
     assert tool_messages(out)["c1"].status == "error" and denied_seen == []
 
 
@@ -150,7 +163,7 @@ async def test_a_restart_between_the_question_and_the_answer_loses_nothing(
     # A new McpServers and a new saver on the same database: nothing of the first run is in memory.
     second = open_servers({"sampler": in_process(srv, mode, sampling_model=ScriptedSamplingModel())})
     async with AsyncSqliteSaver.from_conn_string(db) as saver:
-        graph = one_turn_graph(second, [CALL], saver)
+        graph = one_turn_graph(second, [CALL], saver, policy=NO_APPROVALS)
         edited = [{"role": "user", "content": {"type": "text", "text": "Summarize after restart"}}]
         out = await graph.ainvoke(
             Command(resume={pending.id: {"type": "edit", "messages": edited}}), config()
@@ -172,7 +185,7 @@ async def test_agent_chat_ui_mode_shows_one_card_and_an_edit_is_the_edited_promp
     servers = open_servers({"sampler": in_process(srv, mode, sampling_model=ScriptedSamplingModel())})
     builder = StateGraph(MessagesState)
     builder.add_node("agent", lambda state: {"messages": [AIMessage("", tool_calls=[CALL], id="ai-1")]})
-    builder.add_node("tools", McpToolNode(servers, agent_chat_ui=True))
+    builder.add_node("tools", McpToolNode(servers, agent_chat_ui=True, policy=NO_APPROVALS))
     builder.add_edge(START, "agent")
     builder.add_conditional_edges("agent", route_tool_calls, ["tools", END])
     graph = builder.compile(checkpointer=InMemorySaver())

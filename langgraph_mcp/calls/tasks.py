@@ -36,7 +36,7 @@ from langgraph.config import get_config, get_stream_writer
 from langgraph.func import task
 from mcp.client.session import ClientSession
 
-from langgraph_mcp._compat import has_checkpointer, runs_async_tasks
+from langgraph_mcp._compat import has_checkpointer, runs_async_tasks, tool_output_writer
 from langgraph_mcp.connection.connection import ServerConnection
 from langgraph_mcp.connection.failures import is_connection_lost
 from langgraph_mcp.connection.tasks import (
@@ -166,12 +166,14 @@ class _Status:
             self._writer: Callable[[Any], None] | None = get_stream_writer()
         except (RuntimeError, KeyError):
             self._writer = None
+        self._delta = tool_output_writer()
+        """The call's ``tool-output-delta`` writer (``stream_mode="tools"``), when its tool run is open here."""
         self._handle = handle
         self._last: tuple[str, str | None] | None = None
 
     def write(self, state: TaskState) -> None:
         seen = (state.status, state.status_message)
-        if self._writer is None or seen == self._last:
+        if (self._writer is None and self._delta is None) or seen == self._last:
             return
         self._last = seen
         event: TaskStatusEvent = {
@@ -183,7 +185,10 @@ class _Status:
             "status": state.status,
             "status_message": state.status_message,
         }
-        self._writer(event)
+        if self._writer is not None:
+            self._writer(event)
+        if self._delta is not None:
+            self._delta(event)
 
 
 def _error(text: str) -> types.CallToolResult:
