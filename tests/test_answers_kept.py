@@ -19,7 +19,7 @@ from langgraph.types import Command
 from mcp import MCPError
 from mcp.server import Server, ServerRequestContext
 
-from langgraph_mcp import McpServers
+from langgraph_mcp import ApprovalPolicy, McpServers
 from langgraph_mcp.examples.demo_server import build_server
 from tests.helpers import (
     OpenServers,
@@ -43,6 +43,10 @@ from tests.node_support import (
 
 pytestmark = pytest.mark.anyio
 
+NO_APPROVALS = ApprovalPolicy(tools={"*": "allow"})
+"""These tests are about answers kept across rounds, not approvals: the tool node runs every call unasked (their
+servers' tools carry no annotations, which the default policy asks about)."""
+
 
 def config(thread: str = "t") -> Any:
     return {"configurable": {"thread_id": thread}}
@@ -58,7 +62,10 @@ async def test_legacy_server_restarted_while_paused_the_answer_is_replayed_on_th
     events = tmp_path / "events.jsonl"
     servers = open_servers({"demo": stdio_demo_spec(events_file=events, mode="legacy")})
     graph = one_turn_graph(
-        servers, [call("demo_book_trip_legacy", "c1", destination="Rome")], InMemorySaver()
+        servers,
+        [call("demo_book_trip_legacy", "c1", destination="Rome")],
+        InMemorySaver(),
+        policy=NO_APPROVALS,
     )
     out = await graph.ainvoke(start(), config())
     (pending,) = out["__interrupt__"]
@@ -105,7 +112,10 @@ async def test_legacy_http_server_restarted_while_paused_the_answer_is_replayed_
     try:
         first = await start_http_demo(port, events, tmp_path / "first.log", started)
         graph = one_turn_graph(
-            servers, [call("demo_book_trip_legacy", "c1", destination="Rome")], InMemorySaver()
+            servers,
+            [call("demo_book_trip_legacy", "c1", destination="Rome")],
+            InMemorySaver(),
+            policy=NO_APPROVALS,
         )
         out = await graph.ainvoke(start(), config())
         (pending,) = out["__interrupt__"]
@@ -177,7 +187,7 @@ async def test_modern_server_changed_the_question_the_old_answer_is_shown_and_th
 ) -> None:
     srv = ChangingServer()
     servers = open_servers({"c": {"transport": "in_process", "server": srv.server, "mode": "modern"}})
-    graph = one_turn_graph(servers, [call("c_book", "c1")], InMemorySaver())
+    graph = one_turn_graph(servers, [call("c_book", "c1")], InMemorySaver(), policy=NO_APPROVALS)
     out = await graph.ainvoke(start(), config())
     (first,) = out["__interrupt__"]
     assert set(first.value["requests"]["when"]["requested_schema"]["properties"]) == {"date"}
@@ -206,12 +216,12 @@ async def test_modern_server_changed_the_question_before_a_resume_in_another_pro
     spec = {"c": {"transport": "in_process", "server": srv.server, "mode": "modern"}}
     checkpointer = InMemorySaver()
     first_worker, second_worker = open_servers(spec), open_servers(spec)
-    graph = one_turn_graph(first_worker, [call("c_book", "c1")], checkpointer)
+    graph = one_turn_graph(first_worker, [call("c_book", "c1")], checkpointer, policy=NO_APPROVALS)
     out = await graph.ainvoke(start(), config())
     (first,) = out["__interrupt__"]
     srv.change()
     old = {"when": {"action": "accept", "content": {"date": TOMORROW}}}
-    graph = one_turn_graph(second_worker, [call("c_book", "c1")], checkpointer)
+    graph = one_turn_graph(second_worker, [call("c_book", "c1")], checkpointer, policy=NO_APPROVALS)
     out = await graph.ainvoke(Command(resume={first.id: old}), config())
     (second,) = out["__interrupt__"]
     assert second.id != first.id
@@ -230,9 +240,11 @@ async def test_a_wrong_answer_to_an_unchanged_question_in_another_process_is_sti
     spec = {"c": {"transport": "in_process", "server": srv.server, "mode": "modern"}}
     checkpointer = InMemorySaver()
     first_worker, second_worker = open_servers(spec), open_servers(spec)
-    out = await one_turn_graph(first_worker, [call("c_book", "c1")], checkpointer).ainvoke(start(), config())
+    out = await one_turn_graph(
+        first_worker, [call("c_book", "c1")], checkpointer, policy=NO_APPROVALS
+    ).ainvoke(start(), config())
     (pending,) = out["__interrupt__"]
-    graph = one_turn_graph(second_worker, [call("c_book", "c1")], checkpointer)
+    graph = one_turn_graph(second_worker, [call("c_book", "c1")], checkpointer, policy=NO_APPROVALS)
     wrong = {"when": {"action": "accept", "content": {"date": TOMORROW, "seats": 2}}}
     with pytest.raises(pydantic.ValidationError):
         await graph.ainvoke(Command(resume={pending.id: wrong}), config())
@@ -248,7 +260,10 @@ async def test_legacy_refused_answer_keeps_the_call_parked_and_the_tool_body_run
     srv = build_server()
     servers = open_servers({"demo": in_process(srv, "legacy")})
     graph = one_turn_graph(
-        servers, [call("demo_book_trip_legacy", "c1", destination="Rome")], InMemorySaver()
+        servers,
+        [call("demo_book_trip_legacy", "c1", destination="Rome")],
+        InMemorySaver(),
+        policy=NO_APPROVALS,
     )
     out = await graph.ainvoke(start(), config())
     (pending,) = out["__interrupt__"]
@@ -274,7 +289,10 @@ async def test_legacy_refused_answer_on_the_replayed_call_keeps_that_call_parked
     srv = build_server()
     servers = open_servers({"demo": in_process(srv, "legacy", park_timeout=0.2)})
     graph = one_turn_graph(
-        servers, [call("demo_book_trip_legacy", "c1", destination="Rome")], InMemorySaver()
+        servers,
+        [call("demo_book_trip_legacy", "c1", destination="Rome")],
+        InMemorySaver(),
+        policy=NO_APPROVALS,
     )
     out = await graph.ainvoke(start(), config())
     (pending,) = out["__interrupt__"]
