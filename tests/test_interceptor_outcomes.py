@@ -9,10 +9,14 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from langgraph_mcp import McpServers
+from langgraph_mcp import ApprovalPolicy, McpServers
 from langgraph_mcp.examples.demo_server import build_server
 from tests.helpers import OpenServers
 from tests.node_support import call, in_process, one_turn_graph, start, text_of, tool_messages
+
+NO_APPROVALS = ApprovalPolicy(tools={"*": "allow"})
+"""Not about approvals: the tool node runs every call unasked (since issue 19 it asks about destructive and
+unannotated tools by default)."""
 
 pytestmark = pytest.mark.anyio
 
@@ -37,7 +41,7 @@ async def test_an_interceptor_returning_none_fails_its_call_and_the_turn_goes_on
     demo = build_server()
     servers = open_servers({"demo": in_process(demo, "modern")}, interceptors=[returns_none])
     calls = [call("demo_echo", "c1", text="hi"), call("demo_add", "c2", a=2, b=3)]
-    out = await one_turn_graph(servers, calls, InMemorySaver(), fan_out=fan_out).ainvoke(
+    out = await one_turn_graph(servers, calls, InMemorySaver(), fan_out=fan_out, policy=NO_APPROVALS).ainvoke(
         start(), {"configurable": {"thread_id": "t"}}
     )
     messages = tool_messages(out)
@@ -55,7 +59,7 @@ async def test_an_interceptor_returning_a_dict_after_the_handler_says_the_tool_r
     demo = build_server()
     servers = open_servers({"demo": in_process(demo, "legacy")}, interceptors=[returns_a_dict])
     calls = [call("demo_echo", "c1", text="hi"), call("demo_add", "c2", a=2, b=3)]
-    out = await one_turn_graph(servers, calls, InMemorySaver()).ainvoke(
+    out = await one_turn_graph(servers, calls, InMemorySaver(), policy=NO_APPROVALS).ainvoke(
         start(), {"configurable": {"thread_id": "t"}}
     )
     messages = tool_messages(out)

@@ -18,11 +18,16 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
+from langgraph_mcp import ApprovalPolicy
 from langgraph_mcp.calls.interceptors import McpToolCallRequest, ToolCallHandler, ToolCallOutcome
 from langgraph_mcp.examples.demo_server import build_server
 from tests.helpers import ERAS, OpenServers, serve_asgi
 from tests.node_support import call, one_turn_graph, text_of, tool_messages
 from tests.servers.identity_server import Record, build_identity_server
+
+NO_APPROVALS = ApprovalPolicy(tools={"*": "allow"})
+"""Not about approvals: the tool node runs every call unasked (since issue 19 it asks about destructive and
+unannotated tools by default)."""
 
 pytestmark = pytest.mark.anyio
 
@@ -64,7 +69,7 @@ async def test_composed_interceptors_change_args_and_headers_first_is_outermost(
 
     (url, record) = await open_servers.enter(served())
     servers = open_servers({"ident": {"url": url, "mode": mode}}, interceptors=[plus_100, user_header])
-    graph = one_turn_graph(servers, [call("ident_add", "c1", a=5, b=1)], InMemorySaver())
+    graph = one_turn_graph(servers, [call("ident_add", "c1", a=5, b=1)], InMemorySaver(), policy=NO_APPROVALS)
     out = await graph.ainvoke(go(), {"configurable": {"thread_id": "t", "user": "ada"}})
     assert text_of(tool_messages(out)["c1"]) == "106"
     (seen,) = record.of("add")
@@ -92,7 +97,7 @@ async def test_an_interceptor_can_short_circuit_with_a_toolmessage_or_a_result(
         call("ident_add", "a", a=1),
         call("ident_whoami", "w", run="r"),
     ]
-    out = await one_turn_graph(servers, calls, InMemorySaver()).ainvoke(
+    out = await one_turn_graph(servers, calls, InMemorySaver(), policy=NO_APPROVALS).ainvoke(
         go(), {"configurable": {"thread_id": "t"}}
     )
     messages = tool_messages(out)
@@ -117,7 +122,9 @@ async def test_an_interceptor_can_retry_a_failing_call(open_servers: OpenServers
 
     (url, record) = await open_servers.enter(served())
     servers = open_servers({"ident": {"url": url, "mode": mode}}, interceptors=[retry])
-    graph = one_turn_graph(servers, [call("ident_flaky", "c1", marker="m", failures=2)], InMemorySaver())
+    graph = one_turn_graph(
+        servers, [call("ident_flaky", "c1", marker="m", failures=2)], InMemorySaver(), policy=NO_APPROVALS
+    )
     out = await graph.ainvoke(go(), {"configurable": {"thread_id": "t"}})
     message = tool_messages(out)["c1"]
     assert message.status == "success" and text_of(message) == "ok m"
@@ -148,7 +155,7 @@ async def test_interceptors_around_a_call_that_asks_the_user(
     url, record = await open_servers.enter(served())
     spec = {"ident": {"url": url, "mode": mode}}
     servers = open_servers(spec, interceptors=[plus_100, catch_all])
-    out = await one_turn_graph(servers, calls, checkpointer).ainvoke(go(), config)
+    out = await one_turn_graph(servers, calls, checkpointer, policy=NO_APPROVALS).ainvoke(go(), config)
     (pending,) = out["__interrupt__"]
     assert pending.value["arguments"] == {"amount": 105}  # the question is about the call really sent
     if path == "durable":  # a new process: nothing of the paused call is left in memory
@@ -156,7 +163,7 @@ async def test_interceptors_around_a_call_that_asks_the_user(
         servers = open_servers(spec, interceptors=[plus_100, catch_all])
     (key,) = pending.value["requests"]
     answer = {key: {"action": "accept", "content": {"ok": True}}}
-    out = await one_turn_graph(servers, calls, checkpointer).ainvoke(
+    out = await one_turn_graph(servers, calls, checkpointer, policy=NO_APPROVALS).ainvoke(
         Command(resume={pending.id: answer}), config
     )
     message = tool_messages(out)["c1"]

@@ -22,10 +22,14 @@ from langgraph.types import Command, Interrupt
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from langgraph_mcp import McpServers
+from langgraph_mcp import ApprovalPolicy, McpServers
 from tests.helpers import serve_asgi
 from tests.node_support import call, one_turn_graph, start, text_of, tool_messages
 from tests.servers.concurrency_server import ConcurrencyServer
+
+NO_APPROVALS = ApprovalPolicy(tools={"*": "allow"})
+"""Not about approvals: the tool node runs every call unasked (since issue 19 it asks about destructive and
+unannotated tools by default)."""
 
 pytestmark = pytest.mark.anyio
 SERVER = Path(__file__).resolve().parent / "servers" / "concurrency_server.py"
@@ -85,7 +89,7 @@ async def test_parallel_legacy_calls_are_in_flight_together(transport: str) -> N
 async def test_over_http_concurrent_questions_reach_their_own_calls() -> None:
     async with legacy_server("streamable_http") as servers:
         calls = [call("c_ask", f"c{i}", tag=f"c{i}", meet=3) for i in range(3)]
-        graph = one_turn_graph(servers, calls, InMemorySaver())
+        graph = one_turn_graph(servers, calls, InMemorySaver(), policy=NO_APPROVALS)
         cfg: Any = {"configurable": {"thread_id": "t"}}
         out = await graph.ainvoke(start(), cfg)
         pending = out["__interrupt__"]
@@ -101,7 +105,7 @@ async def test_over_http_concurrent_questions_reach_their_own_calls() -> None:
 async def test_over_stdio_a_question_is_held_until_the_other_calls_finish_then_reaches_its_call() -> None:
     async with legacy_server("stdio") as servers:
         calls = [call("c_ask", "a", tag="a", meet=2), call("c_meet", "m", n=2)]
-        graph = one_turn_graph(servers, calls, InMemorySaver())
+        graph = one_turn_graph(servers, calls, InMemorySaver(), policy=NO_APPROVALS)
         cfg: Any = {"configurable": {"thread_id": "t"}}
         out = await graph.ainvoke(start(), cfg)
         (pending,) = out["__interrupt__"]
@@ -116,7 +120,7 @@ async def test_over_stdio_questions_that_cannot_be_told_apart_are_refused_never_
         # Three calls of a tool not yet seen to ask, all asking while in flight together: no way to tell whose
         # question is whose on stdio.
         calls = [call("c_ask", f"c{i}", tag=f"c{i}", meet=3) for i in range(3)]
-        graph = one_turn_graph(servers, calls, InMemorySaver())
+        graph = one_turn_graph(servers, calls, InMemorySaver(), policy=NO_APPROVALS)
         out = await graph.ainvoke(start(), {"configurable": {"thread_id": "t1"}})
         assert "__interrupt__" not in out
         for message in tool_messages(out).values():
@@ -124,7 +128,7 @@ async def test_over_stdio_questions_that_cannot_be_told_apart_are_refused_never_
             assert "could not tell which of 3 concurrent tool calls (ask)" in text_of(message)
         # The tool now runs alone: the same three calls pause one after another and each gets its own answer.
         calls = [call("c_ask", f"c{i}", tag=f"c{i}") for i in range(3)]
-        graph = one_turn_graph(servers, calls, InMemorySaver())
+        graph = one_turn_graph(servers, calls, InMemorySaver(), policy=NO_APPROVALS)
         cfg: Any = {"configurable": {"thread_id": "t2"}}
         out = await graph.ainvoke(start(), cfg)
         pending = out["__interrupt__"]
@@ -139,7 +143,7 @@ async def test_over_stdio_questions_that_cannot_be_told_apart_are_refused_never_
 async def test_over_stdio_exclusive_tools_run_alone_from_the_first_call() -> None:
     async with legacy_server("stdio", exclusive_tools=["ask"]) as servers:
         calls = [call("c_ask", f"c{i}", tag=f"c{i}") for i in range(3)] + [call("c_meet", "m", n=1)]
-        graph = one_turn_graph(servers, calls, InMemorySaver())
+        graph = one_turn_graph(servers, calls, InMemorySaver(), policy=NO_APPROVALS)
         cfg: Any = {"configurable": {"thread_id": "t"}}
         out = await graph.ainvoke(start(), cfg)
         pending = out["__interrupt__"]

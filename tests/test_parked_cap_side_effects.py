@@ -17,9 +17,14 @@ from mcp.server.mcpserver import AcceptedElicitation, Context
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel
 
+from langgraph_mcp import ApprovalPolicy
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
 from tests.helpers import OpenServers, http_demo_server
 from tests.node_support import accept_all, call, one_turn_graph, start, text_of, tool_messages
+
+NO_APPROVALS = ApprovalPolicy(tools={"*": "allow"})
+"""Not about approvals: the tool node runs every call unasked (since issue 19 it asks about destructive and
+unannotated tools by default)."""
 
 pytestmark = pytest.mark.anyio
 
@@ -75,7 +80,9 @@ async def two_pauses(open_servers: OpenServers, tool: str, **options: Any) -> tu
     servers = open_servers({"shop": spec})
     arg = "payee" if tool == "pay" else "number"
     graphs = {
-        name: one_turn_graph(servers, [call(f"shop_{tool}", "c1", **{arg: name})], InMemorySaver())
+        name: one_turn_graph(
+            servers, [call(f"shop_{tool}", "c1", **{arg: name})], InMemorySaver(), policy=NO_APPROVALS
+        )
         for name in ("alice", "bob")
     }
     first = await graphs["alice"].ainvoke(start(), thread("alice"))

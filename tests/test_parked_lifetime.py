@@ -19,10 +19,15 @@ from langgraph.types import Command
 from mcp.server.mcpserver import AcceptedElicitation, Context, MCPServer
 from pydantic import BaseModel
 
+from langgraph_mcp import ApprovalPolicy
 from langgraph_mcp.connection.connection import CallHandle
 from langgraph_mcp.examples.demo_server import build_server
 from tests.helpers import OpenServers, http_demo_server
 from tests.node_support import call, in_process, one_turn_graph, start, text_of, tool_messages
+
+NO_APPROVALS = ApprovalPolicy(tools={"*": "allow"})
+"""Not about approvals: the tool node runs every call unasked (since issue 19 it asks about destructive and
+unannotated tools by default)."""
 
 pytestmark = pytest.mark.anyio
 
@@ -78,7 +83,9 @@ async def test_a_parked_legacy_call_keeps_nothing_of_the_run_it_paused(
     open_servers: OpenServers, transport: str
 ) -> None:
     servers = await steps_servers(open_servers, transport)
-    graph = one_turn_graph(servers, [call("steps_book", "c1", destination="Rome")], InMemorySaver())
+    graph = one_turn_graph(
+        servers, [call("steps_book", "c1", destination="Rome")], InMemorySaver(), policy=NO_APPROVALS
+    )
     cfg: Any = {"configurable": {"thread_id": "t"}}
     await servers.list_tools()
     before = pregel_loops()
@@ -96,7 +103,9 @@ async def test_a_resumed_legacy_call_streams_its_progress_and_logs_to_the_resume
     open_servers: OpenServers, transport: str
 ) -> None:
     servers = await steps_servers(open_servers, transport)
-    graph = one_turn_graph(servers, [call("steps_book", "c1", destination="Rome")], InMemorySaver())
+    graph = one_turn_graph(
+        servers, [call("steps_book", "c1", destination="Rome")], InMemorySaver(), policy=NO_APPROVALS
+    )
     cfg: Any = {"configurable": {"thread_id": "t"}}
     first = [e async for e in graph.astream(start(), cfg, stream_mode="custom")]
     (pending,) = (await graph.aget_state(cfg)).interrupts

@@ -14,10 +14,15 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langgraph.checkpoint.memory import InMemorySaver
 
+from langgraph_mcp import ApprovalPolicy
 from langgraph_mcp.examples.demo_server import build_server
 from tests.helpers import ERAS, OpenServers, serve_asgi
 from tests.node_support import call, one_turn_graph, start
 from tests.servers.library_server import LibraryServer
+
+NO_APPROVALS = ApprovalPolicy(tools={"*": "allow"})
+"""Not about approvals: the tool node runs every call unasked (since issue 19 it asks about destructive and
+unannotated tools by default)."""
 
 pytestmark = pytest.mark.anyio
 
@@ -28,7 +33,7 @@ async def run_chatty(
     lib = LibraryServer()
     base = await open_servers.enter(serve_asgi(lib.server.streamable_http_app()))
     servers = open_servers({"lib": {"url": f"{base}/mcp", "mode": mode, **options}})
-    graph = one_turn_graph(servers, [call("lib_chatty", "c1")], InMemorySaver())
+    graph = one_turn_graph(servers, [call("lib_chatty", "c1")], InMemorySaver(), policy=NO_APPROVALS)
     with caplog.at_level(logging.DEBUG, logger="langgraph_mcp.server.lib"):
         events = [
             chunk
@@ -85,7 +90,7 @@ async def test_concurrent_users_each_see_only_their_own_calls_logs(
     servers = open_servers(
         {"lib": {"url": f"{base}/mcp", "mode": mode, "log_level": "info", "headers": headers}}
     )
-    graph = one_turn_graph(servers, [call("lib_chatty", "c1")], InMemorySaver())
+    graph = one_turn_graph(servers, [call("lib_chatty", "c1")], InMemorySaver(), policy=NO_APPROVALS)
 
     async def run(user: str) -> list[Any]:
         config = {"configurable": {"thread_id": user, "token": user}}

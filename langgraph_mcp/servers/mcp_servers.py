@@ -33,7 +33,7 @@ from langgraph_mcp.catalog import McpTool, ToolResolution
 from langgraph_mcp.config import McpServersConfig, OutputRouting, ServerSpec
 from langgraph_mcp.connection.connection import ProgressCallback, ServerConnection
 from langgraph_mcp.connection.owner import ListKind
-from langgraph_mcp.credentials import RUN_CONFIG, Identity, current_config, is_per_run
+from langgraph_mcp.credentials import CALL_HEADERS, RUN_CONFIG, Identity, current_config, is_per_run
 from langgraph_mcp.errors import AnswerError, ConfigError, CredentialError, EventLoopError, ServersClosedError
 from langgraph_mcp.humans.binding import ApprovalKey, server_identity
 from langgraph_mcp.humans.sign_in import SignInResult, check_sign_in_answer, sign_in_result
@@ -351,7 +351,13 @@ class McpServers:
         """Whether ``tool`` is what its server lists right now: the current run's listing of it is fresh (made
         on the live process or session, within its ``ttlMs`` or ``listing_max_age``) and holds this very tool
         (an unchanged descriptor keeps its object; a changed definition is a new one). No I/O."""
-        listing = self._listings.cached(tool.server)
+        # Read under the run's own credentials: an interceptor's header override (CALL_HEADERS) picks another
+        # connection for the send, which has no listing of its own; the tool was resolved and judged under these.
+        token = CALL_HEADERS.set(None)
+        try:
+            listing = self._listings.cached(tool.server)
+        finally:
+            CALL_HEADERS.reset(token)
         return listing is not None and listing.fresh and listing.by_name.get(tool.published_name) is tool
 
     async def get_tool(self, published_name: str) -> McpTool:
