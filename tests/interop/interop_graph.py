@@ -51,7 +51,9 @@ def build_graph(
     builder = StateGraph(MessagesState)
     builder.add_node("agent", agent)
     builder.add_node("gate", create_approval_gate(servers, policy=policy or ApprovalPolicy()))
-    builder.add_node("tools", McpToolNode(servers))
+    builder.add_node(
+        "tools", McpToolNode(servers, policy=ApprovalPolicy(tools={"*": "allow"}))
+    )  # not about approvals
     builder.add_edge(START, "agent")
     builder.add_conditional_edges("agent", after_agent, ["gate", END])
     builder.add_conditional_edges("gate", ToolCallRouter(node="tools", otherwise="agent"), ["tools", "agent"])
@@ -114,7 +116,9 @@ async def run_tool_node(
 ) -> ToolMessage:
     """One call through ``McpToolNode`` in a minimal graph (START → tools → END, in-memory checkpointer)."""
     builder = StateGraph(MessagesState)
-    builder.add_node("tools", McpToolNode(servers))
+    builder.add_node(
+        "tools", McpToolNode(servers, policy=ApprovalPolicy(tools={"*": "allow"}))
+    )  # not about approvals
     builder.add_edge(START, "tools")
     builder.add_edge("tools", END)
     graph = builder.compile(checkpointer=InMemorySaver())
