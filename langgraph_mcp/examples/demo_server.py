@@ -44,57 +44,50 @@ transport (even under ``python -m``, see the ``__main__`` block): ``ask_date``, 
 """
 
 import argparse
-import asyncio
-import base64
-import contextlib
 import datetime
-import io
-import json
 import os
 import re
-import struct
 import sys
-import time
 import uuid
-import wave
-import zlib
-from collections import Counter
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
-import anyio
 from mcp.server.mcpserver import (
     AcceptedElicitation,
-    Audio,
     Context,
     Elicit,
     ElicitationResult,
-    Image,
     MCPServer,
     Resolve,
 )
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import UrlElicitationRequiredError
 from mcp.types import (
-    AudioContent,
-    BlobResourceContents,
-    CallToolResult,
-    ContentBlock,
     ElicitRequest,
     ElicitRequestFormParams,
     ElicitRequestURLParams,
     ElicitResult,
-    EmbeddedResource,
-    ImageContent,
     InputRequiredResult,
-    ResourceLink,
-    TextContent,
-    TextResourceContents,
     ToolAnnotations,
 )
 from mcp.types.version import is_version_at_least
 from pydantic import BaseModel, Field, field_validator
 from starlette.applications import Starlette
+
+from langgraph_mcp.examples.demo_state import (
+    ASKS_USER,
+    AUDIO_WAV,
+    DEFAULT_NAME,
+    EVENTS_FILE_ENV,
+    IMAGE_PNG,
+    NAME_ENV,
+    DemoServer,
+    EventRecorder,
+    Forecast,
+)
+from langgraph_mcp.examples.demo_tools import add_plain_tools, add_sharing_tools
+
+MODERN_VERSION = "2026-07-28"
 
 __all__ = [
     "AUDIO_WAV",
@@ -115,83 +108,6 @@ __all__ = [
     "http_app",
     "main",
 ]
-
-DEFAULT_NAME = "demo"
-NAME_ENV = "DEMO_SERVER_NAME"
-EVENTS_FILE_ENV = "DEMO_EVENTS_FILE"
-MODERN_VERSION = "2026-07-28"
-
-# --------------------------------------------------------------------------- binary fixtures
-
-
-def _tiny_png() -> bytes:
-    """A valid 2x2 RGB PNG (built by hand so CRCs and zlib stream are correct)."""
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return (
-            struct.pack(">I", len(data))
-            + kind
-            + data
-            + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-        )
-
-    width = height = 2
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB
-    rows = b"".join(b"\x00" + b"\xff\x00\x00\x00\x00\xff" for _ in range(height))  # red, blue
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(rows))
-        + chunk(b"IEND", b"")
-    )
-
-
-def _tiny_wav() -> bytes:
-    """A valid 10 ms, 8 kHz, mono, 16-bit PCM WAV of silence."""
-    buf = io.BytesIO()
-    with wave.open(buf, "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(8000)
-        w.writeframes(b"\x00\x00" * 80)
-    return buf.getvalue()
-
-
-IMAGE_PNG = _tiny_png()
-AUDIO_WAV = _tiny_wav()
-
-# --------------------------------------------------------------------------- models
-
-
-class Forecast(BaseModel):
-    """A fake weather forecast."""
-
-    city: str
-    days: int
-    temps_c: list[float] = Field(description="Daily max temperature in °C")
-    conditions: list[str] = Field(description="Daily conditions")
-
-
-class SearchHit(BaseModel):
-    """One fake search result."""
-
-    title: str
-    url: str
-    snippet: str
-
-
-class SearchResults(BaseModel):
-    """Fake web search results."""
-
-    query: str
-    results: list[SearchHit]
-
-
-class Stats(BaseModel):
-    """Event counters of one server instance."""
-
-    counts: dict[str, int] = Field(description='Event counts keyed "<tool>.<event>"')
-    pid: int
 
 
 # Elicitation forms. Keep fields primitive (the spec allows no nesting). A model's docstring becomes the
@@ -314,108 +230,6 @@ def modern_ask_seats(destination: str, ctx: Context) -> Seats | Elicit[Seats] | 
     return ask_seats(destination) if _is_modern(ctx) else None
 
 
-# --------------------------------------------------------------------------- server-side observability
-
-
-def _resolve(waiter: asyncio.Future[None]) -> None:
-    if not waiter.done():
-        waiter.set_result(None)
-
-
-class EventRecorder:
-    """Per-instance event counter, optionally mirrored to the ``DEMO_EVENTS_FILE`` JSON-lines file."""
-
-    def __init__(self, server_name: str) -> None:
-        self.server_name = server_name
-        self.counts: Counter[str] = Counter()
-        self._waiters: list[tuple[str, int, asyncio.Future[None]]] = []
-
-    def record(self, tool: str, event: str, **extra: Any) -> None:
-        """Count ``<tool>.<event>`` and append it to the events file if configured."""
-        self.counts[f"{tool}.{event}"] += 1
-        self._wake()
-        path = os.environ.get(EVENTS_FILE_ENV)
-        if path:
-            line = {
-                "pid": os.getpid(),
-                "tool": tool,
-                "event": event,
-                "server": self.server_name,
-                "t": round(time.time(), 4),
-                **extra,
-            }
-            with open(path, "a", encoding="utf-8") as f:
-                f.write(json.dumps(line, default=str) + "\n")
-
-    async def reached(self, key: str, count: int = 1) -> None:
-        """Return once ``counts[key]`` is at least ``count`` (tests wait on what the server did, not on time).
-
-        Unbounded: bound it yourself (``anyio.fail_after``). Sync tools run in worker threads, so the wake-up is
-        handed to the waiter's loop thread-safely."""
-        if self.counts[key] >= count:
-            return
-        waiter = asyncio.get_running_loop().create_future()
-        entry = (key, count, waiter)
-        self._waiters.append(entry)
-        try:
-            self._wake()  # an event recorded between the check above and the registration
-            await waiter
-        finally:
-            self._waiters.remove(entry)
-
-    def _wake(self) -> None:
-        for key, count, waiter in list(self._waiters):
-            if self.counts[key] >= count and not waiter.done():
-                with contextlib.suppress(RuntimeError):  # the waiter's loop is closed: nobody waits any more
-                    waiter.get_loop().call_soon_threadsafe(_resolve, waiter)
-
-    def snapshot(self) -> dict[str, int]:
-        """A plain copy of the counters."""
-        return dict(self.counts)
-
-    def clear(self) -> None:
-        """Reset the counters (the events file is left alone)."""
-        self.counts.clear()
-
-
-class DemoServer(MCPServer):
-    """``MCPServer`` carrying the demo's per-instance state (events, workspace, URL consents)."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__(
-            name,
-            version="1.0.0",
-            instructions="Demo server bundled with langgraph-mcp: weather, a small file workspace, "
-            "content-type samples, failures, and elicitation examples.",
-            middleware=[self._count_requests],
-        )
-        self.events = EventRecorder(name)
-        self.workspace: dict[str, str] = {
-            "notes.txt": "Remember: LangGraph + MCP.\n",
-            "todo.txt": "- write tests\n- ship it\n",
-        }
-        self.consented: set[str] = set()
-
-    async def _count_requests(self, ctx: Any, call_next: Any) -> Any:
-        """Record ``<tool>.request`` for every ``tools/call`` that reaches the server (every attempt and round)
-        and ``server.cancelled`` for every ``notifications/cancelled``: tests count round trips server-side."""
-        params = ctx.params if isinstance(ctx.params, dict) else {}
-        if ctx.method == "tools/call" and params.get("name") not in {"stats", "reset_stats"}:
-            self.events.record(str(params.get("name")), "request")
-        elif ctx.method == "notifications/cancelled":
-            self.events.record("server", "cancelled")
-        return await call_next(ctx)
-
-
-# --------------------------------------------------------------------------- annotations
-
-READ_ONLY_OPEN = ToolAnnotations(
-    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True
-)
-READ_ONLY_CLOSED = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-ASKS_USER = ToolAnnotations(read_only_hint=False, destructive_hint=False)
-
-
 def _url_request(amount: int) -> tuple[str, str]:
     return (
         f"Please confirm the deposit of {amount} EUR on the payment page.",
@@ -427,181 +241,7 @@ def build_server(name: str = DEFAULT_NAME) -> DemoServer:
     """Build a fresh demo server (fresh counters, workspace and URL-consent state)."""
     srv = DemoServer(name)
     rec = srv.events.record
-    files = srv.workspace
-
-    # ------------------------------------------------------------------ observability
-
-    @srv.tool(annotations=READ_ONLY_CLOSED)
-    def stats() -> Stats:
-        """Return this server instance's event counters ("<tool>.<event>") and process id."""
-        return Stats(counts=srv.events.snapshot(), pid=os.getpid())
-
-    @srv.tool(
-        annotations=ToolAnnotations(
-            read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
-        )
-    )
-    def reset_stats() -> str:
-        """Clear this server instance's event counters."""
-        srv.events.clear()
-        return "ok"
-
-    # ------------------------------------------------------------------ plain tools
-
-    @srv.tool(title="Weather forecast", annotations=READ_ONLY_OPEN)
-    def get_forecast(city: str, days: int = 3) -> Forecast:
-        """Return a (fake) weather forecast for a city."""
-        rec("get_forecast", "enter")
-        if not 1 <= days <= 14:
-            raise ToolError("days must be between 1 and 14")
-        cycle = ["sunny", "cloudy", "rain", "windy"]
-        return Forecast(
-            city=city,
-            days=days,
-            temps_c=[20.0 + i for i in range(days)],
-            conditions=[cycle[i % len(cycle)] for i in range(days)],
-        )
-
-    @srv.tool(annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False))
-    def list_files() -> list[str]:
-        """List the files in the in-memory workspace."""
-        rec("list_files", "enter")
-        return sorted(files)
-
-    @srv.tool(annotations=READ_ONLY_CLOSED)
-    def read_file(path: str) -> str:
-        """Read a file from the in-memory workspace."""
-        rec("read_file", "enter")
-        if path not in files:
-            raise ToolError(f"No such file: {path}")
-        return files[path]
-
-    @srv.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True))
-    def write_file(path: str, content: str) -> str:
-        """Create or overwrite a file in the in-memory workspace."""
-        rec("write_file", "enter")
-        files[path] = content
-        rec("write_file", "commit", path=path)
-        return f"Wrote {len(content)} characters to {path}"
-
-    @srv.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False))
-    def delete_file(path: str) -> str:
-        """Delete a file from the in-memory workspace."""
-        rec("delete_file", "enter")
-        if path not in files:
-            raise ToolError(f"No such file: {path}")
-        del files[path]
-        rec("delete_file", "commit", path=path)
-        return f"Deleted {path}"
-
-    @srv.tool()
-    def move_file(src: str, dst: str) -> str:
-        """Move (rename) a file in the in-memory workspace (no annotations: spec defaults apply)."""
-        rec("move_file", "enter")
-        if src not in files:
-            raise ToolError(f"No such file: {src}")
-        files[dst] = files.pop(src)
-        rec("move_file", "commit", src=src, dst=dst)
-        return f"Moved {src} to {dst}"
-
-    @srv.tool()
-    def echo(text: str) -> str:
-        """Echo the text back (no annotations)."""
-        rec("echo", "enter")
-        return text
-
-    @srv.tool(annotations=ToolAnnotations(read_only_hint=True, open_world_hint=True))
-    def search_web(query: str) -> SearchResults:
-        """Search the web (returns fake results)."""
-        rec("search_web", "enter")
-        slug = re.sub(r"[^a-z0-9]+", "-", query.lower()).strip("-") or "empty"
-        hits = [
-            SearchHit(
-                title=f"{query} - result {i}",
-                url=f"https://example.com/{slug}/{i}",
-                snippet=f"Everything about {query} (#{i}).",
-            )
-            for i in (1, 2, 3)
-        ]
-        return SearchResults(query=query, results=hits)
-
-    @srv.tool(annotations=READ_ONLY_CLOSED)
-    def add(a: int, b: int) -> int:
-        """Add two integers (structured output {"result": a + b})."""
-        rec("add", "enter")
-        return a + b
-
-    @srv.tool(annotations=READ_ONLY_CLOSED)
-    def make_image() -> Image:
-        """Return a tiny PNG image."""
-        rec("make_image", "enter")
-        return Image(data=IMAGE_PNG, format="png")
-
-    @srv.tool(annotations=READ_ONLY_CLOSED)
-    def make_audio() -> Audio:
-        """Return a tiny WAV audio clip."""
-        rec("make_audio", "enter")
-        return Audio(data=AUDIO_WAV, format="wav")
-
-    @srv.tool(annotations=READ_ONLY_CLOSED)
-    def mixed_content() -> list[ContentBlock]:
-        """Return one of each content block: text, image, audio, resource link, embedded text and blob."""
-        rec("mixed_content", "enter")
-        return [
-            TextContent(text="Here is one of each content type."),
-            ImageContent(data=base64.b64encode(IMAGE_PNG).decode(), mime_type="image/png"),
-            AudioContent(data=base64.b64encode(AUDIO_WAV).decode(), mime_type="audio/wav"),
-            ResourceLink(uri="file:///workspace/notes.txt", name="notes", mime_type="text/plain"),
-            EmbeddedResource(
-                resource=TextResourceContents(
-                    uri="file:///workspace/todo.txt", mime_type="text/plain", text=files.get("todo.txt", "")
-                )
-            ),
-            EmbeddedResource(
-                resource=BlobResourceContents(
-                    uri="file:///workspace/data.bin",
-                    mime_type="application/octet-stream",
-                    blob=base64.b64encode(bytes(range(16))).decode(),
-                )
-            ),
-        ]
-
-    @srv.tool(annotations=READ_ONLY_CLOSED)
-    def with_meta() -> CallToolResult:
-        """Return a result with content, structuredContent and a result-level _meta {"demo/trace": "abc"}.
-
-        On the 2026-07-28 era the SDK merges its "io.modelcontextprotocol/serverInfo" stamp into the
-        result _meta; the "demo/trace" key survives on both eras.
-        """
-        rec("with_meta", "enter")
-        return CallToolResult(
-            content=[TextContent(text="result with _meta")],
-            structured_content={"trace": "abc", "ok": True},
-            _meta={"demo/trace": "abc"},
-        )
-
-    @srv.tool(annotations=READ_ONLY_CLOSED)
-    def always_fails(reason: str) -> str:
-        """Always fail with a tool error (isError result carrying the reason)."""
-        rec("always_fails", "enter")
-        raise ToolError(f"always_fails: {reason}")
-
-    @srv.tool(annotations=READ_ONLY_CLOSED)
-    async def slow(ctx: Context, seconds: float = 1.0, steps: int = 4) -> str:
-        """Work for `seconds`, reporting progress after each of `steps` even steps, then return "done"."""
-        rec("slow", "enter")
-        steps = max(1, steps)
-        for i in range(1, steps + 1):
-            await anyio.sleep(seconds / steps)
-            await ctx.report_progress(i, steps, f"step {i}")
-        return "done"
-
-    @srv.tool(annotations=READ_ONLY_CLOSED)
-    async def sleep(seconds: float) -> str:
-        """Sleep for `seconds` (for hang and timeout tests)."""
-        rec("sleep", "enter")
-        await anyio.sleep(seconds)
-        return f"slept {seconds}s"
+    add_plain_tools(srv)
 
     # -------------------------------------------------------------- elicitation: resolver form (both eras)
 
@@ -786,42 +426,7 @@ def build_server(name: str = DEFAULT_NAME) -> DemoServer:
             return InputRequiredResult(request_state=f"state_only:{done + 1}")
         return f"done after {n} state rounds"
 
-    # -------------------------------------------------------------- per-run credentials, resources, prompts
-
-    @srv.tool(annotations=READ_ONLY_CLOSED)
-    def whoami(ctx: Context) -> dict[str, Any]:
-        """Say who is calling: the request's X-User header, and whether it carried a bearer token (over HTTP)."""
-        headers = ctx.headers or {}
-        return {
-            "user": headers.get("x-user"),
-            "bearer": headers.get("authorization", "").startswith("Bearer "),
-        }
-
-    @srv.tool(annotations=READ_ONLY_CLOSED)
-    def share_file(name: str) -> list[ContentBlock]:
-        """Share a workspace file as a link (``resource_link`` to ``demo://files/<name>``), not its content."""
-        if name not in files:
-            raise ToolError(f"no such file: {name}")
-        link = ResourceLink(uri=f"demo://files/{name}", name=name, mime_type="text/plain")
-        return [TextContent(text=f"Here is {name}."), link]
-
-    @srv.resource("demo://files/{name}", mime_type="text/plain")
-    def workspace_file(name: str) -> str:
-        """A file of the demo workspace."""
-        if name not in files:
-            raise ValueError(f"no such file: {name}")
-        return files[name]
-
-    @srv.resource("demo://logo.png", mime_type="image/png")
-    def logo() -> bytes:
-        """The demo's tiny PNG."""
-        return IMAGE_PNG
-
-    @srv.prompt()
-    def review_file(name: str) -> str:
-        """Ask for a review of a workspace file."""
-        return f"Please review {name}:\n\n{files.get(name, '(no such file)')}"
-
+    add_sharing_tools(srv)
     return srv
 
 
