@@ -46,6 +46,7 @@ __all__ = [
     "gate_records",
     "last_ai_message",
     "messages_of",
+    "pending_call",
     "pending_calls",
     "pending_tool_calls",
     "split_calls",
@@ -183,6 +184,26 @@ def pending_calls(messages: Sequence[AnyMessage]) -> PendingCalls:
         [c for c in runnable if _call_id(c) not in answered],
         [g for g in refused if g.tool_call_id not in answered],
     )
+
+
+def pending_call(messages: Sequence[AnyMessage], call: ToolCall) -> PendingCalls:
+    """What :func:`pending_calls` says about ``call``'s id alone: ``call`` if its id is pending and runnable,
+    else its refused group if that is pending, else nothing.
+
+    One pass over the turn's ids without grouping the whole turn, so each of a fan-out's ``n`` tasks does
+    ``O(n)`` comparisons instead of splitting all ``n`` calls again."""
+    ai = last_ai_message(messages)
+    if ai is None or not ai.tool_calls:
+        return PendingCalls(ai, [], [])
+    call_id = _call_id(call)
+    if call_id in _answered(messages, ai):
+        return PendingCalls(ai, [], [])
+    same = tuple(c for c in ai.tool_calls if _call_id(c) == call_id)
+    if not same:
+        return PendingCalls(ai, [], [])
+    if not call_id or len(same) > 1:
+        return PendingCalls(ai, [], [RefusedCalls(call_id, same)])
+    return PendingCalls(ai, [call], [])
 
 
 def pending_tool_calls(messages: Sequence[AnyMessage]) -> list[ToolCall]:

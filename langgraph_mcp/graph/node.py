@@ -46,6 +46,7 @@ from langgraph_mcp.graph.messages import (
     call_with_context,
     gate_records,
     messages_of,
+    pending_call,
     pending_calls,
     split_calls,
     turn_done,
@@ -201,12 +202,9 @@ class McpToolNode(RunnableCallable):
             if state is None:
                 runnable, refused = split_calls([call])
                 return _Work(runnable, refused, None, batch)
-            pending = pending_calls(messages_of(state, self.messages_key))
-            group = pending.refusal_for(call)
-            if group is not None:
-                return _Work([], [group], pending.ai, batch)
-            ids = {c.get("id") for c in pending.runnable}
-            return _Work([call] if call.get("id") in ids else [], [], pending.ai, batch)
+            # this call's id only: the whole turn is split once, by the router, not again in each Send task
+            pending = pending_call(messages_of(state, self.messages_key), call)
+            return _Work(pending.runnable, pending.refused, pending.ai, batch)
         pending = pending_calls(messages_of(input, self.messages_key))
         return _Work(pending.runnable, pending.refused, pending.ai)
 
