@@ -46,7 +46,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.common import FullCollections  # noqa: E402
 from langgraph_mcp import McpServers  # noqa: E402
-from tests.helpers import free_port, stdio_demo_spec  # noqa: E402
+from tests.support.helpers import free_port, stdio_demo_spec  # noqa: E402
 
 PARALLEL = 32
 SECONDS = 0.1

@@ -13,7 +13,7 @@ from contextlib import AsyncExitStack, ExitStack
 
 import pytest
 
-from tests.helpers import OpenServers, OpenServersSync
+from tests.support.helpers import OpenServers, OpenServersSync
 
 # A test run started with SIGINT ignored (a background job, nohup, some CI runners) passes that on to every
 # process it starts, and Ctrl-C tests (the CLI under a terminal, the background loop) then wait forever.

@@ -43,8 +43,8 @@ from langgraph_mcp import (
 from langgraph_mcp.examples.demo_graph import build_graph
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.examples.scripted_model import ScriptedChatModel
-from tests.helpers import ERAS
-from tests.node_support import accept_all, in_process
+from tests.support.helpers import ERAS
+from tests.support.node_support import accept_all, in_process
 
 pytestmark = pytest.mark.anyio
 

@@ -13,8 +13,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import ERAS, OpenServers
-from tests.node_support import TOMORROW, accept_all, in_process, text_of, tool_messages
+from tests.support.helpers import ERAS, OpenServers
+from tests.support.node_support import TOMORROW, accept_all, in_process, text_of, tool_messages
 
 pytestmark = pytest.mark.anyio
 

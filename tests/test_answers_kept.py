@@ -21,7 +21,7 @@ from mcp.server import Server, ServerRequestContext
 
 from langgraph_mcp import ApprovalPolicy, McpServers
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import (
+from tests.support.helpers import (
     OpenServers,
     child_pids,
     event_pids,
@@ -30,7 +30,7 @@ from tests.helpers import (
     wait_exit,
     wait_for_writes,
 )
-from tests.node_support import (
+from tests.support.node_support import (
     TOMORROW,
     accept_all,
     call,

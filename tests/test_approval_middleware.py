@@ -33,8 +33,8 @@ from langgraph_mcp import (
 )
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
 from langgraph_mcp.examples.scripted_model import DEMO_PROMPT, ScriptedChatModel
-from tests.helpers import ERAS, OpenServers, event_pids
-from tests.node_support import in_process
+from tests.support.helpers import ERAS, OpenServers, event_pids
+from tests.support.node_support import in_process
 
 pytestmark = pytest.mark.anyio
 
@@ -298,8 +298,8 @@ def test_the_sync_agent_asks_and_runs_too(open_servers_sync: Any) -> None:
 
 
 def child(db: Path, era: str, events: Path, phase: str, decision: Any = None) -> dict[str, Any]:
-    """One phase of the agent run in a fresh process (see ``tests/middleware_child.py``)."""
-    argv = [sys.executable, "-m", "tests.middleware_child", str(db), "t1", era, phase]
+    """One phase of the agent run in a fresh process (see ``tests/support/middleware_child.py``)."""
+    argv = [sys.executable, "-m", "tests.support.middleware_child", str(db), "t1", era, phase]
     if decision is not None:
         argv.append(json.dumps(decision))
     env = {**os.environ, "DEMO_EVENTS_FILE": str(events)}

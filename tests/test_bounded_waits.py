@@ -8,7 +8,7 @@ import pytest
 from mcp.server.mcpserver import MCPServer
 
 from langgraph_mcp import CallNotSentError
-from tests.helpers import OpenServers
+from tests.support.helpers import OpenServers
 
 pytestmark = pytest.mark.anyio
 

@@ -19,7 +19,7 @@ from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
 from langgraph_mcp.connection.connection import CallHandle, DoneEvent, ElicitEvent
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
-from tests.helpers import OpenServers
+from tests.support.helpers import OpenServers
 
 _CALLERS_STATE: contextvars.ContextVar[object] = contextvars.ContextVar("callers_state")
 

@@ -20,7 +20,7 @@ from langgraph_mcp.config import InProcessServer
 from langgraph_mcp.connection.connection import DoneEvent, ElicitEvent
 from langgraph_mcp.connection.owner import ClientOwner
 from langgraph_mcp.examples.demo_server import DemoServer, TripDate, build_server
-from tests.helpers import OpenServers
+from tests.support.helpers import OpenServers
 
 STUBBORN = "ask_ignoring_cancel"
 

@@ -24,7 +24,6 @@ from langgraph_mcp.catalog import (
     schema_problem,
 )
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import ERAS, OpenServers
 from tests.servers.bad_tools import (
     BAD_NAME_TOOLS,
     BAD_SCHEMA_TOOLS,
@@ -34,6 +33,7 @@ from tests.servers.bad_tools import (
     build_bad_server,
     nested_schema,
 )
+from tests.support.helpers import ERAS, OpenServers
 
 OBJECT: dict[str, Any] = {"type": "object", "properties": {}}
 

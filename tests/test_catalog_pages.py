@@ -9,7 +9,7 @@ import mcp.types as types
 import pytest
 from mcp.server import Server, ServerRequestContext
 
-from tests.helpers import ERAS, OpenServers
+from tests.support.helpers import ERAS, OpenServers
 
 pytestmark = pytest.mark.anyio
 

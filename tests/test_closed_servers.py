@@ -11,7 +11,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from langgraph_mcp import EventLoopError, McpServers
 from langgraph_mcp.errors import ServersClosedError
-from tests.helpers import ERAS
+from tests.support.helpers import ERAS
 from tests.test_agent_loop_matrix import READ, SERVER, WIRINGS, CountingModel, calls_for, new_servers
 
 pytestmark = pytest.mark.anyio

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from langgraph_mcp import McpServers
-from tests.helpers import stdio_demo_spec
-from tests.node_support import call, one_turn_graph, start
+from tests.support.helpers import stdio_demo_spec
+from tests.support.node_support import call, one_turn_graph, start
 
 BARRIER = Path(__file__).parent / "servers" / "barrier_server.py"
 HANG_GUARD = 90.0  # seconds: only a call that waits for a server it does not call trips it

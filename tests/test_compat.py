@@ -28,8 +28,8 @@ from langgraph_mcp import (
 )
 from langgraph_mcp.errors import AnswerRefusedError
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import ERAS, OpenServers, OpenServersSync
-from tests.node_support import call, in_process, one_turn_graph, text_of, tool_messages
+from tests.support.helpers import ERAS, OpenServers, OpenServersSync
+from tests.support.node_support import call, in_process, one_turn_graph, text_of, tool_messages
 
 pytestmark = pytest.mark.anyio
 CFG: Any = {"configurable": {"thread_id": "t"}}

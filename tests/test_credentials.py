@@ -36,8 +36,6 @@ from langgraph_mcp import (
     create_approval_gate,
 )
 from langgraph_mcp.credentials import resolve_identity
-from tests.helpers import ERAS, OpenServers, serve_asgi
-from tests.node_support import call, one_turn_graph
 from tests.servers.identity_server import (
     REFUSED_TOKEN,
     UNUSABLE_ADMIN_TOOL,
@@ -46,6 +44,8 @@ from tests.servers.identity_server import (
     binding_app,
     build_identity_server,
 )
+from tests.support.helpers import ERAS, OpenServers, serve_asgi
+from tests.support.node_support import call, one_turn_graph
 
 pytestmark = pytest.mark.anyio
 TOKEN_HEADERS = {"Authorization": "Bearer ${configurable:token}"}

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from langgraph_mcp import McpToolNode, ToolCallRouter, create_approval_gate
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import OpenServers
+from tests.support.helpers import OpenServers
 
 pytestmark = pytest.mark.anyio
 

@@ -27,7 +27,7 @@ from mcp.shared.exceptions import UrlElicitationRequiredError
 
 from langgraph_mcp.examples import demo_server
 from langgraph_mcp.examples.demo_server import build_server, http_app
-from tests.helpers import CRASHING_SERVER, LoopbackUvicorn, start_uvicorn
+from tests.support.helpers import CRASHING_SERVER, LoopbackUvicorn, start_uvicorn
 
 pytestmark = pytest.mark.anyio
 

@@ -13,7 +13,7 @@ import pytest
 
 from langgraph_mcp import McpServers, ToolCallTimeoutError
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import ERAS, OpenServers
+from tests.support.helpers import ERAS, OpenServers
 
 pytestmark = pytest.mark.anyio
 

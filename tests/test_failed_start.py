@@ -16,7 +16,7 @@ import anyio
 import pytest
 
 from langgraph_mcp import ServerConnectionError, ServerDiscoveryError
-from tests.helpers import OpenServers, child_pids
+from tests.support.helpers import OpenServers, child_pids
 
 pytestmark = pytest.mark.anyio
 

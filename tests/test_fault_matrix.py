@@ -32,8 +32,8 @@ from langgraph.types import Command
 
 from langgraph_mcp import ApprovalPolicy, McpServers, McpToolNode
 from langgraph_mcp.examples.demo_server import DemoServer, build_server, http_app
-from tests.faults import CutResponses, calls_tool
-from tests.helpers import (
+from tests.support.faults import CutResponses, calls_tool
+from tests.support.helpers import (
     ERAS,
     TRANSPORTS,
     LoopbackUvicorn,
@@ -44,7 +44,7 @@ from tests.helpers import (
     wait_exit,
     wait_for_writes,
 )
-from tests.node_support import TOMORROW, accept_all, text_of, tool_messages
+from tests.support.node_support import TOMORROW, accept_all, text_of, tool_messages
 
 pytestmark = pytest.mark.anyio
 

@@ -29,7 +29,7 @@ from langgraph_mcp.errors import (
     ToolOwnerUnknownError,
 )
 from langgraph_mcp.examples.demo_server import build_server, http_app
-from tests.faults import (
+from tests.support.faults import (
     CutResponses,
     GarbleResponses,
     calls_tool,
@@ -37,7 +37,7 @@ from tests.faults import (
     lists_tools,
     serve_on_port,
 )
-from tests.helpers import ERAS, OpenServers, child_pids, free_port, serve_asgi, stdio_demo_spec
+from tests.support.helpers import ERAS, OpenServers, child_pids, free_port, serve_asgi, stdio_demo_spec
 
 pytestmark = pytest.mark.anyio
 T = TypeVar("T")

@@ -20,7 +20,7 @@ from langgraph_mcp.examples.demo_server import DemoServer, build_server
 from langgraph_mcp.graph.gate import approval_payload, create_approval_gate
 from langgraph_mcp.humans.policy import ApprovalPolicy, Verdict
 from langgraph_mcp.humans.resume import pending_for_thread, pending_interrupts, resume_command
-from tests.helpers import OpenServers, OpenServersSync
+from tests.support.helpers import OpenServers, OpenServersSync
 
 Graph = CompiledStateGraph[Any, Any, Any, Any]
 

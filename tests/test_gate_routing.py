@@ -20,8 +20,8 @@ from langgraph_mcp import (
     route_through_gate,
 )
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import ERAS, OpenServers, OpenServersSync
-from tests.node_support import TOMORROW, call, fill, in_process, text_of, tool_messages
+from tests.support.helpers import ERAS, OpenServers, OpenServersSync
+from tests.support.node_support import TOMORROW, call, fill, in_process, text_of, tool_messages
 
 pytestmark = pytest.mark.anyio
 

@@ -13,7 +13,7 @@ import pytest
 
 from langgraph_mcp.connection.transport import HTTP_POOL_HEADROOM, HTTP_POOL_RESERVE
 from langgraph_mcp.examples.demo_server import http_app
-from tests.helpers import OpenServers, serve_asgi
+from tests.support.helpers import OpenServers, serve_asgi
 
 pytestmark = pytest.mark.anyio
 EXTRA = 5

@@ -24,7 +24,7 @@ from langgraph_mcp.config import HttpServer
 from langgraph_mcp.connection.transport import HTTP_KEEPALIVE_EXPIRY, http_client
 from langgraph_mcp.errors import CallInterruptedError
 from langgraph_mcp.examples.demo_server import DemoServer, build_server, http_app
-from tests.helpers import ERAS, OpenServers, serve_asgi
+from tests.support.helpers import ERAS, OpenServers, serve_asgi
 
 pytestmark = pytest.mark.anyio
 

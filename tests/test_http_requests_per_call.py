@@ -11,7 +11,7 @@ import anyio
 import pytest
 
 from langgraph_mcp.examples.demo_server import http_app
-from tests.helpers import OpenServers, serve_asgi
+from tests.support.helpers import OpenServers, serve_asgi
 
 pytestmark = pytest.mark.anyio
 PARALLEL = 32

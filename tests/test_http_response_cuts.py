@@ -4,7 +4,7 @@ item 7), as a POST that fails before its response already does (``tests/test_htt
 
 A non-idempotent call ends "may or may not have run" (the server's record shows it ran once); a read-only call is
 retried; the calls in flight complete and the connection is not restarted. Real parts: the demo server on uvicorn
-(127.0.0.1) behind ``tests.faults.CutResponses``, which lets the server run and drops the connection mid-body.
+(127.0.0.1) behind ``tests.support.faults.CutResponses``, which lets the server run and drops the connection mid-body.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import pytest
 
 from langgraph_mcp.errors import CallInterruptedError
 from langgraph_mcp.examples.demo_server import DemoServer, build_server, http_app
-from tests.faults import CutResponses, calls_tool
-from tests.helpers import ERAS, OpenServers, serve_asgi
+from tests.support.faults import CutResponses, calls_tool
+from tests.support.helpers import ERAS, OpenServers, serve_asgi
 
 pytestmark = pytest.mark.anyio
 

@@ -11,8 +11,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from langgraph_mcp import ApprovalPolicy, McpServers
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import OpenServers
-from tests.node_support import call, in_process, one_turn_graph, start, text_of, tool_messages
+from tests.support.helpers import OpenServers
+from tests.support.node_support import call, in_process, one_turn_graph, start, text_of, tool_messages
 
 NO_APPROVALS = ApprovalPolicy(tools={"*": "allow"})
 """Not about approvals: the tool node runs every call unasked (since issue 19 it asks about destructive and

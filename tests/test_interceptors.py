@@ -21,9 +21,9 @@ from langgraph.types import Command
 from langgraph_mcp import ApprovalPolicy
 from langgraph_mcp.calls.interceptors import McpToolCallRequest, ToolCallHandler, ToolCallOutcome
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import ERAS, OpenServers, serve_asgi
-from tests.node_support import call, one_turn_graph, text_of, tool_messages
 from tests.servers.identity_server import Record, build_identity_server
+from tests.support.helpers import ERAS, OpenServers, serve_asgi
+from tests.support.node_support import call, one_turn_graph, text_of, tool_messages
 
 NO_APPROVALS = ApprovalPolicy(tools={"*": "allow"})
 """Not about approvals: the tool node runs every call unasked (since issue 19 it asks about destructive and

@@ -23,9 +23,9 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from langgraph_mcp import ApprovalPolicy, McpServers
-from tests.helpers import serve_asgi
-from tests.node_support import call, one_turn_graph, start, text_of, tool_messages
 from tests.servers.concurrency_server import ConcurrencyServer
+from tests.support.helpers import serve_asgi
+from tests.support.node_support import call, one_turn_graph, start, text_of, tool_messages
 
 NO_APPROVALS = ApprovalPolicy(tools={"*": "allow"})
 """Not about approvals: the tool node runs every call unasked (since issue 19 it asks about destructive and

@@ -22,8 +22,8 @@ from langgraph.types import Command
 
 from langgraph_mcp import McpServers
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import ERAS, child_pids, http_demo_server
-from tests.node_support import call, one_turn_graph, start, text_of, tool_messages
+from tests.support.helpers import ERAS, child_pids, http_demo_server
+from tests.support.node_support import call, one_turn_graph, start, text_of, tool_messages
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 THREADS = 150

@@ -17,8 +17,8 @@ from mcp import Client
 
 from langgraph_mcp import ApprovalPolicy, McpServers, pending_interrupts, resume_command
 from langgraph_mcp.connection.tasks import TasksExtension, get_task
-from tests.node_support import call, one_turn_graph, start, text_of, tool_messages
-from tests.tasks_support import TasksServer, tasks_server, wait_listening
+from tests.support.node_support import call, one_turn_graph, start, text_of, tool_messages
+from tests.support.tasks_support import TasksServer, tasks_server, wait_listening
 from tests.test_multiworker import pg_dsn, pg_server  # noqa: F401  (the PostgreSQL tier's fixtures)
 
 NO_APPROVALS = ApprovalPolicy(tools={"*": "allow"})
@@ -205,7 +205,7 @@ async def test_servers_call_tool_and_tasks_off(server: TasksServer) -> None:
 
 # ------------------------------------------------------------------------------------------ durable handle
 
-CHILD = Path(__file__).resolve().parents[1] / "tests" / "tasks_child.py"
+CHILD = Path(__file__).resolve().parent / "support" / "tasks_child.py"
 
 
 async def saved_handles(saver: Any) -> list[dict[str, Any]]:

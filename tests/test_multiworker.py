@@ -1,7 +1,7 @@
 """Many workers, one database: threads paused by one worker process are resumed by another on PostgreSQL.
 
 A LangGraph deployment keeps checkpoints in PostgreSQL and resumes a thread on whichever worker picks it up.
-Each worker here is a fresh process (``tests/multiworker_child.py``) with its own ``McpServers`` running the
+Each worker here is a fresh process (``tests/support/multiworker_child.py``) with its own ``McpServers`` running the
 demo graph (the README's wiring: ``route_through_gate`` + ``McpToolNode`` + ``ToolCallsDone``) on
 ``AsyncPostgresSaver``. A run pauses with an approval (``demo_delete_file``) and an elicitation
 (``demo_book_trip`` asking for a date) pending together; another worker answers both with one
@@ -10,7 +10,7 @@ demo graph (the README's wiring: ``route_through_gate`` + ``McpToolNode`` + ``To
 read-only call that finished before the pause never runs again.
 
 The database: ``LANGGRAPH_MCP_TEST_PG_DSN`` (``.ci/run`` starts a cluster and sets it), else a throwaway
-cluster started here when the PostgreSQL binaries exist (``tests/pg_cluster.py``). Without either the tier
+cluster started here when the PostgreSQL binaries exist (``tests/support/pg_cluster.py``). Without either the tier
 skips, saying why, unless ``LANGGRAPH_MCP_REQUIRE_PG=1`` (CI), where it fails instead.
 """
 
@@ -29,12 +29,12 @@ from typing import Any
 import pytest
 
 from langgraph_mcp.examples.demo_server import build_server
-from tests import pg_cluster
-from tests.helpers import ERAS, http_demo_server, process_exists, stdio_demo_spec
+from tests.support import pg_cluster
+from tests.support.helpers import ERAS, http_demo_server, process_exists, stdio_demo_spec
 
 pytestmark = pytest.mark.anyio
 ROOT = Path(__file__).resolve().parents[1]
-CHILD = ROOT / "tests" / "multiworker_child.py"
+CHILD = ROOT / "tests" / "support" / "multiworker_child.py"
 DATE = "2026-12-24"
 REPLY_TIMEOUT = 90.0
 

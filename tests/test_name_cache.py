@@ -12,7 +12,7 @@ import pytest
 from mcp.server.mcpserver import Context, MCPServer
 
 from langgraph_mcp.errors import ToolNameCollisionError, ToolNotFoundError
-from tests.helpers import ERAS, OpenServers
+from tests.support.helpers import ERAS, OpenServers
 
 
 def swapping_server(name: str = "swapping") -> tuple[MCPServer, list[str]]:

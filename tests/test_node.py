@@ -11,8 +11,8 @@ from langgraph.types import Command
 
 from langgraph_mcp import McpServers
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
-from tests.helpers import ERAS, OpenServers, OpenServersSync
-from tests.node_support import (
+from tests.support.helpers import ERAS, OpenServers, OpenServersSync
+from tests.support.node_support import (
     TOMORROW,
     accept_all,
     by_call,

@@ -17,8 +17,8 @@ from langgraph.types import Command
 
 from langgraph_mcp import McpServers
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import ERAS, OpenServers, crashing_demo_spec
-from tests.node_support import (
+from tests.support.helpers import ERAS, OpenServers, crashing_demo_spec
+from tests.support.node_support import (
     TOMORROW,
     accept_all,
     call,
@@ -31,7 +31,7 @@ from tests.node_support import (
 
 pytestmark = pytest.mark.anyio
 ROOT = Path(__file__).resolve().parents[1]
-CHILD = ROOT / "tests" / "node_child.py"
+CHILD = ROOT / "tests" / "support" / "node_child.py"
 
 
 def events(path: Path) -> list[dict[str, Any]]:

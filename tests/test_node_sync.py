@@ -9,7 +9,15 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from langgraph_mcp import McpServers, resume_command
 from langgraph_mcp.examples.demo_server import build_server
-from tests.node_support import TOMORROW, call, fill, in_process, one_turn_graph, text_of, tool_messages
+from tests.support.node_support import (
+    TOMORROW,
+    call,
+    fill,
+    in_process,
+    one_turn_graph,
+    text_of,
+    tool_messages,
+)
 
 CFG: Any = {"configurable": {"thread_id": "t"}}
 

@@ -1,7 +1,7 @@
 """Per-user OAuth sign-in as an interrupt, against the mcp SDK's own ``simple-auth`` example servers.
 
 The authorization server and the resource server run as separate subprocesses on 127.0.0.1
-(``tests/oauth_support.py``); a scripted person follows the authorization URL through the example's login form to
+(``tests/support/oauth_support.py``); a scripted person follows the authorization URL through the example's login form to
 the redirect URI. The graph is the README's: a model turn, ``route_tool_calls``, ``McpToolNode``, on a SQLite
 checkpointer and a LangGraph store. Both protocol eras (the example's resource server serves both).
 """
@@ -26,7 +26,7 @@ from langgraph.types import Command
 from langgraph_mcp import McpServers, McpToolNode, pending_interrupts, resume_command, route_tool_calls
 from langgraph_mcp.connection.oauth import oauth_namespace
 from langgraph_mcp.errors import ResumeError
-from tests.oauth_support import OAuthServers, running_oauth_servers, sign_in_as_person
+from tests.support.oauth_support import OAuthServers, running_oauth_servers, sign_in_as_person
 
 pytestmark = pytest.mark.anyio
 ERAS = ["legacy", "modern"]
@@ -357,7 +357,7 @@ async def test_tokens_never_reach_the_checkpoint_the_stream_or_the_logs(
 
 from tests.test_multiworker import pg_dsn, pg_server  # noqa: E402, F401  (the PostgreSQL tier's fixtures)
 
-CHILD = Path(__file__).resolve().parent / "oauth_worker_child.py"
+CHILD = Path(__file__).resolve().parent / "support" / "oauth_worker_child.py"
 
 
 async def worker(dsn: str, oauth: OAuthServers, *args: str) -> dict[str, Any]:

@@ -28,8 +28,16 @@ from langgraph_mcp.examples.demo_server import (
     TripDate,
     build_server,
 )
-from tests.helpers import OpenServers, http_demo_server
-from tests.node_support import TOMORROW, accept_all, call, one_turn_graph, start, text_of, tool_messages
+from tests.support.helpers import OpenServers, http_demo_server
+from tests.support.node_support import (
+    TOMORROW,
+    accept_all,
+    call,
+    one_turn_graph,
+    start,
+    text_of,
+    tool_messages,
+)
 
 pytestmark = pytest.mark.anyio
 

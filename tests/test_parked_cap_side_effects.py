@@ -19,8 +19,8 @@ from pydantic import BaseModel
 
 from langgraph_mcp import ApprovalPolicy
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
-from tests.helpers import OpenServers, http_demo_server
-from tests.node_support import accept_all, call, one_turn_graph, start, text_of, tool_messages
+from tests.support.helpers import OpenServers, http_demo_server
+from tests.support.node_support import accept_all, call, one_turn_graph, start, text_of, tool_messages
 
 NO_APPROVALS = ApprovalPolicy(tools={"*": "allow"})
 """Not about approvals: the tool node runs every call unasked (since issue 19 it asks about destructive and

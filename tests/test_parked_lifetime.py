@@ -22,8 +22,8 @@ from pydantic import BaseModel
 from langgraph_mcp import ApprovalPolicy
 from langgraph_mcp.connection.connection import CallHandle
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import OpenServers, http_demo_server
-from tests.node_support import call, in_process, one_turn_graph, start, text_of, tool_messages
+from tests.support.helpers import OpenServers, http_demo_server
+from tests.support.node_support import call, in_process, one_turn_graph, start, text_of, tool_messages
 
 NO_APPROVALS = ApprovalPolicy(tools={"*": "allow"})
 """Not about approvals: the tool node runs every call unasked (since issue 19 it asks about destructive and

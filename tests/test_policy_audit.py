@@ -12,8 +12,8 @@ from langchain_core.messages import HumanMessage
 from langgraph_mcp import resume_command
 from langgraph_mcp.catalog import args_digest
 from langgraph_mcp.payloads import DecisionRecord
-from tests.helpers import OpenServers
-from tests.node_support import call
+from tests.support.helpers import OpenServers
+from tests.support.node_support import call
 from tests.test_policy_gate import WIRINGS, setup
 
 pytestmark = pytest.mark.anyio

@@ -24,8 +24,8 @@ from langgraph_mcp import (
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
 from langgraph_mcp.graph.node import ToolCallRouter
 from langgraph_mcp.payloads import ApprovalInterrupt
-from tests.helpers import OpenServers
-from tests.node_support import call, in_process, text_of, tool_messages
+from tests.support.helpers import OpenServers
+from tests.support.node_support import call, in_process, text_of, tool_messages
 
 pytestmark = pytest.mark.anyio
 

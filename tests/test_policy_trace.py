@@ -15,8 +15,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from langgraph_mcp import ApprovalPolicy
-from tests.helpers import OpenServers
-from tests.node_support import call, text_of, tool_messages
+from tests.support.helpers import OpenServers
+from tests.support.node_support import call, text_of, tool_messages
 from tests.test_policy_gate import WIRINGS, graph_for
 
 pytestmark = pytest.mark.anyio

@@ -16,7 +16,7 @@ from mcp.types import ToolAnnotations
 
 from langgraph_mcp.errors import CallInterruptedError, ServerConnectionError
 from langgraph_mcp.examples.demo_server import DemoServer, build_server, http_app
-from tests.helpers import ERAS, OpenServers, serve_asgi
+from tests.support.helpers import ERAS, OpenServers, serve_asgi
 
 pytestmark = pytest.mark.anyio
 

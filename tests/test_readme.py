@@ -344,7 +344,7 @@ def test_persistence_recipe_pauses_in_one_process_and_resumes_in_another(tmp_pat
 @pytest.fixture
 def pg_database_url() -> Iterator[str]:
     """A fresh PostgreSQL database (the CI server, or a throwaway cluster), dropped afterwards."""
-    from tests import pg_cluster
+    from tests.support import pg_cluster
 
     def unavailable(reason: str) -> None:
         if os.environ.get(pg_cluster.REQUIRE_ENV) == "1":

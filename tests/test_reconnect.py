@@ -17,8 +17,8 @@ from langgraph_mcp import McpServers, ServerConnectionError
 from langgraph_mcp.connection.owner import ReconnectBackoff
 from langgraph_mcp.errors import ServerUnavailableError
 from langgraph_mcp.examples.demo_server import http_app
-from tests.faults import serve_on_port
-from tests.helpers import OpenServers, child_pids, free_port, stdio_demo_spec, wait_exit
+from tests.support.faults import serve_on_port
+from tests.support.helpers import OpenServers, child_pids, free_port, stdio_demo_spec, wait_exit
 
 pytestmark = pytest.mark.anyio
 

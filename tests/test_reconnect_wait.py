@@ -12,8 +12,8 @@ import pytest
 from langgraph_mcp import McpServers, ServerConnectionError
 from langgraph_mcp.errors import ServerUnavailableError
 from langgraph_mcp.examples.demo_server import http_app
-from tests.faults import serve_on_port
-from tests.helpers import ERAS, OpenServers, free_port
+from tests.support.faults import serve_on_port
+from tests.support.helpers import ERAS, OpenServers, free_port
 
 pytestmark = pytest.mark.anyio
 

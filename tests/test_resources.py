@@ -13,8 +13,8 @@ from langgraph_mcp import McpServers
 from langgraph_mcp.calls.results import to_tool_message
 from langgraph_mcp.errors import PromptError, RequestTimeoutError, ResourceError
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import ERAS, TRANSPORTS, OpenServers, serve_asgi
 from tests.servers.library_server import LOGO, REPORT_TEXT, LibraryServer
+from tests.support.helpers import ERAS, TRANSPORTS, OpenServers, serve_asgi
 
 pytestmark = pytest.mark.anyio
 

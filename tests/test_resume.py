@@ -30,11 +30,10 @@ from langgraph_mcp.humans.resume import (
     resume_command,
 )
 from langgraph_mcp.payloads import ApprovalInterrupt, ElicitationInterrupt
-from tests.helpers import OpenServers
+from tests.support import gate_two_process_child as child
+from tests.support.helpers import OpenServers
 
-HERE = Path(__file__).parent
-sys.path.insert(0, str(HERE))
-import gate_two_process_child as child  # noqa: E402
+CHILD = Path(__file__).resolve().parent / "support" / "gate_two_process_child.py"
 
 ID_A, ID_B, ID_C, ID_D = ("a" * 32, "b" * 32, "c" * 32, "d" * 32)
 
@@ -377,7 +376,7 @@ def test_pause_in_one_process_resume_in_another(tmp_path: Path) -> None:
     }
     values = {"decisions": {"c-delete": {"type": "approve"}, "c-write": edit}}
     proc = subprocess.run(
-        [sys.executable, str(HERE / "gate_two_process_child.py"), db, "two-process", json.dumps(values)],
+        [sys.executable, str(CHILD), db, "two-process", json.dumps(values)],
         capture_output=True,
         text=True,
         timeout=60,

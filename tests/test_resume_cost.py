@@ -12,8 +12,8 @@ from langgraph.types import Command
 
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.humans import answers as validation
-from tests.helpers import ERAS, OpenServers
-from tests.node_support import (
+from tests.support.helpers import ERAS, OpenServers
+from tests.support.node_support import (
     TOMORROW,
     accept_all,
     call,

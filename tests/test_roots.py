@@ -10,7 +10,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.resolve import ListRoots, Resolve
 from mcp.types import ListRootsResult
 
-from tests.helpers import OpenServers
+from tests.support.helpers import OpenServers
 
 pytestmark = pytest.mark.anyio
 

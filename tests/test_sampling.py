@@ -15,9 +15,9 @@ from pydantic import ValidationError
 
 from langgraph_mcp import ApprovalPolicy, McpServers
 from langgraph_mcp.examples.scripted_model import ScriptedSamplingModel
-from tests.helpers import ERAS, OpenServers
-from tests.node_support import call, in_process, one_turn_graph, start, text_of, tool_messages
 from tests.servers.sampling_server import build_server
+from tests.support.helpers import ERAS, OpenServers
+from tests.support.node_support import call, in_process, one_turn_graph, start, text_of, tool_messages
 
 NO_APPROVALS = ApprovalPolicy(tools={"*": "allow"})
 """These tests are about tasks and sampling, not approvals: the tool node runs every call unasked (the tasks

@@ -19,9 +19,9 @@ from pydantic import ValidationError
 from langgraph_mcp import ApprovalPolicy, DecisionError, McpServers, ResumeError, _compat, resume_command
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.humans.decisions import validate_decision
-from tests.helpers import ERAS, OpenServers, demo_entry
-from tests.node_support import call, fill, one_turn_graph, start, tool_messages
-from tests.security_support import (
+from tests.support.helpers import ERAS, OpenServers, demo_entry
+from tests.support.node_support import call, fill, one_turn_graph, start, tool_messages
+from tests.support.security_support import (
     SECURITY_TRANSPORTS,
     WIRINGS,
     form_server,

@@ -43,9 +43,9 @@ from langgraph_mcp import (
     route_through_gate,
 )
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
-from tests.helpers import ERAS, OpenServers, demo_entry, event_pids, serve_asgi
-from tests.security_support import Graph, scripted
 from tests.servers.versioned_server import VersionedServer, build_versioned_server, events, stdio_spec
+from tests.support.helpers import ERAS, OpenServers, demo_entry, event_pids, serve_asgi
+from tests.support.security_support import Graph, scripted
 
 pytestmark = pytest.mark.anyio
 
@@ -435,7 +435,7 @@ async def restart_as_new_version(transport: str, control: VersionControl, versio
         import os
         import signal
 
-        from tests.helpers import wait_exit
+        from tests.support.helpers import wait_exit
 
         control.restart_as(version)
         for pid in set(control.pids()):

@@ -26,8 +26,8 @@ from langgraph_mcp import (
 )
 from langgraph_mcp.calls.tools import make_langchain_tools
 from langgraph_mcp.examples.demo_server import build_server, http_app
-from tests.helpers import ERAS, OpenServers, demo_entry, http_demo_server, serve_asgi
-from tests.security_support import (
+from tests.support.helpers import ERAS, OpenServers, demo_entry, http_demo_server, serve_asgi
+from tests.support.security_support import (
     SECURITY_TRANSPORTS,
     WIRINGS,
     CutToolsList,

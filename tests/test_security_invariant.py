@@ -19,8 +19,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from langgraph_mcp import ApprovalPolicy, McpServers, resume_command
 from langgraph_mcp.examples.demo_server import DemoServer, build_server, http_app
-from tests.helpers import serve_asgi
-from tests.security_support import WIRINGS, CutToolsList, RecordingServer
+from tests.support.helpers import serve_asgi
+from tests.support.security_support import WIRINGS, CutToolsList, RecordingServer
 
 pytestmark = pytest.mark.anyio
 

@@ -17,9 +17,9 @@ from rich.console import Console
 from langgraph_mcp.cli.prompts import ask_url
 from langgraph_mcp.humans.forms import request_from_params
 from langgraph_mcp.humans.inspection import inspect_url, sensitive_fields, url_host
-from tests.helpers import ERAS, OpenServers, demo_entry
-from tests.node_support import call, one_turn_graph, start
-from tests.security_support import SECURITY_TRANSPORTS, url_server
+from tests.support.helpers import ERAS, OpenServers, demo_entry
+from tests.support.node_support import call, one_turn_graph, start
+from tests.support.security_support import SECURITY_TRANSPORTS, url_server
 
 # ------------------------------------------------------------------------------ 7. URLs
 

@@ -16,9 +16,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from langgraph_mcp import ApprovalPolicy
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import ERAS, OpenServers, serve_asgi
-from tests.node_support import call, one_turn_graph, start
 from tests.servers.library_server import LibraryServer
+from tests.support.helpers import ERAS, OpenServers, serve_asgi
+from tests.support.node_support import call, one_turn_graph, start
 
 NO_APPROVALS = ApprovalPolicy(tools={"*": "allow"})
 """Not about approvals: the tool node runs every call unasked (since issue 19 it asks about destructive and

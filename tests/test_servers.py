@@ -30,7 +30,8 @@ from langgraph_mcp import (
 )
 from langgraph_mcp.errors import EventLoopError
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import (
+from tests.servers.bad_tools import ChangingServer
+from tests.support.helpers import (
     ERAS,
     TRANSPORTS,
     OpenServers,
@@ -44,7 +45,6 @@ from tests.helpers import (
     stdio_demo_spec,
     wait_exit,
 )
-from tests.servers.bad_tools import ChangingServer
 
 pytestmark = pytest.mark.anyio
 

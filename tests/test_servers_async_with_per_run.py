@@ -12,9 +12,9 @@ from langchain_core.messages import HumanMessage, ToolMessage
 
 from langgraph_mcp import McpServers
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import ERAS, OpenServers, serve_asgi
-from tests.node_support import call, in_process, one_turn_graph
 from tests.servers.identity_server import build_identity_server
+from tests.support.helpers import ERAS, OpenServers, serve_asgi
+from tests.support.node_support import call, in_process, one_turn_graph
 
 pytestmark = pytest.mark.anyio
 

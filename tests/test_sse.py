@@ -9,8 +9,16 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import OpenServers, serve_asgi
-from tests.node_support import TOMORROW, accept_all, call, one_turn_graph, start, text_of, tool_messages
+from tests.support.helpers import OpenServers, serve_asgi
+from tests.support.node_support import (
+    TOMORROW,
+    accept_all,
+    call,
+    one_turn_graph,
+    start,
+    text_of,
+    tool_messages,
+)
 
 pytestmark = pytest.mark.anyio
 

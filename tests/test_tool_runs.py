@@ -19,8 +19,8 @@ from langgraph.types import Command
 from langgraph_mcp import McpApprovalMiddleware, McpServers, resume_command
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
 from langgraph_mcp.examples.scripted_model import ScriptedChatModel
-from tests.helpers import ERAS, OpenServers, OpenServersSync
-from tests.node_support import accept_all, call, in_process, one_turn_graph, start, text_of
+from tests.support.helpers import ERAS, OpenServers, OpenServersSync
+from tests.support.node_support import accept_all, call, in_process, one_turn_graph, start, text_of
 from tests.test_policy_gate import WIRINGS, setup
 
 pytestmark = pytest.mark.anyio

@@ -17,7 +17,7 @@ from langgraph.prebuilt import ToolNode
 from langgraph_mcp import McpServers
 from langgraph_mcp.calls.tools import McpToolError
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import ERAS, OpenServers, OpenServersSync
+from tests.support.helpers import ERAS, OpenServers, OpenServersSync
 
 
 @pytest.fixture(params=ERAS)

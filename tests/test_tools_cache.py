@@ -14,7 +14,7 @@ from mcp.server.mcpserver import Context, MCPServer
 
 from langgraph_mcp import catalog as catalog_module
 from langgraph_mcp.examples.demo_server import build_server
-from tests.helpers import ERAS, OpenServers, WatchedServers
+from tests.support.helpers import ERAS, OpenServers, WatchedServers
 
 
 def retitling_server() -> MCPServer:

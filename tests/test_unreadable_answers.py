@@ -11,7 +11,7 @@ import anyio
 import pytest
 
 from langgraph_mcp.errors import InvalidResponseError
-from tests.helpers import ERAS, OpenServers
+from tests.support.helpers import ERAS, OpenServers
 
 pytestmark = pytest.mark.anyio
 

@@ -9,7 +9,7 @@ The example authorization server issues no refresh tokens and its access tokens 
 the example's own app with its provider extended in two ways only: it issues (and rotates) refresh tokens, and it
 has test-only endpoints that end every access token (``POST /test/expire``), every refresh token
 (``POST /test/revoke``) and that count what it did (``GET /test/stats``: registrations and token grants).
-The example package comes from the mcp source distribution (``.ci/run`` installs it; see tests/oauth_support.py).
+The example package comes from the mcp source distribution (``.ci/run`` installs it; see tests/support/oauth_support.py).
 """
 
 from __future__ import annotations

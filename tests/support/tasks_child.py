@@ -1,6 +1,6 @@
 """Child process for the MCP Tasks durability tests: start or continue a one-call graph, print JSON lines.
 
-Usage: ``python tests/tasks_child.py CHECKPOINT URL start|continue TOOL ARGS_JSON``
+Usage: ``python tests/support/tasks_child.py CHECKPOINT URL start|continue TOOL ARGS_JSON``
 
 ``CHECKPOINT`` is ``sqlite:<path>`` or ``postgres:<dsn>``. ``start`` runs the call on thread ``durable``;
 ``continue`` runs the same thread on from its checkpoint (``ainvoke(None, config)``). Every ``mcp_task_status``
@@ -18,10 +18,10 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from langgraph_mcp import ApprovalPolicy, McpServers
-from tests.node_support import call, one_turn_graph, start, text_of, tool_messages
+from tests.support.node_support import call, one_turn_graph, start, text_of, tool_messages
 
 NO_APPROVALS = ApprovalPolicy(tools={"*": "allow"})
 """These tests are about tasks and sampling, not approvals: the tool node runs every call unasked (the tasks

@@ -2,7 +2,7 @@
 
 The example (``examples/servers/simple-auth`` of the mcp source distribution: a separate authorization server and
 resource server) is not on PyPI as a package of its own. :func:`example_path` makes it importable: already
-installed (``.ci/run`` runs ``python tests/oauth_support.py install``), or built once from the sdist of the
+installed (``.ci/run`` runs ``python tests/support/oauth_support.py install``), or built once from the sdist of the
 installed mcp version into a cache directory (``$LANGGRAPH_MCP_OAUTH_CACHE``, default
 ``~/.cache/langgraph-mcp-oauth``) that the server subprocesses get on their ``PYTHONPATH``.
 
@@ -31,7 +31,7 @@ from urllib.parse import urljoin
 
 import httpx2
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LAUNCHER = ROOT / "tests" / "servers" / "oauth_servers.py"
 CACHE_ENV = "LANGGRAPH_MCP_OAUTH_CACHE"
 START_BOUND = 60.0
@@ -195,4 +195,4 @@ if __name__ == "__main__":
             _build_example(None)
         print("mcp_simple_auth:", importlib.util.find_spec("mcp_simple_auth") is not None)
     else:
-        raise SystemExit("usage: python tests/oauth_support.py install")
+        raise SystemExit("usage: python tests/support/oauth_support.py install")

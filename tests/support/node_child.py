@@ -1,6 +1,6 @@
 """Child process for cross-process tests: run or resume a one-call graph on a SQLite checkpoint, print JSON.
 
-Usage: python tests/node_child.py DB MODE TOOL ARGS_JSON EVENTS_FILE [RESUME_JSON]
+Usage: python tests/support/node_child.py DB MODE TOOL ARGS_JSON EVENTS_FILE [RESUME_JSON]
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from pathlib import Path
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.types import Command
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from langgraph_mcp import McpServers
-from tests.node_support import call, one_turn_graph, start, text_of, tool_messages
+from tests.support.node_support import call, one_turn_graph, start, text_of, tool_messages
 
 
 async def main(db: str, mode: str, tool: str, args: str, events: str, resume: str | None) -> None:

@@ -1,7 +1,7 @@
 """Helper for ``test_approval_middleware.py``'s restart test: one phase of a ``create_agent`` run per process.
 
-    python -m tests.middleware_child DB THREAD ERA start
-    python -m tests.middleware_child DB THREAD ERA resume '{"type": "reject", "message": "..."}'
+    python -m tests.support.middleware_child DB THREAD ERA start
+    python -m tests.support.middleware_child DB THREAD ERA resume '{"type": "reject", "message": "..."}'
 
 The agent is ``create_agent(ScriptedChatModel, tools=await servers.get_tools(),
 middleware=[McpApprovalMiddleware(servers)])`` over the bundled demo server (stdio, ``ERA``), checkpointed in

@@ -15,9 +15,9 @@ from typing import Any
 import anyio
 import httpx2
 
-from tests.helpers import free_port
+from tests.support.helpers import free_port
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TASKS_SERVER = ROOT / "tests" / "servers" / "tasks_server.py"
 
 

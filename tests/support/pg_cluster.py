@@ -2,7 +2,7 @@
 
 Used two ways, one implementation:
 
-* by ``.ci/run`` (``python tests/pg_cluster.py start DIR`` prints a DSN, ``... stop DIR`` stops it and removes
+* by ``.ci/run`` (``python tests/support/pg_cluster.py start DIR`` prints a DSN, ``... stop DIR`` stops it and removes
   ``DIR``), which exports the DSN as ``LANGGRAPH_MCP_TEST_PG_DSN`` for the whole test run;
 * by the ``pg_dsn`` fixture in ``tests/test_multiworker.py`` when no DSN is given and the server binaries exist
   (Debian's ``postgresql`` package: ``/usr/lib/postgresql/<version>/bin``).
@@ -149,7 +149,7 @@ def stop(root: Path) -> None:
 
 
 if __name__ == "__main__":
-    usage = "usage: python tests/pg_cluster.py start|stop DIR"
+    usage = "usage: python tests/support/pg_cluster.py start|stop DIR"
     if len(sys.argv) != 3 or sys.argv[1] not in {"start", "stop"}:
         sys.exit(usage)
     if sys.argv[1] == "start":

@@ -1,6 +1,6 @@
 """One worker process of the OAuth many-workers test: the OAuth test graph on PostgreSQL (checkpointer and store).
 
-Usage: ``python tests/oauth_worker_child.py DSN RS_URL start THREAD PRINCIPAL`` or
+Usage: ``python tests/support/oauth_worker_child.py DSN RS_URL start THREAD PRINCIPAL`` or
 ``... resume THREAD PRINCIPAL CALLBACK_URL``. It builds its own ``McpServers``, runs the thread (``start``: a
 new turn; ``resume``: answers the pending sign-in with the callback URL, read from the database) and prints one
 JSON line: ``{"pid", "pending": [payload, ...], "tool_message": [status, text] | null}``.
@@ -15,14 +15,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from langchain_core.messages import HumanMessage, ToolMessage
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.store.postgres.aio import AsyncPostgresStore
 
 from langgraph_mcp import McpServers, pending_interrupts, resume_command
-from tests.oauth_support import OAuthServers
+from tests.support.oauth_support import OAuthServers
 from tests.test_oauth import build_graph, server_config
 
 

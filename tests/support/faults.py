@@ -18,9 +18,9 @@ from typing import Any
 import anyio
 import uvicorn
 
-from tests.helpers import LoopbackUvicorn, start_uvicorn
+from tests.support.helpers import LoopbackUvicorn, start_uvicorn
 
-FAULTY_SERVER = Path(__file__).parent / "servers" / "faulty_stdio_server.py"
+FAULTY_SERVER = Path(__file__).resolve().parents[1] / "servers" / "faulty_stdio_server.py"
 
 
 def faulty_server_spec(mode: str, **options: Any) -> dict[str, Any]:

@@ -42,7 +42,7 @@ TRANSPORTS = ("in_process", "stdio", "http")
 """The transports every behaviour is checked over: the SDK's in-process pair (fast), a stdio subprocess, and
 streamable HTTP on 127.0.0.1 (uvicorn in the test's own loop). Legacy SSE has its own tests (test_sse.py)."""
 
-SERVERS_DIR = Path(__file__).parent / "servers"
+SERVERS_DIR = Path(__file__).resolve().parents[1] / "servers"
 RAW_SERVER = SERVERS_DIR / "raw_stdio_server.py"
 
 
@@ -261,7 +261,7 @@ class OpenServers:
     """``open_servers(config, **kwargs)`` makes an ``McpServers`` that is closed when the test ends, pass or fail.
 
     ``await open_servers.enter(cm)`` enters an async context manager for the rest of the test (a live HTTP
-    server: ``tests.helpers.demo_entry("http", era)``, ``http_demo_server()``); everything unwinds last-in
+    server: ``tests.support.helpers.demo_entry("http", era)``, ``http_demo_server()``); everything unwinds last-in
     first-out, so the ``McpServers`` made after it are closed before it stops (a server waiting for its
     clients to hang up would otherwise wait forever).
     """

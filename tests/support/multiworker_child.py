@@ -1,6 +1,6 @@
 """One worker process of the many-workers tier: the README/demo graph on a PostgreSQL checkpointer.
 
-Usage: ``python tests/multiworker_child.py DSN SERVERS_JSON``
+Usage: ``python tests/support/multiworker_child.py DSN SERVERS_JSON``
 
 Like a LangGraph deployment's worker, it has its own ``McpServers`` (built from ``SERVERS_JSON``) and a pool of
 connections to the shared database, and runs whatever thread it is handed. Requests arrive as JSON lines on
@@ -37,7 +37,7 @@ from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from langgraph_mcp import McpServers, PendingMcpInterrupt, pending_interrupts, resume_command
 from langgraph_mcp.examples.demo_graph import build_graph

@@ -182,7 +182,7 @@ def through_gate_graph(
 
 WIRINGS = {"gate_router": gate_router_graph, "route_through_gate": through_gate_graph}
 SECURITY_TRANSPORTS = ("in_process", "http")
-"""The transports the security items are checked over (with ``tests.helpers.demo_entry``, which serves any
+"""The transports the security items are checked over (with ``tests.support.helpers.demo_entry``, which serves any
 ``MCPServer`` or low-level ``Server``): in-process, and streamable HTTP on 127.0.0.1. Each test runs both eras."""
 
 

@@ -1,0 +1,1 @@
+"""What the tests share and are not tests themselves: fixtures' helpers, fault injectors, subprocess children."""
