@@ -13,8 +13,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph_mcp import ApprovalPolicy
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.graph import messages
-from tests.helpers import ERAS, OpenServers
-from tests.node_support import call, in_process, one_turn_graph, start, text_of, tool_messages
+from tests.support.helpers import ERAS, OpenServers
+from tests.support.node_support import call, in_process, one_turn_graph, start, text_of, tool_messages
 
 pytestmark = pytest.mark.anyio
 
