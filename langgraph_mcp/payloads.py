@@ -17,6 +17,7 @@ APPROVAL_INTERRUPT_TYPE: Literal["mcp_approval"] = "mcp_approval"
 """``type`` of the payload raised when the approval gate asks a human about a tool call."""
 
 SAMPLING_INTERRUPT_TYPE: Literal["mcp_sampling"] = "mcp_sampling"
+SAMPLING_REVIEW_INTERRUPT_TYPE: Literal["mcp_sampling_review"] = "mcp_sampling_review"
 """``type`` of the payload raised when a server asks the client's model for a completion (``sampling/createMessage``)
 and the server's ``sampling_policy`` is ``"ask"``."""
 
@@ -445,3 +446,55 @@ SamplingDecision: TypeAlias = SamplingApprove | SamplingEdit | SamplingReject
 def is_sampling_interrupt(value: object) -> bool:
     """True for an ``mcp_sampling`` payload."""
     return isinstance(value, dict) and value.get("type") == SAMPLING_INTERRUPT_TYPE
+
+
+class SamplingReviewInterrupt(TypedDict):
+    """Payload of an ``mcp_sampling_review`` interrupt (``review_completion=True``): the model's completion, shown
+    before it goes back to the server. The completion is kept in the checkpoint: a re-run shows the same text and
+    never calls the model again."""
+
+    type: Literal["mcp_sampling_review"]
+    tool_call_id: str
+    server: str
+    tool: str
+    published_name: str
+    messages: list[SamplingMessage]
+    """What the model answered (the server's messages, or the human's edit of them)."""
+    system_prompt: str | None
+    completion: str
+    """The model's text: what the server gets on ``approve``."""
+    model: str
+    max_tokens: int
+    completion_key: str
+    """Names this completion among the call's (the kept copy is found by it on a re-run)."""
+    action_requests: NotRequired[list[ActionRequest]]
+    """Agent Chat UI mode only: one card, ``args.completion`` the text (edit it to send other text)."""
+    review_configs: NotRequired[list[ReviewConfig]]
+
+
+class CompletionApprove(TypedDict):
+    """Send the model's completion to the server as it is."""
+
+    type: Literal["approve"]
+
+
+class CompletionEdit(TypedDict):
+    """Send this text to the server instead of the model's."""
+
+    type: Literal["edit"]
+    text: str
+
+
+class CompletionReject(TypedDict):
+    """Refuse: the server gets a refusal, never the completion."""
+
+    type: Literal["reject"]
+    message: NotRequired[str]
+
+
+CompletionDecision: TypeAlias = CompletionApprove | CompletionEdit | CompletionReject
+
+
+def is_sampling_review_interrupt(value: object) -> bool:
+    """True for an ``mcp_sampling_review`` payload."""
+    return isinstance(value, dict) and value.get("type") == SAMPLING_REVIEW_INTERRUPT_TYPE

@@ -13,7 +13,8 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.types import Command
 from pydantic import ValidationError
 
-from langgraph_mcp import ApprovalPolicy, McpServers
+from langgraph_mcp import ApprovalPolicy, McpServers, pending_interrupts, resume_command
+from langgraph_mcp.errors import ResumeError
 from langgraph_mcp.examples.scripted_model import ScriptedSamplingModel
 from tests.servers.sampling_server import build_server
 from tests.support.helpers import ERAS, OpenServers
@@ -203,3 +204,52 @@ async def test_agent_chat_ui_mode_shows_one_card_and_an_edit_is_the_edited_promp
     out = await graph.ainvoke(Command(resume={pending.id: {"decisions": [edit]}}), config())
     assert text_of(tool_messages(out)["c1"]) == "summary: Scripted reply to: Summarize in French"
     assert [s["text"] for s in seen] == ["Scripted reply to: Summarize in French"]
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_resume_command_answers_a_sampling_request_with_an_approval_in_one_command(
+    open_servers: OpenServers, mode: str
+) -> None:
+    srv, seen = build_server()
+    servers = open_servers({"sampler": in_process(srv, mode, sampling_model=ScriptedSamplingModel())})
+    policy = ApprovalPolicy(tools={"sampler_summarize": "allow", "sampler_echo": "ask"})
+    graph = one_turn_graph(
+        servers, [CALL, call("sampler_echo", "c2", text="hi")], InMemorySaver(), policy=policy
+    )
+    out = await graph.ainvoke(start(), config())
+    kinds = {p.tool_call_id: p.kind for p in pending_interrupts(out)}
+    assert kinds == {"c1": "sampling", "c2": "approval"}
+    with pytest.raises(ResumeError) as refused:  # checked before anything is sent, naming what was wrong
+        resume_command(out, decisions={"c1": {"type": "edit"}, "c2": {"type": "approve"}})
+    assert (
+        "'c1'" in str(refused.value) and "sampler" in str(refused.value) and "messages" in str(refused.value)
+    )
+    with pytest.raises(ResumeError, match="no pending"):
+        resume_command(out, answers={"c1": {"k": {"action": "accept"}}})
+    edited = [{"role": "user", "content": {"type": "text", "text": "Summarize briefly"}}]
+    command = resume_command(
+        out, decisions={"c1": {"type": "edit", "messages": edited}, "c2": {"type": "approve"}}
+    )
+    assert seen == []
+    out = await graph.ainvoke(command, config())
+    messages = tool_messages(out)
+    assert text_of(messages["c1"]) == "summary: Scripted reply to: Summarize briefly"
+    assert text_of(messages["c2"]) == "echo: hi"
+    assert [s["text"] for s in seen] == ["Scripted reply to: Summarize briefly"]
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_wrong_sampling_decision_leaves_the_same_interrupt_answerable(
+    open_servers: OpenServers, mode: str
+) -> None:
+    srv, seen = build_server()
+    servers = open_servers({"sampler": in_process(srv, mode, sampling_model=ScriptedSamplingModel())})
+    graph, pending = await ask_graph(servers, InMemorySaver())
+    with pytest.raises(ResumeError, match="only a 'reject' decision takes a 'message'"):
+        resume_command([pending], decisions={"c1": {"type": "approve", "message": "why"}})
+    with pytest.raises(ValidationError):  # sent raw, LangGraph refuses it before saving it
+        await graph.ainvoke(Command(resume={pending.id: {"type": "approve", "message": "why"}}), config())
+    (again,) = pending_interrupts(await graph.aget_state(config(), subgraphs=True))
+    assert again.interrupt_id == pending.id and again.sampling["tool_call_id"] == "c1"
+    out = await graph.ainvoke(resume_command([again], decisions={pending.id: {"type": "reject"}}), config())
+    assert tool_messages(out)["c1"].status == "error" and seen == []

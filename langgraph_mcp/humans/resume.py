@@ -1,7 +1,9 @@
 """What is waiting for a human, and one ``Command`` answering it: ``pending_interrupts``, ``resume_command``.
 
-A graph with MCP tools pauses for two kinds of questions: ``mcp_approval`` (the approval gate asks about a
-tool call) and ``mcp_elicitation`` (a server asks the user for input mid-call). Several can be pending at
+A graph with MCP tools pauses for these kinds of questions: ``mcp_approval`` (the approval gate asks about a
+tool call), ``mcp_elicitation`` (a server asks the user for input mid-call), ``mcp_authorization`` (a sign-in),
+``mcp_sampling`` (a server asks the client's model for a completion) and ``mcp_sampling_review`` (that completion,
+shown before it goes back; ``review_completion=True``). Several can be pending at
 once, each in its own task with its own interrupt id; LangGraph resumes them all with one
 ``Command(resume={interrupt_id: value, ...})``. This module builds that command from answers keyed by the
 model's ``tool_call_id`` (or by interrupt id), and checks every value against the interrupt it answers
@@ -23,32 +25,44 @@ returns, or what :func:`pending_interrupts` and :func:`pending_for_thread` retur
 :func:`pending_for_thread` reads a thread's pending interrupts directly.
 
 Approvals and elicitations of one tool call are told apart by the argument they come in (``decisions`` or
-``answers``), so the same ``tool_call_id`` can be used for both. A decision for a compatibility-mode approval
-(its payload has ``action_requests``) is wrapped as ``{"decisions": [decision]}`` automatically.
+``answers``), so the same ``tool_call_id`` can be used for both. ``decisions`` also answers a pending sampling
+request (``{"type": "approve"}``, ``{"type": "edit", "messages": [...]}``, ``{"type": "reject"}``) or completion
+review (``{"type": "edit", "text": ...}`` sends that text instead). A decision for a compatibility-mode card (its
+payload has ``action_requests``) is wrapped as ``{"decisions": [decision]}`` automatically.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeAlias, cast
 
 from langgraph.types import Command, Interrupt, StateSnapshot
+from pydantic import BaseModel, ValidationError
 
 from langgraph_mcp.errors import AnswerError, DecisionError, ResumeError, ResumeTypeError
 from langgraph_mcp.humans.answers import validate_answers
 from langgraph_mcp.humans.decisions import only_decision, validate_decision
+from langgraph_mcp.humans.sampling import (
+    CompletionDecisionModel,
+    HitlCompletionDecisionModel,
+    HitlSamplingDecisionModel,
+    SamplingDecisionModel,
+)
 from langgraph_mcp.humans.sign_in import check_sign_in_answer
 from langgraph_mcp.payloads import (
     ApprovalInterrupt,
     AuthorizationInterrupt,
     ElicitationInterrupt,
     SamplingInterrupt,
+    SamplingReviewInterrupt,
     is_approval_interrupt,
     is_authorization_interrupt,
     is_elicitation_interrupt,
     is_sampling_interrupt,
+    is_sampling_review_interrupt,
 )
 
 __all__ = [
@@ -60,7 +74,16 @@ __all__ = [
     "resume_command",
 ]
 
-PendingKind: TypeAlias = Literal["approval", "elicitation", "authorization", "sampling"]
+PendingKind: TypeAlias = Literal["approval", "elicitation", "authorization", "sampling", "sampling_review"]
+PendingPayload: TypeAlias = (
+    ApprovalInterrupt
+    | ElicitationInterrupt
+    | AuthorizationInterrupt
+    | SamplingInterrupt
+    | SamplingReviewInterrupt
+)
+_DECIDED: tuple[PendingKind, ...] = ("approval", "sampling", "sampling_review")
+"""The kinds answered with a decision (``decisions=``)."""
 
 _INTERRUPT_ID = re.compile(r"[0-9a-f]{32}")
 
@@ -71,10 +94,11 @@ class PendingMcpInterrupt:
 
     interrupt_id: str
     kind: PendingKind
-    """``"approval"`` (answer with a decision), ``"elicitation"`` (answer every request key) or ``"authorization"``
-    (a sign-in: answer with the callback URL, or decline)."""
+    """``"approval"`` (answer with a decision), ``"elicitation"`` (answer every request key), ``"authorization"``
+    (a sign-in: answer with the callback URL, or decline), ``"sampling"`` (a server's request for a completion) or
+    ``"sampling_review"`` (the completion, before it goes back); the last two are answered with a decision."""
     tool_call_id: str
-    payload: ApprovalInterrupt | ElicitationInterrupt | AuthorizationInterrupt | SamplingInterrupt
+    payload: PendingPayload
 
     @property
     def approval(self) -> ApprovalInterrupt:
@@ -98,9 +122,24 @@ class PendingMcpInterrupt:
         return cast(AuthorizationInterrupt, self.payload)
 
     @property
+    def sampling(self) -> SamplingInterrupt:
+        """The payload as a sampling request (raises ``ResumeTypeError``, a ``TypeError``, for any other kind)."""
+        if self.kind != "sampling":
+            raise ResumeTypeError(f"interrupt {self.interrupt_id} is an {self.kind}, not a sampling request")
+        return cast(SamplingInterrupt, self.payload)
+
+    @property
+    def sampling_review(self) -> SamplingReviewInterrupt:
+        """The payload as a completion review (raises ``ResumeTypeError``, a ``TypeError``, for any other kind)."""
+        if self.kind != "sampling_review":
+            raise ResumeTypeError(f"interrupt {self.interrupt_id} is an {self.kind}, not a completion review")
+        return cast(SamplingReviewInterrupt, self.payload)
+
+    @property
     def compat(self) -> bool:
-        """True for an approval in LangChain ``HITLRequest`` mode (answered as ``{"decisions": [...]}``)."""
-        return self.kind == "approval" and "action_requests" in self.payload
+        """True for an approval or sampling card in LangChain ``HITLRequest`` mode (answered as
+        ``{"decisions": [...]}``)."""
+        return self.kind in _DECIDED and "action_requests" in self.payload
 
 
 # ------------------------------------------------------------------------------------------------ reading
@@ -167,13 +206,13 @@ def pending_interrupts(pending: object) -> list[PendingMcpInterrupt]:
         elif is_authorization_interrupt(value):
             kind = "authorization"
         elif is_sampling_interrupt(value):
-            kind = "sampling"  # answered with Command(resume={interrupt_id: decision}) (README, "Sampling")
+            kind = "sampling"
+        elif is_sampling_review_interrupt(value):
+            kind = "sampling_review"
         else:
             continue
         seen.add(interrupt_id)
-        payload = cast(
-            ApprovalInterrupt | ElicitationInterrupt | AuthorizationInterrupt | SamplingInterrupt, value
-        )
+        payload = cast(PendingPayload, value)
         out.append(PendingMcpInterrupt(interrupt_id, kind, str(payload.get("tool_call_id", "")), payload))
     return out
 
@@ -206,23 +245,32 @@ def _describe_pending(items: list[PendingMcpInterrupt]) -> str:
     return f"pending: {shown}"
 
 
+_ARGUMENT_OF: dict[PendingKind, str] = {
+    "approval": "decisions",
+    "sampling": "decisions",
+    "sampling_review": "decisions",
+    "elicitation": "answers",
+    "authorization": "sign_ins",
+}
+
+
 def _resolve(
-    key: object, kind: PendingKind, pending: list[PendingMcpInterrupt], argument: str
+    key: object, kinds: tuple[PendingKind, ...], pending: list[PendingMcpInterrupt], argument: str
 ) -> PendingMcpInterrupt:
-    """The pending interrupt that ``key`` (an interrupt id or a tool_call_id) names for ``kind``."""
-    other = {"approval": "answers", "elicitation": "decisions", "authorization": "answers or decisions"}[kind]
+    """The pending interrupt that ``key`` (an interrupt id or a tool_call_id) names for one of ``kinds``."""
+    kind = kinds[0]  # "approval" for decisions= (which also answers sampling requests and completion reviews)
     if not isinstance(key, str):
         raise ResumeError(f"{argument}: keys must be tool_call_ids or interrupt ids (strings), got {key!r}")
     by_id = [p for p in pending if p.interrupt_id == key]
     if by_id:
         found = by_id[0]
-        if found.kind != kind:
+        if found.kind not in kinds:
             raise ResumeError(
                 f"{argument}[{key!r}]: interrupt {key} (tool call {found.tool_call_id!r}) is an "
-                f"{found.kind}, not an {kind}; give its value in {other}="
+                f"{found.kind}, not an {kind}; give its value in {_ARGUMENT_OF[found.kind]}="
             )
         return found
-    by_call = [p for p in pending if p.tool_call_id == key and p.kind == kind]
+    by_call = [p for p in pending if p.tool_call_id == key and p.kind in kinds]
     if len(by_call) == 1:
         return by_call[0]
     if len(by_call) > 1:
@@ -235,7 +283,8 @@ def _resolve(
     if wrong_kind:
         raise ResumeError(
             f"{argument}[{key!r}]: tool call {key!r} has no pending {kind}; it is waiting for an "
-            f"{wrong_kind[0].kind} (interrupt {wrong_kind[0].interrupt_id}), give that value in {other}="
+            f"{wrong_kind[0].kind} (interrupt {wrong_kind[0].interrupt_id}), give that value in "
+            f"{_ARGUMENT_OF[wrong_kind[0].kind]}="
         )
     if _INTERRUPT_ID.fullmatch(key):
         raise ResumeError(
@@ -256,6 +305,47 @@ def _approval_value(item: PendingMcpInterrupt, decision: object, argument: str) 
     except DecisionError as exc:
         raise ResumeError(f"{argument}[{item.tool_call_id!r}]: {exc}") from exc
     return {"decisions": [clean]} if item.compat else clean
+
+
+_SAMPLING_SHAPES = {
+    ("sampling", False): '{"type": "approve"}, {"type": "edit", "messages": [{"role": "user", "content": '
+    '{"type": "text", "text": "..."}}]} or {"type": "reject"}',
+    ("sampling_review", False): '{"type": "approve"}, {"type": "edit", "text": "..."} or {"type": "reject"}',
+    ("sampling", True): '{"type": "approve"}, {"type": "edit", "edited_action": {"name": NAME, "args": '
+    '{"prompt": "..."}}} or {"type": "reject"}',
+    (
+        "sampling_review",
+        True,
+    ): '{"type": "approve"}, {"type": "edit", "edited_action": {"name": NAME, "args": '
+    '{"completion": "..."}}} or {"type": "reject"}',
+}
+
+
+def _sampling_value(item: PendingMcpInterrupt, decision: object, argument: str) -> object:
+    """A sampling or completion-review decision, checked with the model the interrupt's ``response_schema`` is."""
+    review = item.kind == "sampling_review"
+    model: type[BaseModel]
+    if item.compat:
+        model = HitlCompletionDecisionModel if review else HitlSamplingDecisionModel
+        if not (isinstance(decision, Mapping) and "decisions" in decision and "type" not in decision):
+            decision = {"decisions": [decision]}
+    else:
+        model = CompletionDecisionModel if review else SamplingDecisionModel
+    try:
+        return model.model_validate(decision).model_dump(mode="json", exclude_none=True)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in error['loc']) or 'decision'}: {error['msg']}"
+            for error in exc.errors()
+        )
+        shape = _SAMPLING_SHAPES[(item.kind, item.compat)].replace(
+            "NAME", json.dumps(str(item.payload.get("published_name", "")))
+        )
+        what = "completion review" if review else "sampling request"
+        raise ResumeError(
+            f"{argument}[{item.tool_call_id!r}]: {what} of MCP server {item.payload.get('server', '?')!r} "
+            f"(interrupt {item.interrupt_id}): {problems}; expected {shape}"
+        ) from exc
 
 
 def _elicitation_value(item: PendingMcpInterrupt, answers: object, argument: str) -> object:
@@ -296,7 +386,9 @@ def resume_command(
     allowed, edited args fit the tool's inputSchema; every request key answered and each answer fits its
     schema) and sent normalized. ``sign_ins`` maps one of a pending sign-in (``mcp_authorization``) to
     ``{"callback_url": "<the full address the browser was sent to>"}`` or ``{"action": "decline"}``; the callback
-    must carry that sign-in's ``state``. Interrupts left unanswered stay pending.
+    must carry that sign-in's ``state``. ``decisions`` also answers a pending sampling request (approve / edit the
+    messages / reject) or completion review (approve / edit the text / reject), checked like the interrupt's
+    ``response_schema``. Interrupts left unanswered stay pending.
 
     Raises :class:`~langgraph_mcp.errors.ResumeError`, naming the offending tool call (and request key), for
     an id that is not pending (unknown, or already answered), a value of the wrong kind, an invalid value, an
@@ -305,11 +397,12 @@ def resume_command(
     items = pending_interrupts(pending)
     resume: dict[str, object] = {}
     answered_by: dict[str, str] = {}
-    for argument, kind, values in (
-        ("decisions", "approval", decisions),
-        ("answers", "elicitation", answers),
-        ("sign_ins", "authorization", sign_ins),
-    ):
+    arguments: tuple[tuple[str, tuple[PendingKind, ...], Mapping[str, object] | None], ...] = (
+        ("decisions", _DECIDED, decisions),
+        ("answers", ("elicitation",), answers),
+        ("sign_ins", ("authorization",), sign_ins),
+    )
+    for argument, kinds, values in arguments:
         if values is None:
             continue
         if not isinstance(values, Mapping):
@@ -318,15 +411,17 @@ def resume_command(
                 f"got {type(values).__name__}"
             )
         for key, value in values.items():
-            item = _resolve(key, cast(PendingKind, kind), items, argument)
+            item = _resolve(key, kinds, items, argument)
             if item.interrupt_id in resume:
                 raise ResumeError(
                     f"{argument}[{key!r}]: tool call {item.tool_call_id!r} (interrupt {item.interrupt_id}) "
                     f"is already answered by {answered_by[item.interrupt_id]}"
                 )
-            if kind == "approval":
+            if item.kind == "approval":
                 resume[item.interrupt_id] = _approval_value(item, value, argument)
-            elif kind == "authorization":
+            elif item.kind in ("sampling", "sampling_review"):
+                resume[item.interrupt_id] = _sampling_value(item, value, argument)
+            elif item.kind == "authorization":
                 resume[item.interrupt_id] = _sign_in_value(item, value, argument)
             else:
                 resume[item.interrupt_id] = _elicitation_value(item, value, argument)

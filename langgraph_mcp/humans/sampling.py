@@ -3,7 +3,9 @@
 Pure: no I/O. The request becomes a JSON-shaped payload (the messages as the server sent them, the system prompt,
 the model preferences, the token budget after the client's cap); a decision is ``approve``, ``edit`` (new messages,
 text only) or ``reject``, checked by :class:`SamplingDecisionModel` before LangGraph saves it, so a wrong one is
-refused and the same interrupt stays answerable.
+refused and the same interrupt stays answerable. With ``review_completion=True`` the model's completion is shown
+too (the ``mcp_sampling_review`` payload), decided by :class:`CompletionDecisionModel`: ``approve``, ``edit`` (the
+text the server gets) or ``reject``.
 """
 
 from __future__ import annotations
@@ -15,17 +17,25 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from langgraph_mcp.payloads import (
     SAMPLING_INTERRUPT_TYPE,
+    SAMPLING_REVIEW_INTERRUPT_TYPE,
     ActionRequest,
+    CompletionDecision,
+    CompletionReject,
     ReviewConfig,
     SamplingDecision,
     SamplingInterrupt,
     SamplingMessage,
     SamplingReject,
+    SamplingReviewInterrupt,
 )
 
 __all__ = [
+    "CompletionDecisionModel",
+    "HitlCompletionDecisionModel",
     "HitlSamplingDecisionModel",
     "SamplingDecisionModel",
+    "review_card",
+    "review_payload",
     "sampling_card",
     "sampling_payload",
     "sampling_texts",
@@ -176,6 +186,123 @@ class HitlSamplingDecisionModel(BaseModel):
             return {"type": "edit", "messages": [{"role": "user", "content": {"type": "text", "text": text}}]}
         if only.type == "reject":
             reject: SamplingReject = {"type": "reject"}
+            if only.message:
+                reject["message"] = only.message
+            return reject
+        return {"type": "approve"}
+
+
+# ---------------------------------------------------------------------------------------- completion review
+
+
+def review_payload(
+    request: SamplingInterrupt, messages: list[dict[str, Any]], completion: str, model: str, key: str
+) -> SamplingReviewInterrupt:
+    """The ``mcp_sampling_review`` payload: the completion the model gave for ``messages`` (the request's, or the
+    human's edit of them)."""
+    return {
+        "type": SAMPLING_REVIEW_INTERRUPT_TYPE,
+        "tool_call_id": request["tool_call_id"],
+        "server": request["server"],
+        "tool": request["tool"],
+        "published_name": request["published_name"],
+        "messages": cast(Any, messages),
+        "system_prompt": request["system_prompt"],
+        "completion": completion,
+        "model": model,
+        "max_tokens": request["max_tokens"],
+        "completion_key": key,
+    }
+
+
+class CompletionDecisionModel(BaseModel):
+    """The resume value of an ``mcp_sampling_review`` interrupt: ``{"type": "approve"}``, ``{"type": "edit", "text":
+    ...}`` (the server gets this text instead) or ``{"type": "reject"[, "message"]}``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["approve", "edit", "reject"]
+    text: str | None = Field(default=None, max_length=200_000)
+    message: str | None = Field(default=None, max_length=2000)
+
+    @model_validator(mode="after")
+    def _fits_its_type(self) -> CompletionDecisionModel:
+        if self.type == "edit" and self.text is None:
+            raise ValueError(
+                "an 'edit' decision needs 'text' (what the server gets instead of the completion)"
+            )
+        if self.type != "edit" and self.text is not None:
+            raise ValueError(
+                f"a {self.type!r} decision takes no 'text' (use 'edit' to change the completion)"
+            )
+        if self.type != "reject" and self.message is not None:
+            raise ValueError("only a 'reject' decision takes a 'message'")
+        return self
+
+    def decision(self) -> CompletionDecision:
+        return cast(CompletionDecision, self.model_dump(mode="json", exclude_none=True))
+
+
+def review_card(payload: SamplingReviewInterrupt) -> SamplingReviewInterrupt:
+    """``payload`` plus the ``HITLRequest`` keys (Agent Chat UI mode): one card whose args are the completion and
+    the prompt it answers; editing the card's ``completion`` is sending that text instead."""
+    prompt = "\n".join(text for _, text in sampling_texts([dict(m) for m in payload["messages"]]))
+    action: ActionRequest = {
+        "name": payload["published_name"],
+        "args": {"completion": payload["completion"], "prompt": prompt},
+        "description": (
+            f"Your model ({payload['model']}) wrote this completion for server {payload['server']!r} while it runs "
+            f"{payload['tool']!r}. Approve to send it, edit the completion, or reject."
+        ),
+    }
+    config: ReviewConfig = {
+        "action_name": payload["published_name"],
+        "allowed_decisions": ["approve", "edit", "reject"],
+    }
+    card: SamplingReviewInterrupt = {**payload, "action_requests": [action], "review_configs": [config]}
+    return card
+
+
+class _EditedCompletionArgs(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    completion: str = Field(max_length=200_000)
+
+
+class _EditedCompletion(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    name: str
+    args: _EditedCompletionArgs
+
+
+class _HitlCompletionDecision(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    type: Literal["approve", "edit", "reject"]
+    edited_action: _EditedCompletion | None = None
+    message: str | None = Field(default=None, max_length=2000)
+
+    @model_validator(mode="after")
+    def _fits_its_type(self) -> _HitlCompletionDecision:
+        if (self.type == "edit") != (self.edited_action is not None):
+            raise ValueError(
+                "'edit' needs an 'edited_action' with args.completion, and only 'edit' takes one"
+            )
+        return self
+
+
+class HitlCompletionDecisionModel(BaseModel):
+    """The Agent Chat UI resume value of a completion card: ``{"decisions": [one decision]}``; an ``edit``'s
+    ``edited_action.args.completion`` is the text the server gets."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    decisions: list[_HitlCompletionDecision] = Field(min_length=1, max_length=1)
+
+    def decision(self) -> CompletionDecision:
+        only = self.decisions[0]
+        if only.type == "edit" and only.edited_action is not None:
+            return {"type": "edit", "text": only.edited_action.args.completion}
+        if only.type == "reject":
+            reject: CompletionReject = {"type": "reject"}
             if only.message:
                 reject["message"] = only.message
             return reject

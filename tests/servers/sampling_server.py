@@ -34,4 +34,9 @@ def build_server() -> tuple[MCPServer, list[dict[str, Any]]]:
         seen.append({"text": got, "model": reply.model})
         return f"summary: {got}"
 
+    @srv.tool()
+    def echo(text: str) -> str:
+        """Say ``text`` back (asks nothing; a second call for the approval gate to ask about)."""
+        return f"echo: {text}"
+
     return srv, seen
