@@ -1,4 +1,5 @@
-"""Shared pytest fixtures (the anyio backend, ``McpServers`` closed when the test ends) and the ``slow`` set.
+"""Shared pytest fixtures (the anyio backend, ``McpServers`` closed when the test ends, the checkpointer) and the
+``slow`` set.
 
 The README's fast subset is ``pytest -m "not slow"``: every test except those marked ``slow`` by hand and the
 modules in :data:`SLOW_MODULES` (whole tiers that start many processes, kill servers, or run programs and
@@ -10,9 +11,19 @@ from __future__ import annotations
 import signal
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, ExitStack
+from pathlib import Path
+from typing import Any
 
 import pytest
+from langgraph.checkpoint.base import BaseCheckpointSaver
 
+from tests.support.checkpointers import (
+    DEFAULT_KIND,
+    KINDS,
+    kinds_from_option,
+    open_checkpointer,
+    open_sync_checkpointer,
+)
 from tests.support.helpers import OpenServers, OpenServersSync
 
 # A test run started with SIGINT ignored (a background job, nohup, some CI runners) passes that on to every
@@ -46,6 +57,38 @@ SLOW_MODULES = frozenset(
 """Test modules that are slow as a whole: ``pytest -m "not slow"`` leaves them out."""
 
 
+CHECKPOINTER_FIXTURES = ("checkpointer", "sync_checkpointer")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--checkpointers",
+        default=DEFAULT_KIND,
+        help=f"the checkpointer kinds a test using the checkpointer fixture runs on: 'all' or a comma-separated "
+        f"list of {', '.join(KINDS)} (default: {DEFAULT_KIND})",
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """``--checkpointers`` naming several kinds runs each test that takes a checkpointer once per kind."""
+    kinds = kinds_from_option(metafunc.config.getoption("--checkpointers"))
+    chosen = {arg for mark in metafunc.definition.iter_markers("parametrize") for arg in _argnames(mark)}
+    for name in CHECKPOINTER_FIXTURES:
+        if name in metafunc.fixturenames and name not in chosen and len(kinds) > 1:
+            metafunc.parametrize(name, kinds, indirect=True)
+
+
+def _argnames(mark: pytest.Mark) -> list[str]:
+    names = mark.args[0] if mark.args else mark.kwargs.get("argnames", "")
+    return [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
+
+
+def _kind(request: pytest.FixtureRequest) -> str:
+    if hasattr(request, "param"):
+        return str(request.param)
+    return kinds_from_option(request.config.getoption("--checkpointers"))[0]
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.name in SLOW_MODULES or "interop" in item.path.parts:
@@ -69,3 +112,22 @@ def open_servers_sync() -> Iterator[OpenServersSync]:
     """:class:`OpenServersSync` for a synchronous test."""
     with ExitStack() as stack:
         yield OpenServersSync(stack)
+
+
+@pytest.fixture
+async def checkpointer(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> AsyncIterator[BaseCheckpointSaver[Any]]:
+    """A checkpointer for an async graph: one of ``KINDS`` (tests/support/checkpointers.py), ``strict`` by default.
+
+    The ``strict`` one fails the test when anything saved in a checkpoint does not come back as itself.
+    """
+    async with open_checkpointer(_kind(request), tmp_path / "checkpoints.sqlite") as saver:
+        yield saver
+
+
+@pytest.fixture
+def sync_checkpointer(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[BaseCheckpointSaver[Any]]:
+    """:func:`checkpointer` for a graph run with ``invoke``/``stream`` (``sqlite`` is the sync ``SqliteSaver``)."""
+    with open_sync_checkpointer(_kind(request), tmp_path / "checkpoints.sqlite") as saver:
+        yield saver
