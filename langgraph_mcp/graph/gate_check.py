@@ -1,0 +1,196 @@
+"""The approval gate's ``check`` node: the owner of every pending call, sign-ins first, one verdict each.
+
+``check`` runs once per model turn (it is not re-run when a review resumes). It establishes each call's owner
+fail-closed (:mod:`langgraph_mcp.graph.owners`), asks for a sign-in a server needs before its tool can even be
+looked up, and judges every call with the policy: allowed calls get a signed record, denied ones a reason, and
+each ``ask`` becomes an ``mcp_approval`` payload for a ``review`` task. :class:`GateCheck` also holds what the
+other nodes and :func:`~langgraph_mcp.graph.gate.route_through_gate` share: the lookups and the signing key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from langchain_core.messages import ToolCall
+from langchain_core.runnables import RunnableConfig
+from langgraph.config import get_config
+
+from langgraph_mcp._compat import has_checkpointer
+from langgraph_mcp.calls.asker import InterruptAsker
+from langgraph_mcp.catalog import McpTool, ToolDefinition
+from langgraph_mcp.graph.gate_state import ALLOWED, DENIED, JUDGED, REVIEWS, SHOWN
+from langgraph_mcp.graph.messages import GateRecord, messages_of, pending_calls
+from langgraph_mcp.graph.owners import Owner, cached_owners, establish_owners, owner_verdict, record_for
+from langgraph_mcp.humans.approval_request import approval_payload
+from langgraph_mcp.humans.policy import ApprovalPolicy
+from langgraph_mcp.humans.sign_in import MAX_SIGN_INS_PER_CALL, authorization_payload, sign_in_result
+from langgraph_mcp.payloads import ApprovalInterrupt, BindingVerdict, DecisionBinding
+from langgraph_mcp.servers.mcp_servers import McpServers
+
+__all__ = ["GateCheck"]
+
+
+class GateCheck:
+    """One gate bound to its servers, policy and options: the ``check`` node and the lookups it shares."""
+
+    def __init__(
+        self, servers: McpServers, policy: ApprovalPolicy, *, compat: bool, messages_key: str
+    ) -> None:
+        self.servers = servers
+        self.policy = policy
+        self.compat = compat
+        self.messages_key = messages_key
+
+    # -- tool lookups -------------------------------------------------------------------------------
+
+    async def aowners(self, calls: Sequence[ToolCall]) -> dict[str, Owner]:
+        return await establish_owners(self.servers, [c["name"] for c in calls]) if calls else {}
+
+    def owners(self, calls: Sequence[ToolCall]) -> dict[str, Owner]:
+        if not calls:
+            return {}
+        names = [c["name"] for c in calls]
+        cached = cached_owners(self.servers, names)  # no thread hop when the catalog already knows
+        if cached is not None:
+            return cached
+        return self.servers.run_sync(lambda: establish_owners(self.servers, names))
+
+    # -- check ----------------------------------------------------------------------------------------
+
+    def calls(self, state: Any) -> list[ToolCall]:
+        """Every runnable pending call: judged on every pass, whatever record it carries (a record is a claim
+        anyone who can write the thread can make; see :mod:`langgraph_mcp.humans.binding`)."""
+        return pending_calls(messages_of(state, self.messages_key)).runnable
+
+    def sign(
+        self,
+        verdict: BindingVerdict,
+        call_id: str,
+        server: str,
+        tool: str,
+        definition_hash: str,
+        arguments: Mapping[str, Any] | None,
+        config: RunnableConfig,
+    ) -> DecisionBinding:
+        """Bind ``verdict`` to this call, signed with the servers' approval key (checked by the tool node)."""
+        return self.servers.approval_key.sign(
+            verdict,
+            thread_id=str(config.get("configurable", {}).get("thread_id", "")),
+            tool_call_id=call_id,
+            server=server,
+            identity=self.servers.server_identity(server),
+            tool=tool,
+            definition_hash=definition_hash,
+            arguments=arguments,
+        )
+
+    def allow_record(self, call: ToolCall, tool: McpTool | None, config: RunnableConfig) -> GateRecord:
+        """The record of a call the policy allowed: bound to the definition it was judged on and its args."""
+        if tool is None:
+            return record_for(None, "allow")
+        binding = self.sign(
+            "allow",
+            call.get("id") or "",
+            tool.server,
+            tool.name,
+            tool.definition_hash,
+            call.get("args"),
+            config,
+        )
+        return record_for(tool, "allow", binding)
+
+    def _verdicts(
+        self,
+        calls: list[ToolCall],
+        owners: Mapping[str, Owner],
+        config: RunnableConfig,
+        declined: Mapping[str, str] | None = None,
+    ) -> dict[str, Any]:
+        can_pause = has_checkpointer(config.get("configurable", {}))
+        principal = self.policy.principal_for(config)
+        now = self.policy.clock()
+        reviews: list[ApprovalInterrupt] = []
+        denied: dict[str, str] = dict(declined or {})
+        allowed: dict[str, GateRecord] = {}
+        judged: dict[str, dict[str, Any]] = {}
+        shown: dict[str, ToolDefinition] = {}
+        for call in calls:
+            call_id = call.get("id") or ""
+            if call_id in denied:
+                continue
+            owner = owners[call["name"]]
+            verdict = owner_verdict(self.policy, call, owner, principal=principal)
+            tool = owner.tool
+            judged[call_id] = {
+                "verdict": verdict.kind,
+                "rule": verdict.rule,
+                "principal": principal,
+                "server": tool.server if tool is not None else None,
+                "tool": tool.name if tool is not None else call["name"],
+                "definition_hash": tool.definition_hash if tool is not None else None,
+            }
+            if verdict.allowed:
+                allowed[call_id] = self.allow_record(call, owner.tool, config)
+            elif verdict.denied:
+                denied[call_id] = verdict.reason
+            elif not can_pause:  # fail closed: nobody can be asked
+                denied[call_id] = (
+                    f"it needs a human's approval ({verdict.reason}), but the graph has no checkpointer to "
+                    "pause on: compile it with one, e.g. graph.compile(checkpointer=InMemorySaver())"
+                )
+            else:
+                reviews.append(approval_payload(call, owner.tool, verdict, compat=self.compat, now=now))
+                if owner.tool is not None:
+                    shown[call_id] = owner.tool.definition
+        return {REVIEWS: reviews, DENIED: denied, ALLOWED: allowed, JUDGED: judged, SHOWN: shown}
+
+    def check(self, state: Any, config: RunnableConfig) -> dict[str, Any]:
+        calls = self.calls(state)
+        owners = self.owners(calls)
+        declined: dict[str, str] = {}
+        for _ in range(len(calls) * MAX_SIGN_INS_PER_CALL):
+            if not self._sign_in_first(calls, owners, declined):
+                break
+            owners = self.owners(calls)
+        return self._verdicts(calls, owners, config, declined)
+
+    async def acheck(self, state: Any, config: RunnableConfig) -> dict[str, Any]:
+        calls = self.calls(state)
+        owners = await self.aowners(calls)
+        declined: dict[str, str] = {}
+        for _ in range(len(calls) * MAX_SIGN_INS_PER_CALL):
+            if not self._sign_in_first(calls, owners, declined):
+                break
+            owners = await self.aowners(calls)
+        return self._verdicts(calls, owners, config, declined)
+
+    def _sign_in_first(
+        self, calls: list[ToolCall], owners: Mapping[str, Owner], declined: dict[str, str]
+    ) -> bool:
+        """A call whose server needs the principal to sign in before its tool can even be looked up: ask for the
+        sign-in here, so the human then judges the real tool (not an unresolved name). ``True`` when a sign-in
+        was handed over (look the owners up again); a declined one denies its call."""
+        for call in calls:
+            call_id = call.get("id") or ""
+            needed = owners[call["name"]].sign_in
+            if needed is None or call_id in declined:
+                continue
+            if not has_checkpointer(get_config().get("configurable", {})):
+                return False  # nobody can be asked: the call stays unresolved (denied, as without a checkpointer)
+            payload = authorization_payload(
+                server=needed.server,
+                authorization_url=needed.authorization_url,
+                principal=needed.principal,
+                scopes=needed.scopes,
+                tool_call_id=call_id,
+                compat=self.compat,
+            )
+            result = sign_in_result(InterruptAsker(call_id, compat=self.compat).sign_in(payload))
+            if result is None or result.error is not None:
+                why = "was declined" if result is None else f"was refused ({result.error})"
+                declined[call_id] = f"signing in to MCP server {needed.server!r} {why}"
+                continue
+            self.servers.hand_over_sign_in(needed.server, result)
+            return True
+        return False
