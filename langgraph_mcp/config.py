@@ -105,7 +105,8 @@ class _ServerOptions(BaseModel):
     """Retries after a transport failure, only for tools whose hints say read-only or idempotent."""
     sampling_model: Any = None
     """A LangChain chat model that answers this server's ``sampling/createMessage`` requests (both eras). ``None``
-    (the default): sampling is refused, with a clear error."""
+    (the default): sampling is refused, with a clear error. In a server config the ``langgraph-mcp`` CLI reads, a
+    name: ``"scripted"`` (the offline ``ScriptedSamplingModel``) or ``"provider:model"`` (``init_chat_model``)."""
     sampling_policy: Literal["allow", "ask", "deny"] = "ask"
     """With a ``sampling_model``: ``ask`` pauses the graph with an ``mcp_sampling`` interrupt (approve / edit the
     messages / reject), ``allow`` runs the model, ``deny`` refuses."""

@@ -80,6 +80,12 @@ async def answer_sampling(
             "asked the client to 'sampling/createMessage' (sampling); langgraph-mcp does not serve sampling "
             "requests unless the server's config names a sampling_model",
         )
+    if isinstance(model, str):  # a JSON config's name for a model: only the CLI resolves those
+        raise UnsupportedRequestError(
+            conn.name,
+            f"asked for a completion, but this server's sampling_model is the string {model!r}: give McpServers a "
+            "LangChain chat model object (the langgraph-mcp CLI resolves 'scripted' and 'provider:model' names)",
+        )
     if spec.sampling_policy == "deny":
         return refusal("this server's sampling_policy is 'deny'"), resume_index
     counts = conn.sampling_counts

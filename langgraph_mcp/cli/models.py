@@ -1,7 +1,9 @@
 """The chat model of a demo thread: the offline scripted model, or a real one named ``provider:model``.
 
 Both ``demo`` (which starts a thread) and ``resume``/``pending`` (which rebuild its graph in a new process)
-need the same model, so it is chosen here, from the thread's stored ``--model`` option.
+need the same model, so it is chosen here, from the thread's stored ``--model`` option. A server config's
+``"sampling_model"`` is a string in JSON, resolved here too: ``"scripted"`` (the offline
+:class:`~langgraph_mcp.examples.scripted_model.ScriptedSamplingModel`) or ``"provider:model"``.
 """
 
 from __future__ import annotations
@@ -9,9 +11,10 @@ from __future__ import annotations
 from langchain_core.language_models import BaseChatModel
 
 from langgraph_mcp.cli.runner import CliError
-from langgraph_mcp.examples.scripted_model import ScriptedChatModel
+from langgraph_mcp.config import McpServersConfig
+from langgraph_mcp.examples.scripted_model import ScriptedChatModel, ScriptedSamplingModel
 
-__all__ = ["demo_model"]
+__all__ = ["demo_model", "with_sampling_models"]
 
 
 def demo_model(spec: str | None) -> BaseChatModel:
@@ -32,3 +35,19 @@ def demo_model(spec: str | None) -> BaseChatModel:
     if not isinstance(model, BaseChatModel):
         raise CliError(f"--model {spec}: init_chat_model returned {type(model).__name__}, not a chat model")
     return model
+
+
+def with_sampling_models(config: McpServersConfig) -> McpServersConfig:
+    """``config`` with each server's ``sampling_model`` string made a chat model (``"scripted"`` or
+    ``"provider:model"``)."""
+    servers = {}
+    for name, spec in config.servers.items():
+        named = spec.sampling_model
+        if isinstance(named, str):
+            try:
+                model = ScriptedSamplingModel() if named == "scripted" else demo_model(named)
+            except CliError as exc:
+                raise CliError(f"server {name!r}: sampling_model {named!r}: {exc}") from exc
+            spec = spec.model_copy(update={"sampling_model": model})
+        servers[name] = spec
+    return config.model_copy(update={"servers": servers})

@@ -37,7 +37,7 @@ def command_for(pending: Sequence[PendingMcpInterrupt], replies: dict[str, Reply
     decisions = {
         i.interrupt_id: replies[i.interrupt_id].value
         for i in pending
-        if i.interrupt_id in replies and i.kind == "approval"
+        if i.interrupt_id in replies and i.kind in ("approval", "sampling", "sampling_review")
     }
     answers = {
         i.interrupt_id: replies[i.interrupt_id].value

@@ -22,6 +22,7 @@ from rich.text import Text
 
 from langgraph_mcp.catalog import McpTool, SkippedTool
 from langgraph_mcp.cli.pending import PendingMcpInterrupt, Reply
+from langgraph_mcp.cli.sampling import render_sampling, sampling_reply_text
 from langgraph_mcp.config import HttpServer, ServerSpec, SseServer, StdioServer
 from langgraph_mcp.humans.forms import field_options
 from langgraph_mcp.humans.inspection import inspect_url
@@ -419,6 +420,8 @@ def render_pending(item: PendingMcpInterrupt) -> Group:
         )
         lines.append(Text("    (the link is never opened automatically)", style="dim"))
         return Group(*lines)
+    if item.kind in ("sampling", "sampling_review"):
+        return render_sampling(item)
     lines.append(Text(f"paused: interrupt {item.interrupt_id}: {_short(_json(value))}", style="yellow"))
     return Group(*lines)
 
@@ -450,6 +453,8 @@ def reply_text(item: PendingMcpInterrupt, reply: Reply) -> Text:
         text.append(
             "signed in" if "callback_url" in value else "declined the sign-in"
         )  # the code is not shown
+    elif item.kind in ("sampling", "sampling_review"):
+        text.append_text(sampling_reply_text(item, value))
     else:
         text.append(_short(_json(value)))
     text.append(f"  ({reply.how})", style="dim")

@@ -14,12 +14,17 @@ for::
       "demo_pay_deposit": {"pay": {"action": "decline"}}
     }
 
+A server's sampling request takes ``{"type": "approve"}``, ``{"type": "edit", "messages": [{"role": "user",
+"content": {"type": "text", "text": "..."}}]}`` or ``{"type": "reject"}``; a completion under review
+(``review_completion``) ``{"type": "approve"}``, ``{"type": "edit", "text": "..."}`` or ``{"type": "reject"}``.
+
 For a call that pauses more than once (an approval, then a question; or several rounds of questions), give a
 list of replies: they are used in order. For an elicitation, a value of the form ``{"action": ...}`` (without
 request keys) answers every request of the round with that action.
 
 ``--yes`` approves every approval, fills every form with its defaults or a sensible value per type (a date
-field gets tomorrow's date), and accepts URL requests (never opening them).
+field gets tomorrow's date), accepts URL requests (never opening them), and approves sampling requests and
+completions.
 """
 
 from __future__ import annotations
@@ -34,7 +39,8 @@ from rich.console import Console
 
 from langgraph_mcp.cli.pending import PendingMcpInterrupt, Reply, published_name
 from langgraph_mcp.cli.prompts import ask_approval, ask_elicitation, ask_sign_in
-from langgraph_mcp.errors import AnswerError, AnswersFileError, DecisionError
+from langgraph_mcp.cli.sampling import ask_sampling, check_sampling_answer
+from langgraph_mcp.errors import AnswerError, AnswersFileError, DecisionError, ResumeError
 from langgraph_mcp.humans.answers import validate_answers
 from langgraph_mcp.humans.decisions import validate_decision
 from langgraph_mcp.humans.forms import field_options
@@ -168,6 +174,8 @@ class AutoResponder:
         if item.kind == "elicitation":
             requests = cast(Mapping[str, ElicitationRequest], item.payload.get("requests") or {})
             return Reply({key: auto_answer(key, request) for key, request in requests.items()}, self.how)
+        if item.kind in ("sampling", "sampling_review"):
+            return Reply(check_sampling_answer(item, {"type": "approve"}), self.how)
         return None
 
 
@@ -189,6 +197,8 @@ class InteractiveResponder:
             return Reply(ask_elicitation(self.console, cast(ElicitationInterrupt, item.payload)), self.how)
         if item.kind == "authorization":
             return Reply(ask_sign_in(self.console, item.authorization), self.how)
+        if item.kind in ("sampling", "sampling_review"):
+            return Reply(check_sampling_answer(item, ask_sampling(self.console, item)), self.how)
         return None
 
 
@@ -267,8 +277,11 @@ class AnswersFile:
                 return Reply(validate_answers(requests, value), self.how)
             if item.kind == "authorization":  # {"callback_url": ...} or {"action": "decline"}
                 return Reply(check_sign_in_answer(item.authorization, value), self.how)
-        except (AnswerError, DecisionError) as exc:
+            if item.kind in ("sampling", "sampling_review"):
+                return Reply(check_sampling_answer(item, value), self.how)
+        except (AnswerError, DecisionError, ResumeError) as exc:
             raise self._error(key, str(exc)) from exc
         raise self._error(
-            key, f"interrupt {item.interrupt_id} is not an MCP approval, elicitation or sign-in"
+            key,
+            f"interrupt {item.interrupt_id} is not an MCP approval, elicitation, sign-in or sampling request",
         )

@@ -33,6 +33,7 @@ from langgraph.types import StateSnapshot
 from pydantic import ValidationError
 
 from langgraph_mcp.catalog import McpTool
+from langgraph_mcp.config import McpServersConfig
 from langgraph_mcp.cli.pending import PendingMcpInterrupt, Reply, command_for
 from langgraph_mcp.cli.render import RunView, server_target
 from langgraph_mcp.cli.responders import Responder, first_reply
@@ -104,9 +105,10 @@ class Session:
         self, config: str | Path | None, *, on_connection_error: ConnectionErrorPolicy = "raise"
     ) -> McpServers:
         """``McpServers`` for a config file (``None``: the bundled demo server). Raises ConfigError."""
-        self.servers = McpServers(
-            config if config is not None else DEMO_SERVER_CONFIG, on_connection_error=on_connection_error
-        )
+        from langgraph_mcp.cli.models import with_sampling_models  # it imports this module (CliError)
+
+        loaded = McpServersConfig.load(config if config is not None else DEMO_SERVER_CONFIG)
+        self.servers = McpServers(with_sampling_models(loaded), on_connection_error=on_connection_error)
         return self.servers
 
     def checkpointer(self, db: Path) -> AsyncSqliteSaver:
@@ -240,7 +242,7 @@ def build_call_graph(
     builder = StateGraph(CallState)
     builder.add_node("propose", propose)
     builder.add_node("approval_gate", create_approval_gate(servers, policy=policy))
-    builder.add_node("tools", McpToolNode(servers))
+    builder.add_node("tools", McpToolNode(servers, policy=policy))  # the node proves calls with the same policy
     builder.add_edge(START, "propose")
     builder.add_edge("propose", "approval_gate")
     builder.add_conditional_edges(

@@ -321,8 +321,9 @@ _SAMPLING_SHAPES = {
 }
 
 
-def _sampling_value(item: PendingMcpInterrupt, decision: object, argument: str) -> object:
-    """A sampling or completion-review decision, checked with the model the interrupt's ``response_schema`` is."""
+def sampling_decision(item: PendingMcpInterrupt, decision: object, argument: str = "decisions") -> object:
+    """A sampling or completion-review decision, checked with the model the interrupt's ``response_schema`` is
+    (normalized); raises :class:`~langgraph_mcp.errors.ResumeError` saying what was wrong and what fits."""
     review = item.kind == "sampling_review"
     model: type[BaseModel]
     if item.compat:
@@ -420,7 +421,7 @@ def resume_command(
             if item.kind == "approval":
                 resume[item.interrupt_id] = _approval_value(item, value, argument)
             elif item.kind in ("sampling", "sampling_review"):
-                resume[item.interrupt_id] = _sampling_value(item, value, argument)
+                resume[item.interrupt_id] = sampling_decision(item, value, argument)
             elif item.kind == "authorization":
                 resume[item.interrupt_id] = _sign_in_value(item, value, argument)
             else:

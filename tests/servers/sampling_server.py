@@ -40,3 +40,7 @@ def build_server() -> tuple[MCPServer, list[dict[str, Any]]]:
         return f"echo: {text}"
 
     return srv, seen
+
+
+if __name__ == "__main__":  # the CLI tests start it over stdio
+    build_server()[0].run()
