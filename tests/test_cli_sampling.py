@@ -19,7 +19,13 @@ ARGS = json.dumps({"text": "a long story"})
 
 
 def sampler_config(tmp_path: Path, mode: str, **options: object) -> Path:
-    entry = {"command": sys.executable, "args": [SERVER], "mode": mode, "sampling_model": "scripted", **options}
+    entry = {
+        "command": sys.executable,
+        "args": [SERVER],
+        "mode": mode,
+        "sampling_model": "scripted",
+        **options,
+    }
     return write_json(tmp_path / "servers.json", {"mcpServers": {"sampler": entry}})
 
 
@@ -36,7 +42,9 @@ def test_the_cli_shows_a_sampling_request_and_takes_an_edit_from_an_answers_file
     db = tmp_path / "threads.sqlite"
     config = sampler_config(tmp_path, mode, sampling_max_tokens=64)
     common = ["--config", str(config), "--policy", str(allow_policy(tmp_path))]
-    paused = run_cli("call", "sampler_summarize", *common, "--args", ARGS, "--thread", "t1", "--no-input", db=db)
+    paused = run_cli(
+        "call", "sampler_summarize", *common, "--args", ARGS, "--thread", "t1", "--no-input", db=db
+    )
     assert paused.returncode == 3, paused.stderr
     out = paused.stdout
     assert "paused sampling request by sampler_summarize" in out
@@ -54,7 +62,10 @@ def test_the_cli_shows_a_sampling_request_and_takes_an_edit_from_an_answers_file
     still = run_cli("pending", "--thread", "t1", db=db)
     assert still.returncode == 3 and "paused sampling request by sampler_summarize" in still.stdout
 
-    edit = {"type": "edit", "messages": [{"role": "user", "content": {"type": "text", "text": "Summarize briefly"}}]}
+    edit = {
+        "type": "edit",
+        "messages": [{"role": "user", "content": {"type": "text", "text": "Summarize briefly"}}],
+    }
     answers = write_json(tmp_path / "answers.json", {"sampler_summarize": edit})
     done = run_cli("resume", "--thread", "t1", "--answers", str(answers), "--no-input", db=db)
     assert done.returncode == 0, done.stderr
@@ -70,7 +81,9 @@ def test_the_cli_asks_in_the_terminal_approve_and_reject(tmp_path: Path, mode: s
     assert approved.returncode == 0, approved.stderr
     assert "answered approve  (you)" in approved.stdout
     assert "summary: Scripted reply to: Summarize: a long story" in approved.stdout
-    rejected = run_cli("call", "sampler_summarize", *common, "--args", ARGS, stdin="reject\nnot today\n", db=db)
+    rejected = run_cli(
+        "call", "sampler_summarize", *common, "--args", ARGS, stdin="reject\nnot today\n", db=db
+    )
     assert rejected.returncode == 1  # the call ended with an error result
     assert 'answered reject message="not today"  (you)' in rejected.stdout
     assert "Scripted reply" not in rejected.stdout

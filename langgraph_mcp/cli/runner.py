@@ -33,10 +33,10 @@ from langgraph.types import StateSnapshot
 from pydantic import ValidationError
 
 from langgraph_mcp.catalog import McpTool
-from langgraph_mcp.config import McpServersConfig
 from langgraph_mcp.cli.pending import PendingMcpInterrupt, Reply, command_for
 from langgraph_mcp.cli.render import RunView, server_target
 from langgraph_mcp.cli.responders import Responder, first_reply
+from langgraph_mcp.config import McpServersConfig
 from langgraph_mcp.errors import (
     AuthorizationRequiredError,
     CliError,
@@ -242,7 +242,9 @@ def build_call_graph(
     builder = StateGraph(CallState)
     builder.add_node("propose", propose)
     builder.add_node("approval_gate", create_approval_gate(servers, policy=policy))
-    builder.add_node("tools", McpToolNode(servers, policy=policy))  # the node proves calls with the same policy
+    builder.add_node(
+        "tools", McpToolNode(servers, policy=policy)
+    )  # the node proves calls with the same policy
     builder.add_edge(START, "propose")
     builder.add_edge("propose", "approval_gate")
     builder.add_conditional_edges(
