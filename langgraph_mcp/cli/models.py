@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from langchain_core.language_models import BaseChatModel
 
-from langgraph_mcp.cli.runner import CliError
 from langgraph_mcp.config import McpServersConfig
+from langgraph_mcp.errors import CliError
 from langgraph_mcp.examples.scripted_model import ScriptedChatModel, ScriptedSamplingModel
 
 __all__ = ["demo_model", "with_sampling_models"]

@@ -33,6 +33,7 @@ from langgraph.types import StateSnapshot
 from pydantic import ValidationError
 
 from langgraph_mcp.catalog import McpTool
+from langgraph_mcp.cli.models import with_sampling_models
 from langgraph_mcp.cli.pending import PendingMcpInterrupt, Reply, command_for
 from langgraph_mcp.cli.render import RunView, server_target
 from langgraph_mcp.cli.responders import Responder, first_reply
@@ -105,8 +106,6 @@ class Session:
         self, config: str | Path | None, *, on_connection_error: ConnectionErrorPolicy = "raise"
     ) -> McpServers:
         """``McpServers`` for a config file (``None``: the bundled demo server). Raises ConfigError."""
-        from langgraph_mcp.cli.models import with_sampling_models  # it imports this module (CliError)
-
         loaded = McpServersConfig.load(config if config is not None else DEMO_SERVER_CONFIG)
         self.servers = McpServers(with_sampling_models(loaded), on_connection_error=on_connection_error)
         return self.servers
