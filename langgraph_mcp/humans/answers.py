@@ -22,7 +22,7 @@ import json
 import re
 from collections.abc import Mapping
 from datetime import date
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, TypeAlias, cast
 
 import jsonschema
 import mcp.types as types
@@ -140,6 +140,20 @@ _TYPE_WORDS = {
 }
 
 
+_TEMPLATES = {
+    **dict.fromkeys(("enum", "const", "oneOf", "anyOf"), "{shown} is not one of the allowed values"),
+    "format": "{shown} is not a valid {limit}",
+    "minimum": "{shown} is less than the minimum {limit}",
+    "maximum": "{shown} is more than the maximum {limit}",
+    "exclusiveMinimum": "{shown} is not greater than {limit}",
+    "exclusiveMaximum": "{shown} is not less than {limit}",
+    "uniqueItems": "{shown} selects the same option more than once",
+    "pattern": "{shown} does not match the pattern {limit!r}",
+    "multipleOf": "{shown} is not a multiple of {limit}",
+}
+"""The wording of the ``jsonschema`` validators that need only the value and the schema's limit."""
+
+
 def _problem(error: Any, hide: bool) -> str:
     """One ``jsonschema`` error as a short sentence about the value (``hide``: never show a secret value)."""
     kind, value, limit = error.validator, error.instance, error.validator_value
@@ -147,18 +161,6 @@ def _problem(error: Any, hide: bool) -> str:
     if kind == "type":
         wanted = limit if isinstance(limit, list) else [limit]
         return f"{shown} is not " + " or ".join(_TYPE_WORDS.get(str(w), str(w)) for w in wanted)
-    if kind in ("enum", "const", "oneOf", "anyOf"):
-        return f"{shown} is not one of the allowed values"
-    if kind == "format":
-        return f"{shown} is not a valid {limit}"
-    if kind == "minimum":
-        return f"{shown} is less than the minimum {limit}"
-    if kind == "maximum":
-        return f"{shown} is more than the maximum {limit}"
-    if kind == "exclusiveMinimum":
-        return f"{shown} is not greater than {limit}"
-    if kind == "exclusiveMaximum":
-        return f"{shown} is not less than {limit}"
     if kind in ("minLength", "maxLength") and isinstance(value, str):
         return (
             f"{shown} is too {'short' if kind == 'minLength' else 'long'} "
@@ -170,19 +172,18 @@ def _problem(error: Any, hide: bool) -> str:
             f"{len(value)} selected, {'at least' if kind == 'minItems' else 'at most'} {limit} "
             f"option{'s' if limit != 1 else ''} allowed"
         )
-    if kind == "uniqueItems":
-        return f"{shown} selects the same option more than once"
-    if kind == "pattern":
-        return f"{shown} does not match the pattern {limit!r}"
-    if kind == "multipleOf":
-        return f"{shown} is not a multiple of {limit}"
-    return str(error.message)
+    template = _TEMPLATES.get(kind)
+    return template.format(shown=shown, limit=limit) if template is not None else str(error.message)
 
 
 _PRIORITY = {"type": 0, "enum": 1, "const": 1, "oneOf": 1, "anyOf": 1, "format": 2}
 
 
 # --------------------------------------------------------------------------------------------- validation
+
+
+_Problem: TypeAlias = tuple[int, "str | None", str]
+"""``(position of the field in the form, field, sentence)``: problems are reported in the form's order."""
 
 
 def _content_problems(
@@ -194,25 +195,37 @@ def _content_problems(
     order: dict[str, int] = {}
     for name in [*properties, *required]:
         order.setdefault(name, len(order))
-    problems: list[tuple[int, str | None, str]] = []
+    problems = _key_problems(content, properties, required, order)
+    for field, error in _worst_errors(_schema_errors(key, schema, content)).items():
+        problems.append(_error_problem(field, error, properties, order, defaulted, secret))
+    if not problems:
+        problems = _value_problems(content, order, secret)
+    if problems:
+        problems.sort(key=lambda p: p[0])
+        raise _form_error(key, "; ".join(p[2] for p in problems), field=problems[0][1])
 
+
+def _key_problems(
+    content: dict[str, Any], properties: Mapping[str, Any], required: list[str], order: dict[str, int]
+) -> list[_Problem]:
+    """Fields the form does not have, and required fields the answer lacks."""
+    problems: list[_Problem] = []
     for name in content:
         if name not in order:
             fields = ", ".join(repr(f) for f in order) or "none"
             problems.append((len(order), name, f"unknown field {name!r} (the form's fields: {fields})"))
     for name in required:
         if name not in content:
-            problems.append(
-                (
-                    order[name],
-                    name,
-                    f"field {name!r} is required (expected {describe_field(properties.get(name))})",
-                )
-            )
+            expected = describe_field(properties.get(name))
+            problems.append((order[name], name, f"field {name!r} is required (expected {expected})"))
+    return problems
 
+
+def _schema_errors(key: str, schema: Mapping[str, Any], content: dict[str, Any]) -> list[Any]:
+    """Every ``jsonschema`` error of ``content``; a schema that can't be applied fails the whole form."""
     try:
         canonical = json.dumps(schema, sort_keys=True, separators=(",", ":"))
-        errors = check(_validator(canonical), content)
+        return check(_validator(canonical), content)
     except jsonschema.SchemaError as exc:
         raise _form_error(
             key,
@@ -226,47 +239,57 @@ def _content_problems(
             "this form can't be accepted, answer 'decline' or 'cancel'",
         ) from None
 
+
+def _worst_errors(errors: list[Any]) -> dict[str | None, Any]:
+    """The one error to report per field (``None``: the whole answer): a type error before a bad value, before
+    the rest; the shallowest first."""
     by_field: dict[str | None, Any] = {}
     for error in errors:
         path = list(error.absolute_path)
         if not path and error.validator in ("required", "additionalProperties"):
-            continue  # reported above, with better wording
+            continue  # reported by _key_problems, with better wording
         field = path[0] if path and isinstance(path[0], str) else None
         best = by_field.get(field)
         rank = (_PRIORITY.get(error.validator, 5), len(path))
         if best is None or rank < (_PRIORITY.get(best.validator, 5), len(list(best.absolute_path))):
             by_field[field] = error
-    for field, error in by_field.items():
-        if field is None:
-            problems.append((-1, None, _problem(error, hide=bool(secret))))
-            continue
-        path = list(error.absolute_path)
-        item = f"item {path[1]}: " if len(path) > 1 and isinstance(path[1], int) else ""
-        origin = " (the schema's default)" if field in defaulted else ""
-        problems.append(
-            (
-                order.get(field, len(order)),
-                field,
-                f"field {field!r}{origin}: {item}{_problem(error, hide=field in secret)} "
-                f"(expected {describe_field(properties.get(field))})",
-            )
-        )
+    return by_field
 
-    if not problems:
-        for name, value in content.items():
-            if not _is_content_value(value):
-                problems.append(
-                    (
-                        order.get(name, len(order)),
-                        name,
-                        f"field {name!r}: {'the value' if name in secret else show_value(value)} "
-                        "is not a form value "
-                        "(expected a string, a number, true/false or a list of strings)",
-                    )
-                )
-    if problems:
-        problems.sort(key=lambda p: p[0])
-        raise _form_error(key, "; ".join(p[2] for p in problems), field=problems[0][1])
+
+def _error_problem(
+    field: str | None,
+    error: Any,
+    properties: Mapping[str, Any],
+    order: dict[str, int],
+    defaulted: set[str],
+    secret: set[str],
+) -> _Problem:
+    """One field's worst error in words, with what the field expects."""
+    if field is None:
+        return (-1, None, _problem(error, hide=bool(secret)))
+    path = list(error.absolute_path)
+    item = f"item {path[1]}: " if len(path) > 1 and isinstance(path[1], int) else ""
+    origin = " (the schema's default)" if field in defaulted else ""
+    return (
+        order.get(field, len(order)),
+        field,
+        f"field {field!r}{origin}: {item}{_problem(error, hide=field in secret)} "
+        f"(expected {describe_field(properties.get(field))})",
+    )
+
+
+def _value_problems(content: dict[str, Any], order: dict[str, int], secret: set[str]) -> list[_Problem]:
+    """Values the schema let through that ``ElicitResult.content`` can't carry."""
+    return [
+        (
+            order.get(name, len(order)),
+            name,
+            f"field {name!r}: {'the value' if name in secret else show_value(value)} is not a form value "
+            "(expected a string, a number, true/false or a list of strings)",
+        )
+        for name, value in content.items()
+        if not _is_content_value(value)
+    ]
 
 
 def _form_error(key: str, detail: str, *, field: str | None = None) -> AnswerError:
