@@ -11,7 +11,6 @@ from __future__ import annotations
 import signal
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, ExitStack
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -116,18 +115,22 @@ def open_servers_sync() -> Iterator[OpenServersSync]:
 
 @pytest.fixture
 async def checkpointer(
-    request: pytest.FixtureRequest, tmp_path: Path
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[BaseCheckpointSaver[Any]]:
     """A checkpointer for an async graph: one of ``KINDS`` (tests/support/checkpointers.py), ``strict`` by default.
 
     The ``strict`` one fails the test when anything saved in a checkpoint does not come back as itself.
     """
-    async with open_checkpointer(_kind(request), tmp_path / "checkpoints.sqlite") as saver:
+    path = tmp_path_factory.mktemp("checkpointer") / "checkpoints.sqlite"  # not the test's own tmp_path
+    async with open_checkpointer(_kind(request), path) as saver:
         yield saver
 
 
 @pytest.fixture
-def sync_checkpointer(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[BaseCheckpointSaver[Any]]:
+def sync_checkpointer(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[BaseCheckpointSaver[Any]]:
     """:func:`checkpointer` for a graph run with ``invoke``/``stream`` (``sqlite`` is the sync ``SqliteSaver``)."""
-    with open_sync_checkpointer(_kind(request), tmp_path / "checkpoints.sqlite") as saver:
+    path = tmp_path_factory.mktemp("checkpointer") / "checkpoints.sqlite"
+    with open_sync_checkpointer(_kind(request), path) as saver:
         yield saver

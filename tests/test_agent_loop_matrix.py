@@ -20,7 +20,6 @@ import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolCall, ToolMessage
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
@@ -345,12 +344,12 @@ def test_sync_invoke_and_stream(tmp_path: Path, wiring: str, driver: str, pause:
 @pytest.mark.parametrize("era", ERAS)
 @pytest.mark.parametrize("pause", ["none", "elicitation", "all"])
 @pytest.mark.parametrize("wiring", list(WIRINGS))
-async def test_astream(wiring: str, pause: str, era: str) -> None:
+async def test_astream(wiring: str, pause: str, era: str, checkpointer: BaseCheckpointSaver[Any]) -> None:
     model = CountingModel(tool_calls=calls_for(2, pause, gated=wiring in GATED))
     config: Any = {"configurable": {"thread_id": "t"}}
     servers = new_servers(era)
     try:
-        graph = WIRINGS[wiring](servers, model, InMemorySaver())
+        graph = WIRINGS[wiring](servers, model, checkpointer)
         if wiring.startswith("create_agent"):
             graph = await graph
 

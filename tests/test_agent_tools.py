@@ -9,7 +9,7 @@ import pytest
 from langchain.agents import create_agent
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage
-from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command
 
 from langgraph_mcp.examples.demo_server import build_server
@@ -28,7 +28,7 @@ class ScriptedModel(GenericFakeChatModel):
 
 @pytest.mark.parametrize("mode", ERAS)
 async def test_create_agent_with_mcp_tools_pauses_on_elicitation_and_resumes(
-    open_servers: OpenServers, mode: str
+    open_servers: OpenServers, mode: str, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     srv = build_server()
     servers = open_servers({"demo": in_process(srv, mode)})
@@ -43,7 +43,7 @@ async def test_create_agent_with_mcp_tools_pauses_on_elicitation_and_resumes(
         ),
         AIMessage("All done."),
     ]
-    agent = create_agent(ScriptedModel(messages=iter(turns)), tools, checkpointer=InMemorySaver())
+    agent = create_agent(ScriptedModel(messages=iter(turns)), tools, checkpointer=checkpointer)
     cfg: Any = {"configurable": {"thread_id": "agent"}}
     out = await agent.ainvoke({"messages": [{"role": "user", "content": "book it"}]}, cfg)
     (pending,) = out["__interrupt__"]

@@ -14,7 +14,7 @@ import anyio
 import mcp.types as types
 import pydantic
 import pytest
-from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command
 from mcp import MCPError
 from mcp.server import Server, ServerRequestContext
@@ -58,13 +58,14 @@ def config(thread: str = "t") -> Any:
 async def test_legacy_server_restarted_while_paused_the_answer_is_replayed_on_the_new_session(
     open_servers: OpenServers,
     tmp_path: Path,
+    checkpointer: BaseCheckpointSaver[Any],
 ) -> None:
     events = tmp_path / "events.jsonl"
     servers = open_servers({"demo": stdio_demo_spec(events_file=events, mode="legacy")})
     graph = one_turn_graph(
         servers,
         [call("demo_book_trip_legacy", "c1", destination="Rome")],
-        InMemorySaver(),
+        checkpointer,
         policy=NO_APPROVALS,
     )
     out = await graph.ainvoke(start(), config())
@@ -105,6 +106,7 @@ async def start_http_demo(
 
 async def test_legacy_http_server_restarted_while_paused_the_answer_is_replayed_on_the_new_session(
     tmp_path: Path,
+    checkpointer: BaseCheckpointSaver[Any],
 ) -> None:
     events, port = tmp_path / "events.jsonl", free_port()
     started: list[subprocess.Popen[bytes]] = []
@@ -114,7 +116,7 @@ async def test_legacy_http_server_restarted_while_paused_the_answer_is_replayed_
         graph = one_turn_graph(
             servers,
             [call("demo_book_trip_legacy", "c1", destination="Rome")],
-            InMemorySaver(),
+            checkpointer,
             policy=NO_APPROVALS,
         )
         out = await graph.ainvoke(start(), config())
@@ -184,10 +186,11 @@ class ChangingServer:
 
 async def test_modern_server_changed_the_question_the_old_answer_is_shown_and_the_new_question_asked(
     open_servers: OpenServers,
+    checkpointer: BaseCheckpointSaver[Any],
 ) -> None:
     srv = ChangingServer()
     servers = open_servers({"c": {"transport": "in_process", "server": srv.server, "mode": "modern"}})
-    graph = one_turn_graph(servers, [call("c_book", "c1")], InMemorySaver(), policy=NO_APPROVALS)
+    graph = one_turn_graph(servers, [call("c_book", "c1")], checkpointer, policy=NO_APPROVALS)
     out = await graph.ainvoke(start(), config())
     (first,) = out["__interrupt__"]
     assert set(first.value["requests"]["when"]["requested_schema"]["properties"]) == {"date"}
@@ -209,12 +212,12 @@ async def test_modern_server_changed_the_question_the_old_answer_is_shown_and_th
 
 async def test_modern_server_changed_the_question_before_a_resume_in_another_process(
     open_servers: OpenServers,
+    checkpointer: BaseCheckpointSaver[Any],
 ) -> None:
     """The durable path: the resume reaches a fresh ``McpServers`` (another worker), so no live round remembers
     what the human was shown; the checkpoint does."""
     srv = ChangingServer()
     spec = {"c": {"transport": "in_process", "server": srv.server, "mode": "modern"}}
-    checkpointer = InMemorySaver()
     first_worker, second_worker = open_servers(spec), open_servers(spec)
     graph = one_turn_graph(first_worker, [call("c_book", "c1")], checkpointer, policy=NO_APPROVALS)
     out = await graph.ainvoke(start(), config())
@@ -235,10 +238,10 @@ async def test_modern_server_changed_the_question_before_a_resume_in_another_pro
 
 async def test_a_wrong_answer_to_an_unchanged_question_in_another_process_is_still_refused(
     open_servers: OpenServers,
+    checkpointer: BaseCheckpointSaver[Any],
 ) -> None:
     srv = ChangingServer()
     spec = {"c": {"transport": "in_process", "server": srv.server, "mode": "modern"}}
-    checkpointer = InMemorySaver()
     first_worker, second_worker = open_servers(spec), open_servers(spec)
     out = await one_turn_graph(
         first_worker, [call("c_book", "c1")], checkpointer, policy=NO_APPROVALS
@@ -256,13 +259,14 @@ async def test_a_wrong_answer_to_an_unchanged_question_in_another_process_is_sti
 
 async def test_legacy_refused_answer_keeps_the_call_parked_and_the_tool_body_runs_once(
     open_servers: OpenServers,
+    checkpointer: BaseCheckpointSaver[Any],
 ) -> None:
     srv = build_server()
     servers = open_servers({"demo": in_process(srv, "legacy")})
     graph = one_turn_graph(
         servers,
         [call("demo_book_trip_legacy", "c1", destination="Rome")],
-        InMemorySaver(),
+        checkpointer,
         policy=NO_APPROVALS,
     )
     out = await graph.ainvoke(start(), config())
@@ -285,13 +289,14 @@ async def test_legacy_refused_answer_keeps_the_call_parked_and_the_tool_body_run
 
 async def test_legacy_refused_answer_on_the_replayed_call_keeps_that_call_parked(
     open_servers: OpenServers,
+    checkpointer: BaseCheckpointSaver[Any],
 ) -> None:
     srv = build_server()
     servers = open_servers({"demo": in_process(srv, "legacy", park_timeout=0.2)})
     graph = one_turn_graph(
         servers,
         [call("demo_book_trip_legacy", "c1", destination="Rome")],
-        InMemorySaver(),
+        checkpointer,
         policy=NO_APPROVALS,
     )
     out = await graph.ainvoke(start(), config())

@@ -21,6 +21,7 @@ from langchain.agents import create_agent
 from langchain.agents.middleware.human_in_the_loop import HITLRequest
 from langchain_core.messages import HumanMessage, ToolMessage
 from langchain_core.tools import tool
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
@@ -207,7 +208,7 @@ async def test_untrusted_server_read_only_tool_is_asked(open_servers: OpenServer
 
 
 async def test_a_call_whose_server_could_not_be_listed_is_asked_not_run(
-    open_servers: OpenServers, tmp_path: Path
+    open_servers: OpenServers, tmp_path: Path, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     srv = build_server()
     servers = open_servers(
@@ -219,7 +220,7 @@ async def test_a_call_whose_server_could_not_be_listed_is_asked_not_run(
         ScriptedChatModel(tool_calls=[("broken_wipe", {})], prefix=""),
         tools=await servers.get_tools(),
         middleware=[McpApprovalMiddleware(servers)],
-        checkpointer=InMemorySaver(),
+        checkpointer=checkpointer,
     )
 
     out = await agent.ainvoke({"messages": [HumanMessage("wipe")]}, CONFIG)
@@ -277,14 +278,16 @@ async def test_without_a_checkpointer_an_asked_call_is_denied_and_not_run(open_s
     assert srv.events.counts["list_files.enter"] == 1
 
 
-def test_the_sync_agent_asks_and_runs_too(open_servers_sync: Any) -> None:
+def test_the_sync_agent_asks_and_runs_too(
+    open_servers_sync: Any, sync_checkpointer: BaseCheckpointSaver[Any]
+) -> None:
     srv = build_server()
     servers = open_servers_sync({"demo": in_process(srv, "modern")})
     agent = create_agent(
         ScriptedChatModel(tool_calls=[("list_files", {}), *DELETE]),
         tools=servers.run_sync(servers.get_tools),
         middleware=[McpApprovalMiddleware(servers)],
-        checkpointer=InMemorySaver(),
+        checkpointer=sync_checkpointer,
     )
     out = agent.invoke({"messages": [HumanMessage("go")]}, CONFIG)
     (pending,) = out["__interrupt__"]

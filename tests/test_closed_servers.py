@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import HumanMessage
-from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from langgraph_mcp import EventLoopError, McpServers
 from langgraph_mcp.errors import ServersClosedError
@@ -22,14 +22,16 @@ ASKED = ("delete_file", {"path": "todo.txt"})
 
 @pytest.mark.parametrize("used_before", [True, False], ids=["used-before", "never-used"])
 @pytest.mark.parametrize("wiring", list(WIRINGS))
-async def test_a_graph_over_closed_servers_raises_to_the_caller(wiring: str, used_before: bool) -> None:
+async def test_a_graph_over_closed_servers_raises_to_the_caller(
+    wiring: str, used_before: bool, checkpointer: BaseCheckpointSaver[Any]
+) -> None:
     servers = new_servers("modern")
     model = CountingModel(
         tool_calls=[READ, READ, ASKED] if not wiring.startswith("create_agent") else [READ, READ]
     )
     if used_before:  # listings cached: the name resolves without a connection, the call itself must refuse
         await servers.list_tools()
-    graph = WIRINGS[wiring](servers, model, InMemorySaver())
+    graph = WIRINGS[wiring](servers, model, checkpointer)
     if wiring.startswith("create_agent"):
         graph = await graph
     await servers.aclose()
@@ -38,12 +40,14 @@ async def test_a_graph_over_closed_servers_raises_to_the_caller(wiring: str, use
     assert len(model.runs) <= 1, "the model ran again after the calls: it was told about the mistake"
 
 
-def test_sync_invoke_over_closed_servers_raises(open_servers_sync: Any) -> None:
+def test_sync_invoke_over_closed_servers_raises(
+    open_servers_sync: Any, sync_checkpointer: BaseCheckpointSaver[Any]
+) -> None:
     from tests.test_agent_loop_matrix import SYNC_WIRINGS
 
     servers = McpServers({"mcpServers": {"demo": {"transport": "in_process", "server": SERVER}}})
     model = CountingModel(tool_calls=calls_for(2, "none", gated=True))
-    graph = SYNC_WIRINGS["readme"](servers, model, InMemorySaver())
+    graph = SYNC_WIRINGS["readme"](servers, model, sync_checkpointer)
     assert graph.invoke({"messages": [HumanMessage("go")]}, {"configurable": {"thread_id": "t1"}})
     servers.close()
     with pytest.raises(ServersClosedError):

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.errors import is_invalid_resume
 from langgraph.graph import END, START, MessagesState, StateGraph
@@ -284,9 +285,9 @@ async def test_resume_command_answers_a_compat_question_with_plain_answers(open_
 
 @pytest.mark.parametrize("mode", ERAS)
 async def test_after_a_restart_the_stored_card_answers_replay_and_the_next_round_is_a_card(
-    mode: str, open_servers: OpenServers
+    mode: str, open_servers: OpenServers, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
-    saver = InMemorySaver()
+    saver = checkpointer
     calls = [call("demo_book_three_rounds", "trip", destination="Rome")]
     first_srv = build_server()
     first = open_servers({"demo": in_process(first_srv, mode)})
@@ -316,12 +317,13 @@ async def test_after_a_restart_the_stored_card_answers_replay_and_the_next_round
 
 async def test_plain_unkeyed_resumes_carry_a_call_through_its_rounds_without_compat(
     open_servers: OpenServers,
+    checkpointer: BaseCheckpointSaver[Any],
 ) -> None:
     """A bare ``Command(resume=answers)`` (no interrupt id) answers each round once, also outside compat mode."""
     srv = build_server()
     servers = open_servers({"demo": in_process(srv, "auto")})
     graph = one_turn_graph(
-        servers, [call("demo_book_three_rounds", "trip", destination="Rome")], InMemorySaver()
+        servers, [call("demo_book_three_rounds", "trip", destination="Rome")], checkpointer
     )
     out = await graph.ainvoke({"messages": [HumanMessage("go")]}, CFG)
     contents = [{"date": "2026-12-24"}, {"seats": 2}, {"meal": "vegan"}]
@@ -337,10 +339,10 @@ async def test_plain_unkeyed_resumes_carry_a_call_through_its_rounds_without_com
 
 @pytest.mark.parametrize("restart", [False, True], ids=["same-process", "after-restart"])
 async def test_a_round_of_two_questions_is_asked_one_card_at_a_time(
-    restart: bool, open_servers: OpenServers
+    restart: bool, open_servers: OpenServers, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     """A 2026-07-28 server asks date and seats in one round; Agent Chat UI shows one card, so one per question."""
-    saver = InMemorySaver()
+    saver = checkpointer
     calls = [call("demo_book_two", "two", destination="Rome")]
     srv = build_server()
     servers = open_servers({"demo": in_process(srv, "auto")})

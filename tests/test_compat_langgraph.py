@@ -7,6 +7,7 @@ from typing import Any, TypedDict
 
 import pytest
 from langchain_core.runnables import RunnableLambda
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.config import get_config
@@ -41,7 +42,9 @@ def test_runnable_callable_is_still_the_base_of_tool_node() -> None:
 
 
 @pytest.mark.parametrize("with_checkpointer", [True, False])
-def test_the_config_keys_are_the_ones_langgraph_sets_in_a_task(with_checkpointer: bool) -> None:
+def test_the_config_keys_are_the_ones_langgraph_sets_in_a_task(
+    with_checkpointer: bool, sync_checkpointer: BaseCheckpointSaver[Any]
+) -> None:
     found: dict[str, Any] = {}
 
     def node(state: _State) -> _State:
@@ -51,7 +54,7 @@ def test_the_config_keys_are_the_ones_langgraph_sets_in_a_task(with_checkpointer
         found["scratchpad"] = _compat.task_scratchpad(configurable)
         return {}
 
-    _graph(node, InMemorySaver() if with_checkpointer else None).invoke(
+    _graph(node, sync_checkpointer if with_checkpointer else None).invoke(
         {}, {"configurable": {"thread_id": "t"}}
     )
     assert found["in_task"], f"{UPGRADE} (no {_compat.CONFIG_KEY_SCRATCHPAD!r} in a task's config)"
@@ -71,7 +74,9 @@ def test_outside_a_graph_task_nothing_is_found() -> None:
     assert RunnableLambda(plain).invoke(None) == (False, False, None)
 
 
-def test_stored_resume_values_lists_every_answer_in_order_without_consuming_them() -> None:
+def test_stored_resume_values_lists_every_answer_in_order_without_consuming_them(
+    sync_checkpointer: BaseCheckpointSaver[Any],
+) -> None:
     runs: list[list[Any]] = []
 
     def node(state: _State) -> _State:
@@ -82,7 +87,7 @@ def test_stored_resume_values_lists_every_answer_in_order_without_consuming_them
         second = interrupt("second?")
         return {"seen": [first, second]}
 
-    graph = _graph(node, InMemorySaver())
+    graph = _graph(node, sync_checkpointer)
     cfg: Any = {"configurable": {"thread_id": "t"}}
     graph.invoke({}, cfg)
     graph.invoke(Command(resume="A"), cfg)
@@ -102,7 +107,9 @@ def test_a_changed_scratchpad_shape_is_a_clear_error_naming_the_version() -> Non
 
 
 @pytest.mark.parametrize("by_id", [False, True])
-def test_fresh_resume_index_points_at_the_answer_this_invocation_gave(by_id: bool) -> None:
+def test_fresh_resume_index_points_at_the_answer_this_invocation_gave(
+    by_id: bool, sync_checkpointer: BaseCheckpointSaver[Any]
+) -> None:
     seen: list[tuple[int | None, list[Any]]] = []
 
     def node(state: _State) -> _State:
@@ -114,7 +121,7 @@ def test_fresh_resume_index_points_at_the_answer_this_invocation_gave(by_id: boo
         )
         return {"seen": [interrupt("first?"), interrupt("second?")]}
 
-    graph = _graph(node, InMemorySaver())
+    graph = _graph(node, sync_checkpointer)
     cfg: Any = {"configurable": {"thread_id": "t"}}
     out = graph.invoke({}, cfg)
     for answer in ("A", "B"):

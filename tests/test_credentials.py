@@ -21,6 +21,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -306,7 +307,7 @@ async def test_the_cli_fills_env_and_configurable_headers_from_a_json_config(tmp
 
 @pytest.mark.parametrize("mode", ERAS)
 async def test_the_gate_and_the_node_look_tools_up_in_the_callers_own_catalog(
-    open_servers: OpenServers, mode: str
+    open_servers: OpenServers, mode: str, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     """The admin's listing has ``admin_reset``; a user's run must not find it there (nor run it)."""
     (url, record, _) = await open_servers.enter(identity_server())
@@ -324,7 +325,7 @@ async def test_the_gate_and_the_node_look_tools_up_in_the_callers_own_catalog(
     builder.add_edge("agent", "approval_gate")
     builder.add_conditional_edges("approval_gate", ToolCallRouter("tools", END), ["tools", END])
     builder.add_edge("tools", END)
-    graph = builder.compile(checkpointer=InMemorySaver())
+    graph = builder.compile(checkpointer=checkpointer)
 
     admin = await graph.ainvoke({"messages": [HumanMessage("reset")]}, run_config(1, "admin"))
     assert admin["messages"][-1].status == "success"
@@ -442,14 +443,14 @@ async def test_skipped_tools_are_reported_per_user(open_servers: OpenServers, mo
 @pytest.mark.parametrize("resumer", ["alice", "bob"])
 @pytest.mark.parametrize("mode", ERAS)
 async def test_a_paused_call_continues_only_with_the_credentials_that_started_it(
-    open_servers: OpenServers, mode: str, resumer: str
+    open_servers: OpenServers, mode: str, resumer: str, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     """The same user's resume continues the paused call; another user's resume of that thread never touches
     the first user's open call or session: the call runs again, with the resumer's credentials."""
     (url, record, binding) = await open_servers.enter(identity_server())
     servers = open_servers({"ident": {"url": url, "mode": mode, "headers": TOKEN_HEADERS}})
     calls = [call("ident_transfer", "t1", amount=7)]
-    graph = one_turn_graph(servers, calls, InMemorySaver())
+    graph = one_turn_graph(servers, calls, checkpointer)
     config = run_config(1, "alice")
     out = await graph.ainvoke({"messages": [HumanMessage("pay")]}, config)
     (approval,) = out["__interrupt__"]  # transfer has no annotations (destructive): the tool node asks first

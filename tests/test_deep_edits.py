@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
-from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import tools_condition
 from langgraph.types import Command
@@ -48,7 +48,7 @@ def agent(state: MessagesState) -> dict[str, list[AnyMessage]]:
     ("field", "deep"), [("tags", DEEP), ("labels", '{"a":' * 100_000 + "1" + "}" * 100_000)]
 )
 async def test_a_deeply_nested_json_string_in_an_edit_is_refused_and_the_interrupt_stays(
-    open_servers: OpenServers, field: str, deep: str
+    open_servers: OpenServers, field: str, deep: str, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     server = tagging_server()
     servers = open_servers({"demo": {"transport": "in_process", "server": server}})
@@ -60,7 +60,7 @@ async def test_a_deeply_nested_json_string_in_an_edit_is_refused_and_the_interru
     builder.add_conditional_edges("agent", tools_condition, {"tools": "approval_gate", END: END})
     builder.add_conditional_edges("approval_gate", ToolCallRouter("tools", "agent"), ["tools", "agent"])
     builder.add_edge("tools", "agent")
-    graph = builder.compile(checkpointer=InMemorySaver())
+    graph = builder.compile(checkpointer=checkpointer)
     cfg: Any = {"configurable": {"thread_id": "t"}}
     out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg)
     [pending] = out["__interrupt__"]

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, ToolCall, ToolMessage
-from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from langgraph_mcp import ApprovalPolicy
 from langgraph_mcp.examples.demo_server import build_server
@@ -38,12 +38,15 @@ def count_split_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 @pytest.mark.parametrize("mode", ERAS)
 async def test_a_fan_out_of_n_calls_splits_its_turn_once_not_once_per_task(
-    open_servers: OpenServers, monkeypatch: pytest.MonkeyPatch, mode: str
+    open_servers: OpenServers,
+    monkeypatch: pytest.MonkeyPatch,
+    mode: str,
+    checkpointer: BaseCheckpointSaver[Any],
 ) -> None:
     srv = build_server()
     servers = open_servers({"demo": in_process(srv, mode)})
     calls = [call("demo_add", f"c{i}", a=i, b=1) for i in range(N)]
-    graph = one_turn_graph(servers, calls, InMemorySaver(), policy=ApprovalPolicy(tools={"*": "allow"}))
+    graph = one_turn_graph(servers, calls, checkpointer, policy=ApprovalPolicy(tools={"*": "allow"}))
     sizes = count_split_calls(monkeypatch)
     out = await graph.ainvoke(start(), {"configurable": {"thread_id": "t"}})
     results = tool_messages(out)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from langgraph_mcp import ApprovalPolicy, McpServers
 from langgraph_mcp.examples.demo_server import build_server
@@ -36,12 +36,12 @@ async def returns_a_dict(request: Any, handler: Any) -> Any:
 
 @pytest.mark.parametrize("fan_out", [True, False], ids=["send-per-call", "one-batch"])
 async def test_an_interceptor_returning_none_fails_its_call_and_the_turn_goes_on(
-    open_servers: OpenServers, fan_out: bool
+    open_servers: OpenServers, fan_out: bool, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     demo = build_server()
     servers = open_servers({"demo": in_process(demo, "modern")}, interceptors=[returns_none])
     calls = [call("demo_echo", "c1", text="hi"), call("demo_add", "c2", a=2, b=3)]
-    out = await one_turn_graph(servers, calls, InMemorySaver(), fan_out=fan_out, policy=NO_APPROVALS).ainvoke(
+    out = await one_turn_graph(servers, calls, checkpointer, fan_out=fan_out, policy=NO_APPROVALS).ainvoke(
         start(), {"configurable": {"thread_id": "t"}}
     )
     messages = tool_messages(out)
@@ -55,11 +55,12 @@ async def test_an_interceptor_returning_none_fails_its_call_and_the_turn_goes_on
 
 async def test_an_interceptor_returning_a_dict_after_the_handler_says_the_tool_ran(
     open_servers: OpenServers,
+    checkpointer: BaseCheckpointSaver[Any],
 ) -> None:
     demo = build_server()
     servers = open_servers({"demo": in_process(demo, "legacy")}, interceptors=[returns_a_dict])
     calls = [call("demo_echo", "c1", text="hi"), call("demo_add", "c2", a=2, b=3)]
-    out = await one_turn_graph(servers, calls, InMemorySaver(), policy=NO_APPROVALS).ainvoke(
+    out = await one_turn_graph(servers, calls, checkpointer, policy=NO_APPROVALS).ainvoke(
         start(), {"configurable": {"thread_id": "t"}}
     )
     messages = tool_messages(out)

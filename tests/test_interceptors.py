@@ -15,7 +15,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
-from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command
 
 from langgraph_mcp import ApprovalPolicy
@@ -45,7 +45,7 @@ def go() -> dict[str, Any]:
 
 @pytest.mark.parametrize("mode", ERAS)
 async def test_composed_interceptors_change_args_and_headers_first_is_outermost(
-    open_servers: OpenServers, mode: str
+    open_servers: OpenServers, mode: str, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     order: list[str] = []
 
@@ -69,7 +69,7 @@ async def test_composed_interceptors_change_args_and_headers_first_is_outermost(
 
     (url, record) = await open_servers.enter(served())
     servers = open_servers({"ident": {"url": url, "mode": mode}}, interceptors=[plus_100, user_header])
-    graph = one_turn_graph(servers, [call("ident_add", "c1", a=5, b=1)], InMemorySaver(), policy=NO_APPROVALS)
+    graph = one_turn_graph(servers, [call("ident_add", "c1", a=5, b=1)], checkpointer, policy=NO_APPROVALS)
     out = await graph.ainvoke(go(), {"configurable": {"thread_id": "t", "user": "ada"}})
     assert text_of(tool_messages(out)["c1"]) == "106"
     (seen,) = record.of("add")
@@ -82,6 +82,7 @@ async def test_composed_interceptors_change_args_and_headers_first_is_outermost(
 
 async def test_an_interceptor_can_short_circuit_with_a_toolmessage_or_a_result(
     open_servers: OpenServers,
+    checkpointer: BaseCheckpointSaver[Any],
 ) -> None:
     async def deny_flaky(request: McpToolCallRequest, handler: ToolCallHandler) -> ToolCallOutcome:
         if request.name == "flaky":
@@ -97,7 +98,7 @@ async def test_an_interceptor_can_short_circuit_with_a_toolmessage_or_a_result(
         call("ident_add", "a", a=1),
         call("ident_whoami", "w", run="r"),
     ]
-    out = await one_turn_graph(servers, calls, InMemorySaver(), policy=NO_APPROVALS).ainvoke(
+    out = await one_turn_graph(servers, calls, checkpointer, policy=NO_APPROVALS).ainvoke(
         go(), {"configurable": {"thread_id": "t"}}
     )
     messages = tool_messages(out)
@@ -109,7 +110,9 @@ async def test_an_interceptor_can_short_circuit_with_a_toolmessage_or_a_result(
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_an_interceptor_can_retry_a_failing_call(open_servers: OpenServers, mode: str) -> None:
+async def test_an_interceptor_can_retry_a_failing_call(
+    open_servers: OpenServers, mode: str, checkpointer: BaseCheckpointSaver[Any]
+) -> None:
     async def retry(request: McpToolCallRequest, handler: ToolCallHandler) -> ToolCallOutcome:
         for _ in range(3):
             try:
@@ -123,7 +126,7 @@ async def test_an_interceptor_can_retry_a_failing_call(open_servers: OpenServers
     (url, record) = await open_servers.enter(served())
     servers = open_servers({"ident": {"url": url, "mode": mode}}, interceptors=[retry])
     graph = one_turn_graph(
-        servers, [call("ident_flaky", "c1", marker="m", failures=2)], InMemorySaver(), policy=NO_APPROVALS
+        servers, [call("ident_flaky", "c1", marker="m", failures=2)], checkpointer, policy=NO_APPROVALS
     )
     out = await graph.ainvoke(go(), {"configurable": {"thread_id": "t"}})
     message = tool_messages(out)["c1"]
@@ -134,7 +137,7 @@ async def test_an_interceptor_can_retry_a_failing_call(open_servers: OpenServers
 @pytest.mark.parametrize("path", ["fast", "durable"])
 @pytest.mark.parametrize("mode", ERAS)
 async def test_interceptors_around_a_call_that_asks_the_user(
-    open_servers: OpenServers, mode: str, path: str
+    open_servers: OpenServers, mode: str, path: str, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     seen_args: list[dict[str, Any]] = []
 
@@ -149,7 +152,6 @@ async def test_interceptors_around_a_call_that_asks_the_user(
         except Exception as exc:
             return ToolMessage(f"swallowed {exc!r}", tool_call_id=request.tool_call_id, status="error")
 
-    checkpointer = InMemorySaver()
     config = {"configurable": {"thread_id": f"t-{mode}-{path}"}}
     calls = [call("ident_transfer", "c1", amount=5)]
     url, record = await open_servers.enter(served())

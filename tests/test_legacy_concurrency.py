@@ -17,6 +17,7 @@ from typing import Any
 import anyio
 import mcp.types as types
 import pytest
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command, Interrupt
 from mcp import Client
@@ -86,10 +87,12 @@ async def test_parallel_legacy_calls_are_in_flight_together(transport: str) -> N
         assert await peak(servers) == 8
 
 
-async def test_over_http_concurrent_questions_reach_their_own_calls() -> None:
+async def test_over_http_concurrent_questions_reach_their_own_calls(
+    checkpointer: BaseCheckpointSaver[Any],
+) -> None:
     async with legacy_server("streamable_http") as servers:
         calls = [call("c_ask", f"c{i}", tag=f"c{i}", meet=3) for i in range(3)]
-        graph = one_turn_graph(servers, calls, InMemorySaver(), policy=NO_APPROVALS)
+        graph = one_turn_graph(servers, calls, checkpointer, policy=NO_APPROVALS)
         cfg: Any = {"configurable": {"thread_id": "t"}}
         out = await graph.ainvoke(start(), cfg)
         pending = out["__interrupt__"]
@@ -102,10 +105,12 @@ async def test_over_http_concurrent_questions_reach_their_own_calls() -> None:
         assert await peak(servers) == 3  # the three asked while in flight together
 
 
-async def test_over_stdio_a_question_is_held_until_the_other_calls_finish_then_reaches_its_call() -> None:
+async def test_over_stdio_a_question_is_held_until_the_other_calls_finish_then_reaches_its_call(
+    checkpointer: BaseCheckpointSaver[Any],
+) -> None:
     async with legacy_server("stdio") as servers:
         calls = [call("c_ask", "a", tag="a", meet=2), call("c_meet", "m", n=2)]
-        graph = one_turn_graph(servers, calls, InMemorySaver(), policy=NO_APPROVALS)
+        graph = one_turn_graph(servers, calls, checkpointer, policy=NO_APPROVALS)
         cfg: Any = {"configurable": {"thread_id": "t"}}
         out = await graph.ainvoke(start(), cfg)
         (pending,) = out["__interrupt__"]
@@ -140,10 +145,12 @@ async def test_over_stdio_questions_that_cannot_be_told_apart_are_refused_never_
         }
 
 
-async def test_over_stdio_exclusive_tools_run_alone_from_the_first_call() -> None:
+async def test_over_stdio_exclusive_tools_run_alone_from_the_first_call(
+    checkpointer: BaseCheckpointSaver[Any],
+) -> None:
     async with legacy_server("stdio", exclusive_tools=["ask"]) as servers:
         calls = [call("c_ask", f"c{i}", tag=f"c{i}") for i in range(3)] + [call("c_meet", "m", n=1)]
-        graph = one_turn_graph(servers, calls, InMemorySaver(), policy=NO_APPROVALS)
+        graph = one_turn_graph(servers, calls, checkpointer, policy=NO_APPROVALS)
         cfg: Any = {"configurable": {"thread_id": "t"}}
         out = await graph.ainvoke(start(), cfg)
         pending = out["__interrupt__"]

@@ -17,7 +17,7 @@ from typing import Any
 
 import anyio
 import pytest
-from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command
 
 from langgraph_mcp import McpServers
@@ -53,11 +53,13 @@ def describe(fds: set[int]) -> list[str]:
 
 
 @pytest.mark.parametrize("era", ERAS)
-async def test_150_paused_threads_over_http_resume_with_their_own_answers(era: str) -> None:
+async def test_150_paused_threads_over_http_resume_with_their_own_answers(
+    era: str, checkpointer: BaseCheckpointSaver[Any]
+) -> None:
     server = build_server()
     fds_before, children_before = open_fds(), child_pids()
     threads = {f"load-{i}": (f"City{i}", f"2027-{i % 12 + 1:02d}-{i % 28 + 1:02d}") for i in range(THREADS)}
-    saver = InMemorySaver()
+    saver = checkpointer
 
     with anyio.fail_after(BOUND):
         async with (

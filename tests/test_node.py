@@ -6,7 +6,7 @@ from typing import Any
 
 import pydantic
 import pytest
-from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command
 
 from langgraph_mcp import McpServers
@@ -42,6 +42,7 @@ def config(thread: str = "t1") -> Any:
 
 async def test_parallel_calls_in_both_eras_pause_and_resume_with_one_command(
     pair: tuple[McpServers, DemoServer, DemoServer],
+    checkpointer: BaseCheckpointSaver[Any],
 ) -> None:
     servers, new, old = pair
     calls = [
@@ -49,7 +50,7 @@ async def test_parallel_calls_in_both_eras_pause_and_resume_with_one_command(
         call("old_two_questions_commit", "legacy", destination="Oslo"),
         call("new_add", "plain", a=2, b=3),
     ]
-    graph = one_turn_graph(servers, calls, InMemorySaver())
+    graph = one_turn_graph(servers, calls, checkpointer)
     out = await graph.ainvoke(start(), config())
     pending = by_call(out["__interrupt__"])
     assert set(pending) == {"modern", "legacy"}
@@ -74,10 +75,12 @@ async def test_parallel_calls_in_both_eras_pause_and_resume_with_one_command(
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_two_questions_in_one_round(open_servers: OpenServers, mode: str) -> None:
+async def test_two_questions_in_one_round(
+    open_servers: OpenServers, mode: str, checkpointer: BaseCheckpointSaver[Any]
+) -> None:
     srv = build_server()
     servers = open_servers({"demo": in_process(srv, mode)})
-    graph = one_turn_graph(servers, [call("demo_book_two", "c1", destination="Oslo")], InMemorySaver())
+    graph = one_turn_graph(servers, [call("demo_book_two", "c1", destination="Oslo")], checkpointer)
     out = await graph.ainvoke(start(), config())
     rounds = 0
     while "__interrupt__" in out:
@@ -91,12 +94,12 @@ async def test_two_questions_in_one_round(open_servers: OpenServers, mode: str) 
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_three_round_tool_pauses_once_per_round(open_servers: OpenServers, mode: str) -> None:
+async def test_three_round_tool_pauses_once_per_round(
+    open_servers: OpenServers, mode: str, checkpointer: BaseCheckpointSaver[Any]
+) -> None:
     srv = build_server()
     servers = open_servers({"demo": in_process(srv, mode)})
-    graph = one_turn_graph(
-        servers, [call("demo_book_three_rounds", "c1", destination="Lima")], InMemorySaver()
-    )
+    graph = one_turn_graph(servers, [call("demo_book_three_rounds", "c1", destination="Lima")], checkpointer)
     out = await graph.ainvoke(start(), config())
     rounds = []
     while "__interrupt__" in out:
@@ -111,13 +114,11 @@ async def test_three_round_tool_pauses_once_per_round(open_servers: OpenServers,
 @pytest.mark.parametrize("mode", ERAS)
 @pytest.mark.parametrize(("action", "expected"), [("decline", "User declined"), ("cancel", "User cancelled")])
 async def test_decline_and_cancel_reach_the_tool(
-    open_servers: OpenServers, mode: str, action: str, expected: str
+    open_servers: OpenServers, mode: str, action: str, expected: str, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     srv = build_server()
     servers = open_servers({"demo": in_process(srv, mode)})
-    graph = one_turn_graph(
-        servers, [call("demo_book_trip_outcome", "c1", destination="Rome")], InMemorySaver()
-    )
+    graph = one_turn_graph(servers, [call("demo_book_trip_outcome", "c1", destination="Rome")], checkpointer)
     out = await graph.ainvoke(start(), config())
     (pending,) = out["__interrupt__"]
     answer = {key: {"action": action} for key in pending.value["requests"]}
@@ -126,10 +127,12 @@ async def test_decline_and_cancel_reach_the_tool(
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_url_request_carries_the_host_and_takes_consent(open_servers: OpenServers, mode: str) -> None:
+async def test_url_request_carries_the_host_and_takes_consent(
+    open_servers: OpenServers, mode: str, checkpointer: BaseCheckpointSaver[Any]
+) -> None:
     srv = build_server()
     servers = open_servers({"demo": in_process(srv, mode)})
-    graph = one_turn_graph(servers, [call("demo_pay_deposit", "c1", amount=42)], InMemorySaver())
+    graph = one_turn_graph(servers, [call("demo_pay_deposit", "c1", amount=42)], checkpointer)
     out = await graph.ainvoke(start(), config())
     (pending,) = out["__interrupt__"]
     (request,) = pending.value["requests"].values()
@@ -142,10 +145,12 @@ async def test_url_request_carries_the_host_and_takes_consent(open_servers: Open
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_round_cap_ends_a_runaway_server_with_an_error(open_servers: OpenServers, mode: str) -> None:
+async def test_round_cap_ends_a_runaway_server_with_an_error(
+    open_servers: OpenServers, mode: str, checkpointer: BaseCheckpointSaver[Any]
+) -> None:
     srv = build_server()
     servers = open_servers({"demo": in_process(srv, mode, max_elicitation_rounds=3)})
-    graph = one_turn_graph(servers, [call("demo_runaway", "c1")], InMemorySaver())
+    graph = one_turn_graph(servers, [call("demo_runaway", "c1")], checkpointer)
     out = await graph.ainvoke(start(), config())
     answered = 0
     while "__interrupt__" in out:
@@ -170,11 +175,16 @@ async def test_round_cap_ends_a_runaway_server_with_an_error(open_servers: OpenS
     ],
 )
 async def test_wrong_answer_is_refused_before_saving_and_the_same_interrupt_takes_a_fix(
-    open_servers: OpenServers, mode: str, field: str, bad: Any, needle: str
+    open_servers: OpenServers,
+    mode: str,
+    field: str,
+    bad: Any,
+    needle: str,
+    checkpointer: BaseCheckpointSaver[Any],
 ) -> None:
     srv = build_server()
     servers = open_servers({"demo": in_process(srv, mode)})
-    graph = one_turn_graph(servers, [call("demo_register", "c1")], InMemorySaver())
+    graph = one_turn_graph(servers, [call("demo_register", "c1")], checkpointer)
     out = await graph.ainvoke(start(), config())
     (pending,) = out["__interrupt__"]
     (key,) = pending.value["requests"]
@@ -200,10 +210,12 @@ async def test_wrong_answer_is_refused_before_saving_and_the_same_interrupt_take
     assert srv.events.counts["register.commit"] == 1
 
 
-async def test_content_on_a_url_answer_is_refused(open_servers: OpenServers) -> None:
+async def test_content_on_a_url_answer_is_refused(
+    open_servers: OpenServers, checkpointer: BaseCheckpointSaver[Any]
+) -> None:
     srv = build_server()
     servers = open_servers({"demo": in_process(srv, "auto")})
-    graph = one_turn_graph(servers, [call("demo_pay_deposit", "c1", amount=5)], InMemorySaver())
+    graph = one_turn_graph(servers, [call("demo_pay_deposit", "c1", amount=5)], checkpointer)
     out = await graph.ainvoke(start(), config())
     (pending,) = out["__interrupt__"]
     (key,) = pending.value["requests"]
@@ -215,10 +227,12 @@ async def test_content_on_a_url_answer_is_refused(open_servers: OpenServers) -> 
     assert text_of(tool_messages(out)["c1"]) == "payment consent: decline"
 
 
-async def test_sensitive_fields_are_listed(open_servers: OpenServers) -> None:
+async def test_sensitive_fields_are_listed(
+    open_servers: OpenServers, checkpointer: BaseCheckpointSaver[Any]
+) -> None:
     srv = build_server()
     servers = open_servers({"demo": in_process(srv, "auto")})
-    graph = one_turn_graph(servers, [call("demo_login", "c1", service="mail")], InMemorySaver())
+    graph = one_turn_graph(servers, [call("demo_login", "c1", service="mail")], checkpointer)
     out = await graph.ainvoke(start(), config())
     (request,) = out["__interrupt__"][0].value["requests"].values()
     assert request["sensitive"] == ["password"]
@@ -226,7 +240,7 @@ async def test_sensitive_fields_are_listed(open_servers: OpenServers) -> None:
 
 @pytest.mark.parametrize("mode", ERAS)
 async def test_batch_of_calls_in_one_task_never_reruns_a_finished_sibling(
-    open_servers: OpenServers, mode: str
+    open_servers: OpenServers, mode: str, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     srv = build_server()
     servers = open_servers({"demo": in_process(srv, mode)})
@@ -235,7 +249,7 @@ async def test_batch_of_calls_in_one_task_never_reruns_a_finished_sibling(
         call("demo_delete_file", "c2", path="todo.txt"),
         call("demo_book_trip", "c3", destination="Oslo"),
     ]
-    graph = one_turn_graph(servers, calls, InMemorySaver(), fan_out=False)
+    graph = one_turn_graph(servers, calls, checkpointer, fan_out=False)
     out = await graph.ainvoke(start(), config())
     pending = by_call(out["__interrupt__"])
     assert set(pending) == {"c1", "c2", "c3"}  # c2 is destructive: the node asks (no gate judged it)
@@ -262,20 +276,24 @@ async def test_without_a_checkpointer_a_question_becomes_an_error_message(open_s
     assert "checkpointer" in text_of(message)
 
 
-async def test_unknown_tool_names_close_matches(open_servers: OpenServers) -> None:
+async def test_unknown_tool_names_close_matches(
+    open_servers: OpenServers, checkpointer: BaseCheckpointSaver[Any]
+) -> None:
     srv = build_server()
     servers = open_servers({"demo": in_process(srv, "auto")})
-    graph = one_turn_graph(servers, [call("demo_delete_fil", "c1", path="x")], InMemorySaver())
+    graph = one_turn_graph(servers, [call("demo_delete_fil", "c1", path="x")], checkpointer)
     out = await graph.ainvoke(start(), config())
     message = tool_messages(out)["c1"]
     assert message.status == "error"
     assert "demo_delete_file" in text_of(message)
 
 
-async def test_progress_reaches_the_custom_stream(open_servers: OpenServers) -> None:
+async def test_progress_reaches_the_custom_stream(
+    open_servers: OpenServers, checkpointer: BaseCheckpointSaver[Any]
+) -> None:
     srv = build_server()
     servers = open_servers({"demo": in_process(srv, "auto")})
-    graph = one_turn_graph(servers, [call("demo_slow", "p1", seconds=0.2, steps=4)], InMemorySaver())
+    graph = one_turn_graph(servers, [call("demo_slow", "p1", seconds=0.2, steps=4)], checkpointer)
     events = [
         chunk
         async for chunk in graph.astream(start(), config(), stream_mode="custom")
@@ -286,10 +304,12 @@ async def test_progress_reaches_the_custom_stream(open_servers: OpenServers) -> 
 
 
 @pytest.mark.parametrize("mode", ERAS)
-def test_sync_invoke_pauses_and_resumes(open_servers_sync: OpenServersSync, mode: str) -> None:
+def test_sync_invoke_pauses_and_resumes(
+    open_servers_sync: OpenServersSync, mode: str, sync_checkpointer: BaseCheckpointSaver[Any]
+) -> None:
     srv = build_server()
     servers = open_servers_sync({"demo": in_process(srv, mode)})
-    graph = one_turn_graph(servers, [call("demo_book_trip", "c1", destination="Rome")], InMemorySaver())
+    graph = one_turn_graph(servers, [call("demo_book_trip", "c1", destination="Rome")], sync_checkpointer)
     out = graph.invoke(start(), config())
     (pending,) = out["__interrupt__"]
     out = graph.invoke(Command(resume={pending.id: accept_all(pending)}), config())
@@ -309,10 +329,11 @@ def test_fill_helper_builds_valid_answers() -> None:
 
 async def test_legacy_url_required_error_becomes_a_url_interrupt_then_the_call_is_retried(
     open_servers: OpenServers,
+    checkpointer: BaseCheckpointSaver[Any],
 ) -> None:
     srv = build_server()
     servers = open_servers({"demo": in_process(srv, "legacy")})
-    graph = one_turn_graph(servers, [call("demo_url_required", "c1", amount=7)], InMemorySaver())
+    graph = one_turn_graph(servers, [call("demo_url_required", "c1", amount=7)], checkpointer)
     out = await graph.ainvoke(start(), config())
     (pending,) = out["__interrupt__"]  # the -32042 error, as a URL question
     (request,) = pending.value["requests"].values()

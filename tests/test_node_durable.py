@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command
 
 from langgraph_mcp import McpServers
@@ -97,13 +97,11 @@ async def _server_pid(servers: McpServers) -> int:
 
 
 async def test_modern_state_refused_after_restart_falls_back_to_reissue(
-    open_servers: OpenServers, tmp_path: Path
+    open_servers: OpenServers, tmp_path: Path, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     log = tmp_path / "events.jsonl"
     servers = open_servers({"demo": _stdio(log, "modern")})
-    graph = one_turn_graph(
-        servers, [call("demo_book_three_rounds", "c1", destination="Lima")], InMemorySaver()
-    )
+    graph = one_turn_graph(servers, [call("demo_book_three_rounds", "c1", destination="Lima")], checkpointer)
     cfg: Any = {"configurable": {"thread_id": "t"}}
     out = await graph.ainvoke(start(), cfg)
     (pending,) = out["__interrupt__"]
@@ -122,12 +120,12 @@ async def test_modern_state_refused_after_restart_falls_back_to_reissue(
     assert count(log, "book_three_rounds", "commit") == 1
 
 
-async def test_modern_fast_path_costs_one_call_per_round(open_servers: OpenServers) -> None:
+async def test_modern_fast_path_costs_one_call_per_round(
+    open_servers: OpenServers, checkpointer: BaseCheckpointSaver[Any]
+) -> None:
     srv = build_server()
     servers = open_servers({"demo": in_process(srv, "modern")})
-    graph = one_turn_graph(
-        servers, [call("demo_book_three_rounds", "c1", destination="Lima")], InMemorySaver()
-    )
+    graph = one_turn_graph(servers, [call("demo_book_three_rounds", "c1", destination="Lima")], checkpointer)
     cfg: Any = {"configurable": {"thread_id": "t"}}
     out = await graph.ainvoke(start(), cfg)
     while "__interrupt__" in out:
@@ -138,12 +136,12 @@ async def test_modern_fast_path_costs_one_call_per_round(open_servers: OpenServe
     assert srv.events.counts["book_three_rounds.request"] == 4
 
 
-async def test_legacy_fast_path_does_pre_question_work_once(open_servers: OpenServers) -> None:
+async def test_legacy_fast_path_does_pre_question_work_once(
+    open_servers: OpenServers, checkpointer: BaseCheckpointSaver[Any]
+) -> None:
     srv = build_server()
     servers = open_servers({"demo": in_process(srv, "legacy")})
-    graph = one_turn_graph(
-        servers, [call("demo_book_trip_legacy", "c1", destination="Rome")], InMemorySaver()
-    )
+    graph = one_turn_graph(servers, [call("demo_book_trip_legacy", "c1", destination="Rome")], checkpointer)
     cfg: Any = {"configurable": {"thread_id": "t"}}
     out = await graph.ainvoke(start(), cfg)
     (pending,) = out["__interrupt__"]
@@ -158,12 +156,11 @@ async def test_legacy_fast_path_does_pre_question_work_once(open_servers: OpenSe
 
 async def test_parked_call_past_its_park_timeout_is_cancelled_then_replayed(
     open_servers: OpenServers,
+    checkpointer: BaseCheckpointSaver[Any],
 ) -> None:
     srv = build_server()
     servers = open_servers({"demo": in_process(srv, "legacy", park_timeout=0.3)})
-    graph = one_turn_graph(
-        servers, [call("demo_book_trip_legacy", "c1", destination="Rome")], InMemorySaver()
-    )
+    graph = one_turn_graph(servers, [call("demo_book_trip_legacy", "c1", destination="Rome")], checkpointer)
     cfg: Any = {"configurable": {"thread_id": "t"}}
     out = await graph.ainvoke(start(), cfg)
     (pending,) = out["__interrupt__"]
@@ -182,11 +179,12 @@ async def test_parked_call_past_its_park_timeout_is_cancelled_then_replayed(
 
 async def test_three_concurrent_legacy_calls_with_identical_questions_get_their_own_answers(
     open_servers: OpenServers,
+    checkpointer: BaseCheckpointSaver[Any],
 ) -> None:
     srv = build_server()
     servers = open_servers({"demo": in_process(srv, "legacy")})
     calls = [call("demo_book_trip_legacy", f"c{i}", destination="Rome") for i in range(3)]
-    graph = one_turn_graph(servers, calls, InMemorySaver())
+    graph = one_turn_graph(servers, calls, checkpointer)
     cfg: Any = {"configurable": {"thread_id": "t"}}
     out = await graph.ainvoke(start(), cfg)
     pending = {i.value["tool_call_id"]: i for i in out["__interrupt__"]}
@@ -205,12 +203,16 @@ async def test_three_concurrent_legacy_calls_with_identical_questions_get_their_
 
 @pytest.mark.parametrize(("tool", "retried"), [("demo_flaky_read", True), ("demo_flaky_delete", False)])
 async def test_transport_failure_is_retried_only_for_retry_safe_tools(
-    open_servers: OpenServers, tmp_path: Path, tool: str, retried: bool
+    open_servers: OpenServers,
+    tmp_path: Path,
+    tool: str,
+    retried: bool,
+    checkpointer: BaseCheckpointSaver[Any],
 ) -> None:
     log = tmp_path / "events.jsonl"
     servers = open_servers({"demo": crashing_demo_spec(events_file=log, mode="modern")})
     marker = tmp_path / "marker"
-    graph = one_turn_graph(servers, [call(tool, "c1", marker=str(marker))], InMemorySaver())
+    graph = one_turn_graph(servers, [call(tool, "c1", marker=str(marker))], checkpointer)
     cfg: Any = {"configurable": {"thread_id": "t"}}
     out = await graph.ainvoke(start(), cfg)
     if not retried:  # destructive: the tool node asks first (no gate judged it); the human approves

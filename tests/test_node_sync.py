@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.messages import HumanMessage
-from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from langgraph_mcp import McpServers, resume_command
 from langgraph_mcp.examples.demo_server import build_server
@@ -22,7 +22,9 @@ from tests.support.node_support import (
 CFG: Any = {"configurable": {"thread_id": "t"}}
 
 
-def test_two_calls_in_one_sync_task_pause_together_and_a_finished_call_never_reruns() -> None:
+def test_two_calls_in_one_sync_task_pause_together_and_a_finished_call_never_reruns(
+    sync_checkpointer: BaseCheckpointSaver[Any],
+) -> None:
     srv = build_server()
     servers = McpServers({"demo": in_process(srv, "auto")})
     calls = [
@@ -30,7 +32,7 @@ def test_two_calls_in_one_sync_task_pause_together_and_a_finished_call_never_rer
         call("demo_book_trip", "rome", destination="Rome"),
         call("demo_book_trip", "oslo", destination="Oslo"),
     ]
-    graph = one_turn_graph(servers, calls, InMemorySaver(), fan_out=False)  # one task, three calls
+    graph = one_turn_graph(servers, calls, sync_checkpointer, fan_out=False)  # one task, three calls
 
     out = graph.invoke({"messages": [HumanMessage("go")]}, CFG)
     pending = {i.value["tool_call_id"]: i for i in out["__interrupt__"]}

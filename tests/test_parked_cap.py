@@ -13,6 +13,7 @@ from typing import Any
 
 import anyio
 import pytest
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 from mcp.server.mcpserver import Context
@@ -108,6 +109,7 @@ async def test_more_legacy_pauses_than_http_connections_all_pause_then_resume_wi
     monkeypatch: pytest.MonkeyPatch,
     options: dict[str, int],
     threads: int,
+    checkpointer: BaseCheckpointSaver[Any],
 ) -> None:
     """Every call past ``max_parked_calls`` holds its POST until its cancellation is sent, which needs a pooled
     connection of its own: with more threads than connections, none were left and every later call hung."""
@@ -117,7 +119,7 @@ async def test_more_legacy_pauses_than_http_connections_all_pause_then_resume_wi
     url = await open_servers.enter(http_demo_server(demo))
     spec = {"url": url, "mode": "legacy", "max_parked_calls": 4, "tool_timeout": 20, **options}
     servers = open_servers({"demo": spec})
-    saver = InMemorySaver()
+    saver = checkpointer
     trips = {f"t{i}": (f"City{i}", f"2027-{i % 12 + 1:02d}-{i % 28 + 1:02d}") for i in range(threads)}
     graphs = {
         name: one_turn_graph(servers, [call("demo_book_trip_again", "c1", destination=city)], saver)

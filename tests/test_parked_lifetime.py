@@ -13,7 +13,7 @@ import gc
 from typing import Any
 
 import pytest
-from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.pregel._loop import AsyncPregelLoop
 from langgraph.types import Command
 from mcp.server.mcpserver import AcceptedElicitation, Context, MCPServer
@@ -80,11 +80,11 @@ def answer(pending: Any, date: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_a_parked_legacy_call_keeps_nothing_of_the_run_it_paused(
-    open_servers: OpenServers, transport: str
+    open_servers: OpenServers, transport: str, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     servers = await steps_servers(open_servers, transport)
     graph = one_turn_graph(
-        servers, [call("steps_book", "c1", destination="Rome")], InMemorySaver(), policy=NO_APPROVALS
+        servers, [call("steps_book", "c1", destination="Rome")], checkpointer, policy=NO_APPROVALS
     )
     cfg: Any = {"configurable": {"thread_id": "t"}}
     await servers.list_tools()
@@ -100,11 +100,11 @@ async def test_a_parked_legacy_call_keeps_nothing_of_the_run_it_paused(
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_a_resumed_legacy_call_streams_its_progress_and_logs_to_the_resumed_run(
-    open_servers: OpenServers, transport: str
+    open_servers: OpenServers, transport: str, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     servers = await steps_servers(open_servers, transport)
     graph = one_turn_graph(
-        servers, [call("steps_book", "c1", destination="Rome")], InMemorySaver(), policy=NO_APPROVALS
+        servers, [call("steps_book", "c1", destination="Rome")], checkpointer, policy=NO_APPROVALS
     )
     cfg: Any = {"configurable": {"thread_id": "t"}}
     first = [e async for e in graph.astream(start(), cfg, stream_mode="custom")]

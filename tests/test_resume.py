@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolCall, ToolMessage
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
@@ -335,7 +336,7 @@ async def test_stale_unknown_and_missing_keys_on_a_real_graph(
     assert results["c-delete-2"].status == "error"
 
 
-def test_interrupts_of_other_nodes_are_ignored() -> None:
+def test_interrupts_of_other_nodes_are_ignored(sync_checkpointer: BaseCheckpointSaver[Any]) -> None:
     def ask(state: MessagesState) -> dict[str, list[AnyMessage]]:
         interrupt("plain question")
         return {"messages": []}
@@ -343,7 +344,7 @@ def test_interrupts_of_other_nodes_are_ignored() -> None:
     builder = StateGraph(MessagesState)
     builder.add_node("ask", ask)
     builder.add_edge(START, "ask")
-    graph = builder.compile(checkpointer=InMemorySaver())
+    graph = builder.compile(checkpointer=sync_checkpointer)
     cfg: Any = {"configurable": {"thread_id": "x"}}
     out = graph.invoke({"messages": []}, cfg)
     assert len(out["__interrupt__"]) == 1

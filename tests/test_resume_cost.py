@@ -7,7 +7,7 @@ from typing import Any
 
 import pydantic
 import pytest
-from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command
 
 from langgraph_mcp.examples.demo_server import build_server
@@ -29,10 +29,10 @@ pytestmark = pytest.mark.anyio
 
 @pytest.mark.parametrize("mode", ERAS)
 async def test_a_fitting_answer_is_taken_without_building_an_answers_model(
-    open_servers: OpenServers, mode: str
+    open_servers: OpenServers, mode: str, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     servers = open_servers({"demo": in_process(build_server(), mode)})
-    graph = one_turn_graph(servers, [call("demo_book_trip", "c1", destination="Rome")], InMemorySaver())
+    graph = one_turn_graph(servers, [call("demo_book_trip", "c1", destination="Rome")], checkpointer)
     cfg: Any = {"configurable": {"thread_id": "t"}}
     out = await graph.ainvoke(start(), cfg)
     (pending,) = out["__interrupt__"]

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.errors import is_invalid_resume
 from langgraph.types import Command
@@ -66,10 +67,10 @@ def wrong_answers(key: str, good: dict[str, Any]) -> list[Any]:
 @pytest.mark.parametrize("mode", ERAS)
 @pytest.mark.parametrize("transport", SECURITY_TRANSPORTS)
 async def test_wrong_shaped_answers_are_refused_and_the_same_question_stays_pending(
-    open_servers: OpenServers, transport: str, mode: str
+    open_servers: OpenServers, transport: str, mode: str, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     srv, servers = await demo_servers(open_servers, transport, mode)
-    graph = one_turn_graph(servers, [call("demo_book_trip", "c1", destination="Rome")], InMemorySaver())
+    graph = one_turn_graph(servers, [call("demo_book_trip", "c1", destination="Rome")], checkpointer)
     out = await graph.ainvoke(start(), cfg())
     [question] = out["__interrupt__"]
     [key] = question.value["requests"]
@@ -85,9 +86,11 @@ async def test_wrong_shaped_answers_are_refused_and_the_same_question_stays_pend
     assert tool_messages(out)["c1"].status != "error"
 
 
-async def test_a_wrong_plain_resume_is_refused_too(open_servers: OpenServers) -> None:
+async def test_a_wrong_plain_resume_is_refused_too(
+    open_servers: OpenServers, checkpointer: BaseCheckpointSaver[Any]
+) -> None:
     srv, servers = await demo_servers(open_servers, "in_process", "modern")
-    graph = one_turn_graph(servers, [call("demo_book_trip", "c1", destination="Rome")], InMemorySaver())
+    graph = one_turn_graph(servers, [call("demo_book_trip", "c1", destination="Rome")], checkpointer)
     out = await graph.ainvoke(start(), cfg())
     [question] = out["__interrupt__"]
     with pytest.raises(ValidationError):
@@ -116,11 +119,11 @@ WRONG_COMPAT_DECISIONS = [
 @pytest.mark.parametrize("mode", ERAS)
 @pytest.mark.parametrize("transport", SECURITY_TRANSPORTS)
 async def test_wrong_shaped_decisions_are_refused_and_the_same_approval_stays_pending(
-    open_servers: OpenServers, transport: str, mode: str, compat: bool
+    open_servers: OpenServers, transport: str, mode: str, compat: bool, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     srv, servers = await demo_servers(open_servers, transport, mode)
     calls = [call("demo_delete_file", "rm", path="todo.txt")]
-    graph = gate_router_graph(servers, None, calls, InMemorySaver(), compat=compat)
+    graph = gate_router_graph(servers, None, calls, checkpointer, compat=compat)
     out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
     [pending] = out["__interrupt__"]
     for bad in WRONG_COMPAT_DECISIONS if compat else WRONG_DECISIONS:
@@ -147,10 +150,10 @@ def test_the_langgraph_interrupt_id_internal_is_there() -> None:
 @pytest.mark.parametrize("mode", ERAS)
 @pytest.mark.parametrize("transport", SECURITY_TRANSPORTS)
 async def test_a_10000_deep_answer_is_refused_before_saving(
-    open_servers: OpenServers, transport: str, mode: str
+    open_servers: OpenServers, transport: str, mode: str, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     srv, servers = await demo_servers(open_servers, transport, mode)
-    graph = one_turn_graph(servers, [call("demo_book_trip", "c1", destination="Rome")], InMemorySaver())
+    graph = one_turn_graph(servers, [call("demo_book_trip", "c1", destination="Rome")], checkpointer)
     out = await graph.ainvoke(start(), cfg())
     [question] = out["__interrupt__"]
     [key] = question.value["requests"]
@@ -226,13 +229,13 @@ async def test_deeply_nested_edit_arguments_give_a_decision_error(
 @pytest.mark.parametrize("mode", ERAS)
 @pytest.mark.parametrize("transport", SECURITY_TRANSPORTS)
 async def test_a_server_pattern_in_a_form_is_not_run(
-    open_servers: OpenServers, transport: str, mode: str
+    open_servers: OpenServers, transport: str, mode: str, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     """``^(a+)+$`` against ``"a" * 28 + "!"`` would stall the loop for seconds: the pattern is not run at all
     (MCP's elicitation schema has no ``pattern``), so a value it would refuse is accepted and reaches the server."""
     srv, got = form_server()
     servers = open_servers({"forms": await open_servers.enter(demo_entry(transport, mode, server=srv))})
-    graph = one_turn_graph(servers, [call("forms_enter_code", "c1")], InMemorySaver())
+    graph = one_turn_graph(servers, [call("forms_enter_code", "c1")], checkpointer)
     out = await graph.ainvoke(start(), cfg())
     [question] = out["__interrupt__"]
     [key] = question.value["requests"]

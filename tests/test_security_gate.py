@@ -12,6 +12,7 @@ from typing import Any
 import anyio
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolCall, ToolMessage
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, MessagesState, StateGraph
 
@@ -61,7 +62,7 @@ def text(message: ToolMessage) -> str:
 @pytest.mark.parametrize("fault", ["cut", "error", "garbage"])
 @pytest.mark.parametrize("mode", ERAS)
 async def test_cut_tools_list_at_gate_time_asks_and_never_runs_the_call(
-    open_servers: OpenServers, mode: str, fault: str, wiring: str
+    open_servers: OpenServers, mode: str, fault: str, wiring: str, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     """Every tools/list response is cut mid-body (or fails) while the gate looks: the call is asked about, naming
     the failure; approving that blind question still does not run it once the listing works again (the name
@@ -76,7 +77,7 @@ async def test_cut_tools_list_at_gate_time_asks_and_never_runs_the_call(
         on_connection_error="ignore",
     )
     graph = WIRINGS[wiring](
-        servers, ApprovalPolicy(), [call("demo_delete_file", "rm", path="todo.txt")], InMemorySaver()
+        servers, ApprovalPolicy(), [call("demo_delete_file", "rm", path="todo.txt")], checkpointer
     )
     out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
     assert proxy.cut >= 1
@@ -146,7 +147,9 @@ async def test_a_prefix_free_server_that_failed_to_list_could_publish_any_name(
     assert srv.events.counts["delete_file.request"] == 0
 
 
-async def test_a_stale_listing_that_cannot_be_refreshed_is_not_trusted(open_servers: OpenServers) -> None:
+async def test_a_stale_listing_that_cannot_be_refreshed_is_not_trusted(
+    open_servers: OpenServers, checkpointer: BaseCheckpointSaver[Any]
+) -> None:
     """The listing said ``ttlMs=1``; once stale, re-listing fails: the owner is unknown, so the call is asked."""
     expiring = ExpiringServer()
     servers = open_servers(
@@ -160,7 +163,7 @@ async def test_a_stale_listing_that_cannot_be_refreshed_is_not_trusted(open_serv
         servers,
         ApprovalPolicy(tools={"expiring_*": "allow"}),
         [call("expiring_delete_all", "d")],
-        InMemorySaver(),
+        checkpointer,
     )
     out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
     [pending] = out["__interrupt__"]  # not allowed by the override: nobody knows the tool any more
@@ -168,7 +171,9 @@ async def test_a_stale_listing_that_cannot_be_refreshed_is_not_trusted(open_serv
     assert expiring.ran == []
 
 
-async def test_unresolved_deny_policy_denies_without_asking(open_servers: OpenServers) -> None:
+async def test_unresolved_deny_policy_denies_without_asking(
+    open_servers: OpenServers, checkpointer: BaseCheckpointSaver[Any]
+) -> None:
     srv = build_server()
     proxy = CutToolsList(http_app(srv), cuts=1_000)
     base = await open_servers.enter(serve_asgi(proxy))
@@ -179,7 +184,7 @@ async def test_unresolved_deny_policy_denies_without_asking(open_servers: OpenSe
         servers,
         ApprovalPolicy(unresolved="deny"),
         [call("demo_delete_file", "rm", path="todo.txt")],
-        InMemorySaver(),
+        checkpointer,
     )
     out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
     assert "__interrupt__" not in out
@@ -223,13 +228,13 @@ DUPLICATES = {
 @pytest.mark.parametrize("wiring", [*sorted(WIRINGS), "router_only", "node_only"])
 @pytest.mark.parametrize("mode", ERAS)
 async def test_calls_sharing_an_id_never_run(
-    open_servers: OpenServers, case: str, wiring: str, mode: str
+    open_servers: OpenServers, case: str, wiring: str, mode: str, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     srv = build_server()
     servers = open_servers({"demo": {"transport": "in_process", "server": srv, "mode": mode}})
     calls = DUPLICATES[case]
     if wiring in WIRINGS:
-        graph = WIRINGS[wiring](servers, ApprovalPolicy(), calls, InMemorySaver())
+        graph = WIRINGS[wiring](servers, ApprovalPolicy(), calls, checkpointer)
     else:
         graph = plain_graph(servers, calls, fan_out=wiring == "router_only")
     out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
@@ -246,23 +251,25 @@ async def test_calls_sharing_an_id_never_run(
 @pytest.mark.parametrize("wiring", sorted(WIRINGS))
 @pytest.mark.parametrize("mode", ERAS)
 async def test_calls_sharing_an_id_never_run_over_http(
-    open_servers: OpenServers, wiring: str, mode: str
+    open_servers: OpenServers, wiring: str, mode: str, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     srv = build_server()
     url = await open_servers.enter(http_demo_server(srv))
     servers = open_servers({"demo": {"transport": "http", "url": url, "mode": mode}})
-    graph = WIRINGS[wiring](servers, ApprovalPolicy(), DUPLICATES["same_id"], InMemorySaver())
+    graph = WIRINGS[wiring](servers, ApprovalPolicy(), DUPLICATES["same_id"], checkpointer)
     out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
     [message] = tool_messages(out)
     assert message.status == "error" and "none of them was run" in text(message)
     assert srv.events.counts["delete_file.request"] == 0 and srv.events.counts["read_file.request"] == 0
 
 
-async def test_a_unique_call_next_to_duplicates_still_runs(open_servers: OpenServers) -> None:
+async def test_a_unique_call_next_to_duplicates_still_runs(
+    open_servers: OpenServers, checkpointer: BaseCheckpointSaver[Any]
+) -> None:
     srv = build_server()
     servers = open_servers({"demo": {"transport": "in_process", "server": srv}})
     calls = [*DUPLICATES["same_id"], call("demo_list_files", "ls")]
-    graph = WIRINGS["route_through_gate"](servers, ApprovalPolicy(), calls, InMemorySaver())
+    graph = WIRINGS["route_through_gate"](servers, ApprovalPolicy(), calls, checkpointer)
     out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
     by_id = {m.tool_call_id: m for m in tool_messages(out)}
     assert set(by_id) == {"x", "ls"} and by_id["ls"].status != "error"
@@ -290,7 +297,7 @@ async def colliding(
 @pytest.mark.parametrize("mode", ERAS)
 @pytest.mark.parametrize("transport", SECURITY_TRANSPORTS)
 async def test_a_colliding_name_is_denied_by_the_gate(
-    open_servers: OpenServers, transport: str, wiring: str, mode: str
+    open_servers: OpenServers, transport: str, wiring: str, mode: str, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     fs, fs_admin, config = await colliding(open_servers, transport, mode)
     servers = open_servers(config)
@@ -298,7 +305,7 @@ async def test_a_colliding_name_is_denied_by_the_gate(
         servers,
         ApprovalPolicy(tools={"fs_admin_*": "allow"}),
         [call("fs_admin_delete", "d")],
-        InMemorySaver(),
+        checkpointer,
     )
     out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
     assert "__interrupt__" not in out
@@ -347,12 +354,12 @@ async def test_a_colliding_name_is_refused_by_the_langchain_tool(
 @pytest.mark.parametrize("mode", ERAS)
 @pytest.mark.parametrize("transport", SECURITY_TRANSPORTS)
 async def test_a_resumed_approval_runs_exactly_what_was_shown(
-    open_servers: OpenServers, transport: str, wiring: str, mode: str
+    open_servers: OpenServers, transport: str, wiring: str, mode: str, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     """Approval shown for fs/admin_delete; after a restart the name resolves to fs_admin/delete: nothing runs."""
     fs = RecordingServer("fs", destructive=["admin_delete"])
     fs_admin = RecordingServer("fs_admin", destructive=["delete"])
-    saver = InMemorySaver()
+    saver = checkpointer
     calls = [call("fs_admin_delete", "d", target="everything")]
     before = open_servers({"fs": await open_servers.enter(demo_entry(transport, mode, server=fs.server))})
     out = await WIRINGS[wiring](before, None, calls, saver).ainvoke({"messages": [HumanMessage("go")]}, cfg())
@@ -380,11 +387,11 @@ async def test_a_resumed_approval_runs_exactly_what_was_shown(
 @pytest.mark.parametrize("mode", ERAS)
 @pytest.mark.parametrize("transport", SECURITY_TRANSPORTS)
 async def test_an_approved_call_runs_on_the_server_shown(
-    open_servers: OpenServers, transport: str, mode: str, wiring: str
+    open_servers: OpenServers, transport: str, mode: str, wiring: str, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     fs = RecordingServer("fs", destructive=["admin_delete"])
     servers = open_servers({"fs": await open_servers.enter(demo_entry(transport, mode, server=fs.server))})
-    graph = WIRINGS[wiring](servers, None, [call("fs_admin_delete", "d", target="a")], InMemorySaver())
+    graph = WIRINGS[wiring](servers, None, [call("fs_admin_delete", "d", target="a")], checkpointer)
     out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
     out = await graph.ainvoke(resume_command(out, decisions={"d": {"type": "approve"}}), cfg())
     [message] = tool_messages(out)

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import HumanMessage, ToolCall, ToolMessage
-from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from langgraph_mcp import ApprovalPolicy, McpServers, resume_command
 from langgraph_mcp.examples.demo_server import DemoServer, build_server, http_app
@@ -103,8 +103,10 @@ NOTHING_RAN = {
 
 
 @pytest.mark.parametrize("wiring", sorted(WIRINGS))
-async def test_no_destructive_call_runs_without_an_answered_approval(world: World, wiring: str) -> None:
-    graph = WIRINGS[wiring](world.servers, ApprovalPolicy(), BATCH, InMemorySaver())
+async def test_no_destructive_call_runs_without_an_answered_approval(
+    world: World, wiring: str, checkpointer: BaseCheckpointSaver[Any]
+) -> None:
+    graph = WIRINGS[wiring](world.servers, ApprovalPolicy(), BATCH, checkpointer)
     cfg: Any = {"configurable": {"thread_id": "reject"}}
     out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg)
     asked = {i.value["tool_call_id"]: i.value for i in out["__interrupt__"]}
@@ -135,8 +137,10 @@ async def test_no_destructive_call_runs_without_an_answered_approval(world: Worl
 
 
 @pytest.mark.parametrize("wiring", sorted(WIRINGS))
-async def test_approving_everything_runs_only_what_was_shown(world: World, wiring: str) -> None:
-    graph = WIRINGS[wiring](world.servers, ApprovalPolicy(), BATCH, InMemorySaver())
+async def test_approving_everything_runs_only_what_was_shown(
+    world: World, wiring: str, checkpointer: BaseCheckpointSaver[Any]
+) -> None:
+    graph = WIRINGS[wiring](world.servers, ApprovalPolicy(), BATCH, checkpointer)
     cfg: Any = {"configurable": {"thread_id": "approve"}}
     out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg)
     asked = {i.value["tool_call_id"] for i in out["__interrupt__"]}

@@ -12,6 +12,7 @@ from langchain.agents import create_agent
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 
 from langgraph_mcp import ApprovalPolicy
@@ -80,7 +81,7 @@ async def test_without_a_log_level_only_legacy_servers_send_logs(
 
 @pytest.mark.parametrize("mode", ERAS)
 async def test_concurrent_users_each_see_only_their_own_calls_logs(
-    mode: str, open_servers: OpenServers
+    mode: str, open_servers: OpenServers, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     """With per-run credentials each user's calls have their own connection, so a log message of one user's call
     never reaches another user's stream."""
@@ -90,7 +91,7 @@ async def test_concurrent_users_each_see_only_their_own_calls_logs(
     servers = open_servers(
         {"lib": {"url": f"{base}/mcp", "mode": mode, "log_level": "info", "headers": headers}}
     )
-    graph = one_turn_graph(servers, [call("lib_chatty", "c1")], InMemorySaver(), policy=NO_APPROVALS)
+    graph = one_turn_graph(servers, [call("lib_chatty", "c1")], checkpointer, policy=NO_APPROVALS)
 
     async def run(user: str) -> list[Any]:
         config = {"configurable": {"thread_id": user, "token": user}}

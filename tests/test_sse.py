@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command
 
 from langgraph_mcp.examples.demo_server import build_server
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.anyio
 
 @pytest.mark.parametrize(("mode", "era"), [("modern", "2026-07-28"), ("legacy", "2025-11-25")])
 async def test_sse_server_lists_calls_and_pauses_on_a_question(
-    open_servers: OpenServers, mode: str, era: str
+    open_servers: OpenServers, mode: str, era: str, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     srv = build_server()
     base = await open_servers.enter(serve_asgi(srv.sse_app()))
@@ -38,7 +38,7 @@ async def test_sse_server_lists_calls_and_pauses_on_a_question(
     result = await servers.call_tool("demo_add", {"a": 20, "b": 22})
     assert result.structured_content == {"result": 42}
 
-    graph = one_turn_graph(servers, [call("demo_book_trip", "c1", destination="Rome")], InMemorySaver())
+    graph = one_turn_graph(servers, [call("demo_book_trip", "c1", destination="Rome")], checkpointer)
     cfg: Any = {"configurable": {"thread_id": "sse"}}
     out = await graph.ainvoke(start(), cfg)
     (pending,) = out["__interrupt__"]

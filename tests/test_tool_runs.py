@@ -10,6 +10,7 @@ import pytest
 from langchain.agents import create_agent
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessage, ToolMessage
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.errors import GraphInterrupt
 from langgraph.graph import END, START, MessagesState, StateGraph
@@ -207,10 +208,12 @@ async def test_an_error_result_ends_the_run_with_the_error_message(
 
 
 @pytest.mark.parametrize("era", ERAS)
-async def test_a_failed_call_ends_its_run_with_the_error(open_servers: OpenServers, era: str) -> None:
+async def test_a_failed_call_ends_its_run_with_the_error(
+    open_servers: OpenServers, era: str, checkpointer: BaseCheckpointSaver[Any]
+) -> None:
     server = build_server()
     servers = open_servers({"demo": in_process(server, era, tool_timeout=0.2)})
-    graph = one_turn_graph(servers, [call("demo_sleep", "c1", seconds=30)], InMemorySaver())
+    graph = one_turn_graph(servers, [call("demo_sleep", "c1", seconds=30)], checkpointer)
     recorder = Recorder()
     out = await graph.ainvoke(start(), config(recorder))
     message = out["messages"][-1]
@@ -223,10 +226,10 @@ async def test_a_failed_call_ends_its_run_with_the_error(open_servers: OpenServe
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_a_paused_call_ends_its_run_and_the_resumed_call_is_a_new_run(
-    open_servers: OpenServers, era: str
+    open_servers: OpenServers, era: str, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     servers, server = demo(open_servers, era)
-    graph = one_turn_graph(servers, [call("demo_book_trip", "trip", destination="Rome")], InMemorySaver())
+    graph = one_turn_graph(servers, [call("demo_book_trip", "trip", destination="Rome")], checkpointer)
     recorder = Recorder()
     out = await graph.ainvoke(start(), config(recorder))
     (pending,) = out["__interrupt__"]
@@ -253,10 +256,10 @@ async def test_a_paused_call_ends_its_run_and_the_resumed_call_is_a_new_run(
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_a_paused_call_is_not_a_tool_error_on_the_tools_stream(
-    open_servers: OpenServers, era: str
+    open_servers: OpenServers, era: str, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     servers, _ = demo(open_servers, era)
-    graph = one_turn_graph(servers, [call("demo_book_trip", "trip", destination="Rome")], InMemorySaver())
+    graph = one_turn_graph(servers, [call("demo_book_trip", "trip", destination="Rome")], checkpointer)
     chunks = [c async for c in graph.astream(start(), config(), stream_mode=["tools", "updates"])]
     tools = [payload["event"] for mode, payload in chunks if mode == "tools"]
     assert tools == ["tool-started"]  # paused: it starts again on resume (LangGraph's own rule for a tool)
@@ -265,11 +268,13 @@ async def test_a_paused_call_is_not_a_tool_error_on_the_tools_stream(
 
 @pytest.mark.parametrize("fan_out", [False, True])
 @pytest.mark.parametrize("era", ERAS)
-async def test_parallel_calls_are_sibling_runs(open_servers: OpenServers, era: str, fan_out: bool) -> None:
+async def test_parallel_calls_are_sibling_runs(
+    open_servers: OpenServers, era: str, fan_out: bool, checkpointer: BaseCheckpointSaver[Any]
+) -> None:
     servers, _ = demo(open_servers, era)
     calls = [call("demo_add", "a", a=1, b=2), call("demo_list_files", "b")]
     # (both read-only: a destructive-by-default tool such as demo_echo would be asked about by the tool node)
-    graph = one_turn_graph(servers, calls, InMemorySaver(), fan_out=fan_out)
+    graph = one_turn_graph(servers, calls, checkpointer, fan_out=fan_out)
     recorder = Recorder()
     await graph.ainvoke(start(), config(recorder))
 
@@ -328,11 +333,13 @@ async def test_a_gated_call_run_carries_the_verdict_and_who_decided(
 
 
 @pytest.mark.parametrize("era", ERAS)
-def test_a_sync_run_has_the_same_runs(open_servers_sync: OpenServersSync, era: str) -> None:
+def test_a_sync_run_has_the_same_runs(
+    open_servers_sync: OpenServersSync, era: str, sync_checkpointer: BaseCheckpointSaver[Any]
+) -> None:
     """``graph.invoke`` / ``graph.stream`` (calls on the background loop): the same runs and ``tools`` events."""
     servers = open_servers_sync({"demo": in_process(build_server(), era)})
     calls = [call("demo_add", "a", a=1, b=2), call("demo_list_files", "b")]
-    graph = one_turn_graph(servers, calls, InMemorySaver(), fan_out=False)
+    graph = one_turn_graph(servers, calls, sync_checkpointer, fan_out=False)
     recorder = Recorder()
     graph.invoke(start(), config(recorder))
     assert sorted(r["tool_call_id"] for r in recorder.starts) == ["a", "b"]
@@ -350,7 +357,7 @@ def test_a_sync_run_has_the_same_runs(open_servers_sync: OpenServersSync, era: s
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_create_agent_tool_runs_carry_the_middleware_s_verdict(
-    open_servers: OpenServers, era: str
+    open_servers: OpenServers, era: str, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     """``create_agent`` + ``McpApprovalMiddleware`` over ``get_tools()``: each run says how its call was judged."""
     servers, server = demo(open_servers, era)
@@ -359,7 +366,7 @@ async def test_create_agent_tool_runs_carry_the_middleware_s_verdict(
         model,
         tools=await servers.get_tools(),
         middleware=[McpApprovalMiddleware(servers)],
-        checkpointer=InMemorySaver(),
+        checkpointer=checkpointer,
     )
     recorder = Recorder()
     cfg = config(recorder)
