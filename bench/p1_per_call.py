@@ -79,8 +79,8 @@ class UncheckedNode(McpToolNode):
     def _prove(self, call: Any, resolution: Any, record: Any) -> Proof:
         return Proof(Verdict.allow("unchecked"), True)
 
-    def _listed(self, tool: Any) -> bool:
-        return True
+    def _call_target(self, tool: Any) -> Any:
+        return self.servers.call_target(tool)  # not checked against the listing
 
 
 def graph_with(node: Any, *, send: bool = False, model: Any = agent) -> Any:

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from langgraph.config import get_config
+from langgraph.errors import GraphInterrupt, is_invalid_resume
 from langgraph.types import interrupt
 
 from langgraph_mcp._compat import (
@@ -32,6 +33,7 @@ from langgraph_mcp._compat import (
     stored_resume_values,
     task_scratchpad,
 )
+from langgraph_mcp.calls.paused import PausedRound, PausedRounds
 from langgraph_mcp.errors import AnswerError, NoCheckpointerError
 from langgraph_mcp.humans.answers import ElicitationAnswersModel, answers_response_schema, validate_answers
 from langgraph_mcp.humans.hitl import elicitation_card, hitl_answers_response_schema, stored_answers
@@ -80,7 +82,12 @@ def _answers_sign_in(payload: AuthorizationInterrupt, stored: object) -> bool:
 
 
 class InterruptAsker:
-    """Gets answers for one tool call's questions from LangGraph interrupts (one instance per node run)."""
+    """Gets answers for one tool call's questions from LangGraph interrupts (one instance per node run).
+
+    It keeps the call's place in the answer book: each answer is looked for from where the previous one was
+    found (``_position``), the call's first round from the start of the book (or, continuing a paused round, from
+    that round's own answer: :meth:`paused_round`); a round that pauses is kept with the index it must resume
+    from."""
 
     def __init__(self, tool_call_id: str, *, compat: bool = False, offset: int = 0) -> None:
         """``offset``: how many interrupts of the task come before the call's questions (the tool node's own
@@ -107,8 +114,10 @@ class InterruptAsker:
         )
         self.consumed = offset
         """How many ``interrupt()`` calls this node run has made (LangGraph's per-task counter)."""
-        self.raised_at = 0
-        """The index of the interrupt most recently raised (where the call paused)."""
+        self._position = 0
+        """Where the next answer is looked for in the book (the index after the last one found)."""
+        self._raised_at = 0
+        """The index of the interrupt most recently raised: where a paused round resumes."""
 
     def after_approval(self) -> None:
         """The task's first interrupt was the tool node's own approval (:mod:`langgraph_mcp.graph.proof`), made
@@ -117,6 +126,22 @@ class InterruptAsker:
             self.offset = self.consumed = 1
             if self._fresh == 0:
                 self._fresh = None
+
+    async def paused_round(self, rounds: PausedRounds) -> PausedRound | None:
+        """The live round this run continues (taken from ``rounds``: answers are then looked for from that round's
+        own), or ``None``: the call is sent from its beginning and its answers looked for from the start of the
+        book (the durable path, which also reads the question the new answer was given for)."""
+        self._position = 0
+        live = rounds.take(self.key)
+        if live is not None:
+            self._position = live.resume_index
+            return live
+        await self.load_shown_question()
+        return None
+
+    def start_over(self) -> None:
+        """The call is sent again from its beginning: its answers are looked for from the start of the book."""
+        self._position = 0
 
     async def load_shown_question(self) -> None:
         """Read the questions the new answer was given for from the checkpoint (the durable path: no live round
@@ -145,40 +170,54 @@ class InterruptAsker:
             self.consumed += 1
 
     def answer(
-        self, payload: ElicitationInterrupt, requests: Mapping[str, ElicitationRequest], resume_index: int
-    ) -> tuple[ElicitationAnswers, int]:
-        """Answers for ``requests``: the first stored answer from ``resume_index`` on with the same keys, or a new
-        interrupt. Returns the answers and the resume index after them; raises ``GraphInterrupt`` to pause.
+        self,
+        payload: ElicitationInterrupt,
+        requests: Mapping[str, ElicitationRequest],
+        live: tuple[PausedRounds, PausedRound] | None = None,
+    ) -> ElicitationAnswers:
+        """Answers for ``requests``: the first stored answer from the call's place in the book on with the same
+        keys, or a new interrupt (raises ``GraphInterrupt`` to pause).
+
+        ``live``: the round as it is open now (a legacy call inside its question, a modern requestState) and where
+        to keep it. When the graph pauses, or an answer is refused (the same interrupt stays pending), the round is
+        kept there, stamped with the index it resumes from, so a same-process resume continues it (and a legacy
+        server's tool body still runs once).
 
         In Agent Chat UI mode a round of several questions is asked one question per interrupt (that UI shows
-        one card at a time); a pause anywhere in the round resumes it from its first question (``raised_at``),
-        whose answers are then found stored."""
-        if self.compat and len(requests) > 1:
-            return self._answer_one_by_one(payload, requests, resume_index)
-        return self._answer_round(payload, requests, resume_index)
+        one card at a time); a pause anywhere in the round resumes it from its first question, whose answers are
+        then found stored."""
+        try:
+            if self.compat and len(requests) > 1:
+                return self._answer_one_by_one(payload, requests)
+            return self._answer_round(payload, requests)
+        except Exception as exc:
+            if live is not None and (isinstance(exc, GraphInterrupt) or is_invalid_resume(exc)):
+                rounds, paused = live
+                paused.resume_index = self._raised_at
+                rounds.keep(self.key, paused)
+            raise
 
     def _answer_one_by_one(
-        self, payload: ElicitationInterrupt, requests: Mapping[str, ElicitationRequest], resume_index: int
-    ) -> tuple[ElicitationAnswers, int]:
+        self, payload: ElicitationInterrupt, requests: Mapping[str, ElicitationRequest]
+    ) -> ElicitationAnswers:
         answers: dict[str, Any] = {}
-        index = resume_index
         first: int | None = None
         for key, request in requests.items():
             one = {key: request}
             try:
-                got, index = self._answer_round({**payload, "requests": one}, one, index)
+                got = self._answer_round({**payload, "requests": one}, one)
             except BaseException:
                 if first is not None:  # paused (or refused) past the round's first question
-                    self.raised_at = first
+                    self._raised_at = first
                 raise
             if first is None:
-                first = index - 1
+                first = self._position - 1
             answers.update(got)
-        return cast(ElicitationAnswers, answers), index
+        return cast(ElicitationAnswers, answers)
 
     def _answer_round(
-        self, payload: ElicitationInterrupt, requests: Mapping[str, ElicitationRequest], resume_index: int
-    ) -> tuple[ElicitationAnswers, int]:
+        self, payload: ElicitationInterrupt, requests: Mapping[str, ElicitationRequest]
+    ) -> ElicitationAnswers:
         if not self.has_checkpointer:
             raise NoCheckpointerError(
                 payload["published_name"],
@@ -187,7 +226,7 @@ class InterruptAsker:
             )
         book = self._book()
         keys = set(requests)
-        index = resume_index
+        index = self._position
         previous: Mapping[str, Any] | None = None
         while index < len(book):
             stored = book[index]
@@ -201,19 +240,19 @@ class InterruptAsker:
                     continue
                 # A new answer is checked against the question (response_schema), whatever its shape: a
                 # wrong one is refused before it is saved and the same interrupt id stays pending.
-                return self._take(index, payload, requests, stored), index + 1
+                return self._take(index, payload, requests, stored)
             if self.compat:
                 stored = stored_answers(requests, stored, name=payload["published_name"])
             if isinstance(stored, Mapping) and set(stored) == keys:
                 if _fits(requests, stored):
-                    return self._take(index, payload, requests, stored), index + 1
+                    return self._take(index, payload, requests, stored)
                 # An answer accepted earlier that no longer fits: the server changed its question since.
                 # Never forced on the new question; shown as context when it is asked.
                 previous = stored
             index += 1
         if previous is not None:
             payload = {**payload, "previous_answers": _without_sensitive(requests, previous)}
-        return self._take(len(book), payload, requests, None), len(book) + 1
+        return self._take(len(book), payload, requests, None)
 
     def sign_in(self, payload: AuthorizationInterrupt) -> SignInAnswer:
         """The answer to a sign-in: a stored answer to this very sign-in (its ``state``), or a new interrupt (raises
@@ -232,16 +271,16 @@ class InterruptAsker:
                 break
             index += 1
         self._advance_to(index)
-        self.raised_at = index
+        self._raised_at = index
         validated = interrupt(payload, response_schema=sign_in_response_schema(payload))
         self.consumed = index + 1
         answer: SignInAnswer = validated.answer()
         return answer
 
-    def decide(self, payload: Mapping[str, Any], model: type[Any], resume_index: int) -> tuple[Any, int]:
-        """A decision (not an elicitation answer) for ``payload``: the first stored value from ``resume_index`` on
-        that ``model`` accepts, or a new interrupt (LangGraph checks the resume value against ``model`` before
-        saving it). Returns the validated model and the resume index after it; raises ``GraphInterrupt`` to pause."""
+    def decide(self, payload: Mapping[str, Any], model: type[Any]) -> Any:
+        """A decision (not an elicitation answer) for ``payload``: the first stored value from the call's place in
+        the book on that ``model`` accepts, or a new interrupt (LangGraph checks the resume value against ``model``
+        before saving it). Returns the validated model; raises ``GraphInterrupt`` to pause."""
         if not self.has_checkpointer:
             name = str(payload.get("published_name", ""))
             raise NoCheckpointerError(
@@ -250,7 +289,7 @@ class InterruptAsker:
                 "compile it with one, e.g. graph.compile(checkpointer=InMemorySaver())",
             )
         book = self._book()
-        index = resume_index
+        index = self._position
         while index < len(book):
             stored = book[index]
             fresh = index == self._fresh and index >= self.consumed
@@ -264,15 +303,16 @@ class InterruptAsker:
                     self._advance_to(index)
                     interrupt(dict(payload))  # consumes the stored value, already checked above
                     self.consumed = index + 1
-                return checked, index + 1
-            return self._new_decision(index, payload, model), index + 1
-        return self._new_decision(len(book), payload, model), len(book) + 1
+                self._position = index + 1
+                return checked
+            return self._new_decision(index, payload, model)
+        return self._new_decision(len(book), payload, model)
 
     def _new_decision(self, index: int, payload: Mapping[str, Any], model: type[Any]) -> Any:
         self._advance_to(index)
-        self.raised_at = index
+        self._raised_at = index
         value = interrupt(dict(payload), response_schema=model)
-        self.consumed = index + 1
+        self.consumed = self._position = index + 1
         return value if isinstance(value, model) else model.model_validate(value)
 
     def _take(
@@ -283,9 +323,10 @@ class InterruptAsker:
         stored: Mapping[str, Any] | None,
     ) -> ElicitationAnswers:
         if index < self.consumed and stored is not None:
+            self._position = index + 1
             return validate_answers(requests, stored)
         self._advance_to(index)
-        self.raised_at = index
+        self._raised_at = index
         if stored is not None and not self.compat:
             # The answer interrupt() is about to take is known: one that fits is taken without building the answers
             # model (a pydantic class per distinct question, ~1 ms and ~15 KiB; LangGraph adds a TypeAdapter). One
@@ -296,7 +337,7 @@ class InterruptAsker:
                 pass
             else:
                 interrupt(payload)
-                self.consumed = index + 1
+                self.consumed = self._position = index + 1
                 return checked
         model: type[ElicitationAnswersModel]
         if self.compat:
@@ -305,6 +346,6 @@ class InterruptAsker:
         else:
             model = answers_response_schema(requests)
         validated = interrupt(payload, response_schema=model)
-        self.consumed = index + 1
+        self.consumed = self._position = index + 1
         answers: ElicitationAnswers = validated.answers()
         return answers

@@ -21,9 +21,9 @@ request, with an error answer only as a fallback.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any, cast
 
 import mcp.types as types
 from langgraph.errors import GraphInterrupt, is_invalid_resume
@@ -31,8 +31,10 @@ from mcp import MCPError
 from mcp.shared.exceptions import UrlElicitationRequiredError
 
 from langgraph_mcp.calls.asker import InterruptAsker
-from langgraph_mcp.calls.paused import PausedRound, PausedRounds, ProgressRelay
+from langgraph_mcp.calls.paused import PausedRound, ProgressRelay
+from langgraph_mcp.calls.rounds import round_questions, round_responses, sampling_requests
 from langgraph_mcp.calls.sampling import answer_sampling, refused_error
+from langgraph_mcp.calls.target import CallTarget
 from langgraph_mcp.calls.tasks import base_handle, durable_legs_here, follow_task, identity_digest, send_leg
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.connection.connection import (
@@ -42,11 +44,9 @@ from langgraph_mcp.connection.connection import (
     FailedEvent,
     ProgressCallback,
     ServerConnection,
-    roots_result,
 )
 from langgraph_mcp.connection.failures import is_connection_lost
 from langgraph_mcp.connection.tasks import TaskCreated
-from langgraph_mcp.credentials import Identity
 from langgraph_mcp.errors import (
     CallNotSentError,
     ElicitationUnavailableError,
@@ -54,7 +54,6 @@ from langgraph_mcp.errors import (
     ServerError,
     ToolChangedError,
     TooManyRoundsError,
-    UnsupportedRequestError,
 )
 from langgraph_mcp.humans.answers import to_elicit_result
 from langgraph_mcp.humans.forms import question_key, request_from_params
@@ -72,60 +71,45 @@ PING_TIMEOUT = 5.0
 """Seconds a parked legacy call's session gets to answer a ping before its answer is delivered."""
 
 
-class Connections(Protocol):
-    """What the driver needs from :class:`~langgraph_mcp.servers.mcp_servers.McpServers`: this event loop's
-    connection to a server, the paused rounds kept for it, and the credentials the current run sends to it."""
-
-    def connection(self, server: str) -> ServerConnection: ...
-
-    def paused_rounds(self, server: str) -> PausedRounds: ...
-
-    def identity(self, server: str) -> Identity: ...
-
-
 async def run_call(
-    servers: Connections,
-    tool: McpTool,
+    target: CallTarget,
     arguments: dict[str, Any],
     *,
     tool_call_id: str,
     asker: InterruptAsker | None,
     progress: ProgressCallback | None = None,
-    listed: Callable[[McpTool], bool] | None = None,
 ) -> types.CallToolResult:
-    """Run ``tool`` to its final result, retrying transport failures only when the tool is read-only/idempotent
-    (or the call provably never ran: :class:`~langgraph_mcp.errors.CallNotSentError`).
+    """Run the call to ``target`` to its final result, retrying transport failures only when the tool is
+    read-only/idempotent (or the call provably never ran: :class:`~langgraph_mcp.errors.CallNotSentError`).
 
-    ``listed(tool)`` (the tool node's: :meth:`McpServers.listed_now`) is asked after connecting, before every
-    attempt is sent: when it says the tool is no longer what the server lists (a restart, a new session),
-    :class:`~langgraph_mcp.errors.ToolChangedError` is raised and nothing is sent."""
-    call = _Call(
-        servers.connection(tool.server),
-        servers.paused_rounds(tool.server),
-        tool,
-        arguments,
-        tool_call_id,
-        asker,
-        progress,
-        lambda: identity_digest(tool.server, servers.identity(tool.server).key),
-    )
+    A :attr:`~.target.CallTarget.checked` target is checked after connecting, before every attempt is sent: when
+    the tool is no longer what the server lists (a restart, a new session), :class:`~langgraph_mcp.errors.
+    ToolChangedError` is raised and nothing is sent."""
+    with target.held():
+        return await _run(_Call(target, arguments, tool_call_id, asker, progress))
+
+
+async def _run(call: _Call) -> types.CallToolResult:
+    target, asker = call.target, call.asker
+    conn, tool = target.conn, target.tool
     attempts = 0
     while True:
         # Not retried here: connecting has its own policy (restart_attempts, then one attempt per backoff period,
         # which a call waits for within its deadline); another try would only wait for the attempt after that.
-        await call.conn.client()
+        await conn.client()
         try:
-            if listed is not None and not listed(tool):
+            if not target.listed_now():
                 raise ToolChangedError(
                     tool.server,
                     f"tool {tool.name!r} is not what the server lists now (it restarted, or its listing changed); "
                     "the call was not sent",
                     tool=tool.name,
                 )
-            paused = call.paused.take(asker.key) if asker is not None else None
-            if paused is None and asker is not None:
-                await asker.load_shown_question()
-            if call.conn.is_legacy:
+            paused = await asker.paused_round(target.paused) if asker is not None else None
+            if paused is not None and (paused.legacy_call is not None) != conn.is_legacy:
+                paused = None  # kept in the other era (the server restarted as another version): start over
+                call.start_over()
+            if conn.is_legacy:
                 return await _legacy(call, paused)
             return await _modern(call, paused)
         except (GraphInterrupt, ToolChangedError):
@@ -133,7 +117,7 @@ async def run_call(
         except Exception as exc:
             # A call that never reached a live session was not run: sending it again is safe for any tool.
             resend = tool.retry_safe or isinstance(exc, CallNotSentError)
-            if is_connection_lost(exc) and resend and attempts < call.conn.spec.retries:
+            if is_connection_lost(exc) and resend and attempts < conn.spec.retries:
                 attempts += 1
                 continue
             raise
@@ -143,29 +127,30 @@ async def run_call(
 class _Call:
     """One tool call being driven: where it goes, what it sends, and who answers its questions."""
 
-    conn: ServerConnection
-    paused: PausedRounds
-    tool: McpTool
+    target: CallTarget
     arguments: dict[str, Any]
     tool_call_id: str
     asker: InterruptAsker | None
     progress: ProgressCallback | None
-    identity: Callable[[], str]
-    """The digest of the credentials this call is sent with (saved with a task handle)."""
+
+    @property
+    def conn(self) -> ServerConnection:
+        return self.target.conn
+
+    @property
+    def tool(self) -> McpTool:
+        return self.target.tool
 
     def task_base(self) -> TaskHandle:
-        return base_handle(self.tool.server, self.tool.name, self.tool_call_id, self.identity())
+        tool = self.tool
+        digest = identity_digest(tool.server, self.target.identity.key)
+        return base_handle(tool.server, tool.name, self.tool_call_id, digest)
 
     def ask(
-        self,
-        round_: int,
-        requests: dict[str, ElicitationRequest],
-        resume_index: int,
-        live: PausedRound | None,
-    ) -> tuple[ElicitationAnswers, int]:
-        """Answers for one round (stored from ``resume_index`` on, or a new interrupt) and the resume index after
-        them. When the graph must pause, ``live`` (an open legacy call or a modern requestState) is kept, stamped
-        with the interrupt's index, so a same-process resume can continue it."""
+        self, round_: int, requests: dict[str, ElicitationRequest], live: PausedRound | None = None
+    ) -> ElicitationAnswers:
+        """Answers for one round (stored, or a new interrupt). When the graph must pause, ``live`` (an open legacy
+        call or a modern requestState) is kept so a same-process resume can continue it (see the asker)."""
         if self.asker is None:
             detail = (
                 f"MCP tool {self.tool.published_name!r} asked for user input; run it through McpToolNode (or the "
@@ -182,15 +167,11 @@ class _Call:
             "round": round_,
             "requests": requests,
         }
-        try:
-            return self.asker.answer(payload, requests, resume_index)
-        except Exception as exc:
-            # Paused (GraphInterrupt), or a refused answer (the same interrupt stays pending): the live round keeps
-            # waiting for the next answer, so a legacy server's tool body still runs once.
-            if live is not None and (isinstance(exc, GraphInterrupt) or is_invalid_resume(exc)):
-                live.resume_index = self.asker.raised_at
-                self.paused.keep(self.asker.key, live)
-            raise
+        return self.asker.answer(payload, requests, (self.target.paused, live) if live is not None else None)
+
+    def start_over(self) -> None:
+        if self.asker is not None:
+            self.asker.start_over()
 
     def check_rounds(self, round_: int, what: str) -> None:
         cap = self.conn.spec.max_elicitation_rounds
@@ -210,16 +191,14 @@ async def _modern(call: _Call, paused: PausedRound | None) -> types.CallToolResu
     responses: dict[str, Any] | None = None
     state: str | None = None
     round_ = 0
-    resume_index = 0
-    if paused is not None and paused.legacy_call is None and call.asker is not None:
+    if paused is not None:
         # Fast path: answer the live round with its saved requestState.
-        live = paused
-        requests = _modern_requests(conn, live.input_requests or {})
-        round_ = live.round
-        answers, resume_index = call.ask(round_, requests, live.resume_index, live)
-        sampled, resume_index = await _answer_samples(call, live.input_requests or {}, resume_index)
-        responses = _responses(requests, answers, live.input_requests or {}, conn, sampled)
-        state = live.request_state
+        raw = paused.input_requests or {}
+        requests = round_questions(conn, raw)
+        round_ = paused.round
+        answers = call.ask(round_, requests, paused)
+        responses = round_responses(conn, requests, answers, raw, await _answer_samples(call, raw))
+        state = paused.request_state
     state_only_rounds = 0
     while True:
         try:
@@ -228,7 +207,8 @@ async def _modern(call: _Call, paused: PausedRound | None) -> types.CallToolResu
             if exc.code == types.INVALID_PARAMS and state is not None and paused is not None:
                 # The saved requestState was refused (server restarted, TTL passed): re-issue from scratch and
                 # answer the fresh questions from the stored answers.
-                paused, responses, state, round_, resume_index = None, None, None, 0, 0
+                paused, responses, state, round_ = None, None, None, 0
+                call.start_over()
                 continue
             raise
         if isinstance(result, types.CallToolResult):
@@ -244,8 +224,8 @@ async def _modern(call: _Call, paused: PausedRound | None) -> types.CallToolResu
             continue
         round_ += 1
         call.check_rounds(round_, "rounds of questions")
-        raw_requests = dict(result.input_requests)
-        requests = _modern_requests(conn, raw_requests)
+        raw = dict(result.input_requests)
+        requests = round_questions(conn, raw)
         round_answers: ElicitationAnswers = {}
         if requests:
             live_round = PausedRound(
@@ -253,86 +233,23 @@ async def _modern(call: _Call, paused: PausedRound | None) -> types.CallToolResu
                 resume_index=0,
                 round=round_,
                 request_state=result.request_state,
-                input_requests={k: v.model_dump(mode="json", by_alias=True) for k, v in raw_requests.items()},
+                input_requests={k: v.model_dump(mode="json", by_alias=True) for k, v in raw.items()},
             )
-            round_answers, resume_index = call.ask(round_, requests, resume_index, live_round)
-        sampled, resume_index = await _answer_samples(call, raw_requests, resume_index)
-        responses = _responses(requests, round_answers, raw_requests, conn, sampled)
+            round_answers = call.ask(round_, requests, live_round)
+        responses = round_responses(conn, requests, round_answers, raw, await _answer_samples(call, raw))
         state = result.request_state
 
 
-def _method(request: Any) -> Any:
-    return request.get("method") if isinstance(request, dict) else getattr(request, "method", None)
-
-
-def _sampling_requests(raw: dict[str, Any]) -> dict[str, types.CreateMessageRequestParams]:
-    out: dict[str, types.CreateMessageRequestParams] = {}
-    for key, request in raw.items():
-        if _method(request) == "sampling/createMessage":
-            parsed = (
-                request
-                if isinstance(request, types.CreateMessageRequest)
-                else types.CreateMessageRequest.model_validate(request)
-            )
-            out[key] = parsed.params
-    return out
-
-
-async def _answer_samples(call: _Call, raw: dict[str, Any], resume_index: int) -> tuple[dict[str, Any], int]:
+async def _answer_samples(call: _Call, raw: dict[str, Any]) -> dict[str, Any]:
     """The completions for a 2026-07-28 round's sampling requests (see :mod:`.sampling`); a refusal stops the
     call, since a round's answers can't carry one."""
     sampled: dict[str, Any] = {}
-    for key, params in _sampling_requests(raw).items():
-        answer, resume_index = await answer_sampling(call, params, resume_index)
+    for key, params in sampling_requests(raw).items():
+        answer = await answer_sampling(call, params)
         if isinstance(answer, types.ErrorData):
             raise refused_error(call.conn, call.tool, answer)
         sampled[key] = answer.model_dump(mode="json", by_alias=True, exclude_none=True)
-    return sampled, resume_index
-
-
-def _modern_requests(
-    conn: ServerConnection, raw: dict[str, Any], *, sampling: bool = True
-) -> dict[str, ElicitationRequest]:
-    """The elicitation questions of a round (roots requests are answered without asking anyone; sampling
-    requests by :func:`_answer_samples` when ``sampling``)."""
-    requests: dict[str, ElicitationRequest] = {}
-    for key, request in raw.items():
-        method = _method(request)
-        if method == "elicitation/create":
-            elicit = (
-                request
-                if isinstance(request, types.ElicitRequest)
-                else types.ElicitRequest.model_validate(request)
-            )
-            requests[key] = request_from_params(elicit.params)
-        elif method == "sampling/createMessage" and sampling:
-            continue
-        elif method == "roots/list":
-            if conn.spec.roots is None:
-                raise UnsupportedRequestError(
-                    conn.name, "asked for roots; configure the server's 'roots' option to answer"
-                )
-        else:
-            raise UnsupportedRequestError(
-                conn.name,
-                f"asked the client to {method!r} (sampling); langgraph-mcp does not serve sampling requests",
-            )
-    return requests
-
-
-def _responses(
-    requests: dict[str, ElicitationRequest],
-    answers: ElicitationAnswers,
-    raw: dict[str, Any],
-    conn: ServerConnection,
-    sampled: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    responses: dict[str, Any] = {key: to_elicit_result(answers[key]) for key in requests}
-    responses.update(sampled or {})
-    for key in raw:
-        if key not in responses:  # roots/list
-            responses[key] = roots_result(conn.spec.roots)
-    return responses
+    return sampled
 
 
 async def _follow(call: _Call, created: TaskCreated | TaskHandle) -> types.CallToolResult:
@@ -349,12 +266,8 @@ async def _follow(call: _Call, created: TaskCreated | TaskHandle) -> types.CallT
         if problem is not None:
             detail = f"task {handle['task_id']} saved for this call {problem}; it was not polled"
             raise ServerError(call.tool.server, detail, tool=call.tool.name, message=detail)
-    return await follow_task(
-        call,
-        handle,
-        lambda raw: _modern_requests(call.conn, raw, sampling=False),  # a task can't be sampled for (yet)
-        lambda requests, answers, raw: _responses(requests, answers, raw, call.conn),
-    )
+    call.start_over()  # the task's questions are looked for from the start of the answer book
+    return await follow_task(call, handle)
 
 
 def _foreign_handle(call: _Call, handle: TaskHandle) -> str | None:
@@ -367,7 +280,7 @@ def _foreign_handle(call: _Call, handle: TaskHandle) -> str | None:
         call.tool_call_id,
     ):
         return f"belongs to server {handle['server']!r}, tool {handle['tool']!r}, call {handle['tool_call_id']!r}"
-    if handle["identity"] != call.identity():
+    if handle["identity"] != call.task_base()["identity"]:
         return "was created with other credentials than this run sends"
     return None
 
@@ -386,7 +299,8 @@ async def _one_leg(
                 request_state=state,
             )
 
-        if durable_legs_here(call.conn, call.asker is not None):  # a task handle goes into the checkpoint
+        # A task handle goes into the checkpoint: a server that offers tasks, an answerable call, a durable run.
+        if call.asker is not None and call.conn.offers_tasks and durable_legs_here():
             return await send_leg(send, call.task_base())
         return await send()
     handle = await call.conn.start_call(
@@ -407,30 +321,28 @@ async def _one_leg(
 async def _legacy(call: _Call, paused: PausedRound | None) -> types.CallToolResult:
     conn = call.conn
     handle: CallHandle
-    resume_index = 0
     round_ = 0
-    if paused is not None and paused.legacy_call is not None and call.asker is not None:
+    if paused is not None and paused.legacy_call is not None:
         # Fast path: the call is still open inside its question; answer it directly.
-        live = paused
-        assert live.legacy_call is not None
-        handle = live.legacy_call
+        handle = paused.legacy_call
         question = handle.pending_question
         assert question is not None
         requests = _legacy_requests(conn.spec.question_match, question)
-        round_ = live.round
+        round_ = paused.round
         try:
-            answers, resume_index = call.ask(round_, requests, live.resume_index, live)
+            answers = call.ask(round_, requests, paused)
         except Exception as exc:
             if not (isinstance(exc, GraphInterrupt) or is_invalid_resume(exc)):
                 await handle.abandon()  # the call can't go on: cancel it on the server before reporting why
             raise
-        if not await _session_answers(conn, live.connection_start):
+        if not await _session_answers(conn, paused.connection_start):
             # The server went away while the call was parked (and this process had not noticed yet): the answer
             # was never delivered, so the durable path re-issues the call and answers it from storage.
             await handle.abandon()
+            call.start_over()
             return await _legacy(call, None)
         await conn.resume_legacy_call(handle)
-        relay = live.progress
+        relay = paused.progress
         if relay is not None:
             relay.target = call.progress  # the rest of the call streams to the resumed run
         handle.reply(to_elicit_result(next(iter(answers.values()))))
@@ -446,11 +358,11 @@ async def _legacy(call: _Call, paused: PausedRound | None) -> types.CallToolResu
             if isinstance(event, FailedEvent):
                 error = event.error
                 if isinstance(error, MCPError) and error.code == types.URL_ELICITATION_REQUIRED:
-                    return await _url_required(call, error, resume_index)
+                    return await _url_required(call, error)
                 raise error
             if isinstance(event.params, types.CreateMessageRequestParams):  # a pushed sampling request
                 try:
-                    sample, resume_index = await answer_sampling(call, event.params, resume_index)
+                    sample = await answer_sampling(call, event.params)
                 except GraphInterrupt:
                     # Not parked: the resume re-issues the call and answers from the stored decision.
                     await handle.abandon()
@@ -467,7 +379,7 @@ async def _legacy(call: _Call, paused: PausedRound | None) -> types.CallToolResu
                 progress=relay,
                 replayable=_replayable(call.tool),
             )
-            answers, resume_index = call.ask(round_, requests, resume_index, live_round)
+            answers = call.ask(round_, requests, live_round)
             handle.reply(to_elicit_result(next(iter(answers.values()))))
     except (GraphInterrupt, asyncio.CancelledError):
         raise
@@ -505,7 +417,7 @@ def _legacy_requests(match: Any, event: ElicitEvent) -> dict[str, ElicitationReq
     return {question_key(params.message, schema, url, match): request}
 
 
-async def _url_required(call: _Call, error: MCPError, resume_index: int) -> types.CallToolResult:
+async def _url_required(call: _Call, error: MCPError) -> types.CallToolResult:
     """A legacy ``-32042``: show the URLs as one interrupt; once the user has been there, retry the call."""
     conn = call.conn
     elicitations = UrlElicitationRequiredError.from_error(error.error).elicitations
@@ -513,9 +425,7 @@ async def _url_required(call: _Call, error: MCPError, resume_index: int) -> type
         question_key(e.message, None, e.url, conn.spec.question_match): request_from_params(e)
         for e in elicitations
     }
-    answers, _ = call.ask(
-        1, requests, resume_index, live=None
-    )  # nothing stays open while the user visits the URL
+    answers = call.ask(1, requests)  # nothing stays open while the user visits the URL
     if any(answer["action"] != "accept" for answer in answers.values()):
         return types.CallToolResult(
             content=[

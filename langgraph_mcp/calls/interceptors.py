@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeAlias
+from typing import Any, TypeAlias
 
 import mcp.types as types
 from langchain_core.messages import ToolMessage
@@ -26,14 +25,14 @@ from langgraph.errors import GraphBubbleUp
 from langgraph.runtime import Runtime, get_runtime
 
 from langgraph_mcp.calls.asker import InterruptAsker
-from langgraph_mcp.calls.driver import Connections, run_call
+from langgraph_mcp.calls.driver import run_call
+from langgraph_mcp.calls.target import CallTarget
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.connection.connection import ProgressCallback
-from langgraph_mcp.credentials import CALL_HEADERS, current_config
+from langgraph_mcp.credentials import current_config
 from langgraph_mcp.errors import InterceptorError
 
 __all__ = [
-    "InterceptedHost",
     "McpToolCallRequest",
     "ToolCallHandler",
     "ToolCallInterceptor",
@@ -161,49 +160,26 @@ def current_runtime() -> Runtime[Any] | None:
         return None
 
 
-class InterceptedHost(Connections, Protocol):
-    """What an intercepted call needs from :class:`~langgraph_mcp.servers.mcp_servers.McpServers`."""
-
-    interceptors: Sequence[ToolCallInterceptor]
-
-    def call_headers(self, server: str) -> dict[str, str]:
-        """The HTTP headers a call to ``server`` is sent with in the current run."""
-        ...
-
-    def using(self, server: str) -> AbstractContextManager[None]:
-        """Keep the current run's connection to ``server`` from being closed as idle while the block runs."""
-        ...
-
-
 async def call_intercepted(
-    host: InterceptedHost,
-    tool: McpTool,
+    interceptors: Sequence[ToolCallInterceptor],
+    target: CallTarget,
     arguments: dict[str, Any],
     *,
     tool_call_id: str,
     asker: InterruptAsker | None,
     progress: ProgressCallback | None = None,
-    listed: Callable[[McpTool], bool] | None = None,
 ) -> ToolCallOutcome:
-    """Run one tool call through the host's interceptors; without any, this is the driver's ``run_call``
-    (``listed``: see there)."""
-    if not host.interceptors:
-        with host.using(tool.server):
-            return await run_call(
-                host,
-                tool,
-                arguments,
-                tool_call_id=tool_call_id,
-                asker=asker,
-                progress=progress,
-                listed=listed,
-            )
+    """Run one tool call through ``interceptors`` (the innermost handler is the driver's ``run_call``); a request
+    an interceptor sends with other headers goes to the target for those headers (another connection)."""
+    if not interceptors:
+        return await run_call(target, arguments, tool_call_id=tool_call_id, asker=asker, progress=progress)
+    tool = target.tool
     request = McpToolCallRequest(
         server=tool.server,
         name=tool.name,
         published_name=tool.published_name,
         args=dict(arguments),
-        headers=host.call_headers(tool.server),
+        headers=target.headers,
         tool_call_id=tool_call_id,
         config=current_config(),
         runtime=current_runtime(),
@@ -211,22 +187,15 @@ async def call_intercepted(
     )
 
     async def send(req: McpToolCallRequest) -> ToolCallOutcome:
-        token = CALL_HEADERS.set(req.headers if req.headers != request.headers else None)
-        try:
-            with host.using(tool.server):
-                return await run_call(
-                    host,
-                    tool,
-                    req.args,
-                    tool_call_id=tool_call_id,
-                    asker=asker,
-                    progress=progress,
-                    listed=listed,
-                )
-        finally:
-            CALL_HEADERS.reset(token)
+        return await run_call(
+            target.for_headers(req.headers),
+            req.args,
+            tool_call_id=tool_call_id,
+            asker=asker,
+            progress=progress,
+        )
 
-    return await compose(host.interceptors, send)(request)
+    return await compose(interceptors, send)(request)
 
 
 def as_call_result(outcome: ToolCallOutcome) -> types.CallToolResult:

@@ -67,10 +67,10 @@ def refusal(why: str) -> types.ErrorData:
 
 
 async def answer_sampling(
-    call: SamplingCall, params: types.CreateMessageRequestParams, resume_index: int
-) -> tuple[types.CreateMessageResult | types.ErrorData, int]:
-    """The answer to one sampling request (a completion, or a refusal) and the resume index after it; raises
-    ``GraphInterrupt`` to ask a human first."""
+    call: SamplingCall, params: types.CreateMessageRequestParams
+) -> types.CreateMessageResult | types.ErrorData:
+    """The answer to one sampling request (a completion, or a refusal); raises ``GraphInterrupt`` to ask a human
+    first (the call's asker keeps its place among the stored decisions)."""
     conn, tool = call.conn, call.tool
     spec = conn.spec
     model = spec.sampling_model
@@ -87,13 +87,11 @@ async def answer_sampling(
             "LangChain chat model object (the langgraph-mcp CLI resolves 'scripted' and 'provider:model' names)",
         )
     if spec.sampling_policy == "deny":
-        return refusal("this server's sampling_policy is 'deny'"), resume_index
+        return refusal("this server's sampling_policy is 'deny'")
     counts = conn.sampling_counts
     thread = _thread()
     if counts[thread] >= spec.sampling_max_requests:
-        return refusal(
-            f"more than sampling_max_requests ({spec.sampling_max_requests}) in this thread"
-        ), resume_index
+        return refusal(f"more than sampling_max_requests ({spec.sampling_max_requests}) in this thread")
     payload = sampling_payload(
         params,
         tool_call_id=call.tool_call_id,
@@ -112,14 +110,12 @@ async def answer_sampling(
                 tool=tool.name,
             )
         if call.asker.compat:  # Agent Chat UI: one HITLRequest card, answered with {"decisions": [...]}
-            decided, resume_index = call.asker.decide(
-                sampling_card(payload), HitlSamplingDecisionModel, resume_index
-            )
+            decided = call.asker.decide(sampling_card(payload), HitlSamplingDecisionModel)
         else:
-            decided, resume_index = call.asker.decide(payload, SamplingDecisionModel, resume_index)
+            decided = call.asker.decide(payload, SamplingDecisionModel)
         decision = decided.decision()
         if decision["type"] == "reject":
-            return refusal(decision.get("message") or "the user rejected it"), resume_index
+            return refusal(decision.get("message") or "the user rejected it")
         if decision["type"] == "edit":
             messages = [dict(m) for m in decision["messages"]]
     counts[thread] += 1
@@ -128,7 +124,7 @@ async def answer_sampling(
     result = types.CreateMessageResult(
         role="assistant", content=types.TextContent(text=text), model=name, stop_reason="endTurn"
     )
-    return result, resume_index
+    return result
 
 
 async def _complete(model: Any, system: str | None, messages: list[dict[str, Any]], max_tokens: int) -> str:

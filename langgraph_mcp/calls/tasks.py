@@ -37,6 +37,7 @@ from langgraph.func import task
 from mcp.client.session import ClientSession
 
 from langgraph_mcp._compat import has_checkpointer, runs_async_tasks, tool_output_writer
+from langgraph_mcp.calls.rounds import round_questions, round_responses
 from langgraph_mcp.connection.connection import ServerConnection
 from langgraph_mcp.connection.failures import is_connection_lost
 from langgraph_mcp.connection.tasks import (
@@ -71,11 +72,9 @@ def identity_digest(server: str, identity_key: tuple[str, Any]) -> str:
     ]
 
 
-def durable_legs_here(conn: ServerConnection, has_asker: bool) -> bool:
-    """Whether this call's legs go through ``mcp_call_leg`` (see the module doc): a server that offers tasks,
-    an answerable call, inside an async graph run with a checkpointer."""
-    if not (has_asker and conn.offers_tasks):
-        return False
+def durable_legs_here() -> bool:
+    """Whether the legs of an answerable call to a server that offers tasks go through ``mcp_call_leg`` here (see
+    the module doc): inside an async graph run with a checkpointer."""
     try:
         configurable = get_config().get("configurable", {})
     except RuntimeError:
@@ -147,15 +146,9 @@ class TaskCall(Protocol):
     @property
     def conn(self) -> ServerConnection: ...
 
-    def ask(
-        self, round_: int, requests: dict[str, ElicitationRequest], resume_index: int, live: None
-    ) -> tuple[ElicitationAnswers, int]: ...
+    def ask(self, round_: int, requests: dict[str, ElicitationRequest]) -> ElicitationAnswers: ...
 
     def check_rounds(self, round_: int, what: str) -> None: ...
-
-
-RequestsOf = Callable[[dict[str, Any]], dict[str, ElicitationRequest]]
-ResponsesOf = Callable[[dict[str, ElicitationRequest], ElicitationAnswers, dict[str, Any]], dict[str, Any]]
 
 
 class _Status:
@@ -195,12 +188,7 @@ def _error(text: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
 
 
-async def follow_task(
-    call: TaskCall,
-    handle: TaskHandle,
-    requests_of: RequestsOf,
-    responses_of: ResponsesOf,
-) -> types.CallToolResult:
+async def follow_task(call: TaskCall, handle: TaskHandle) -> types.CallToolResult:
     """Poll the task to its end and give the ``CallToolResult`` it stands for; questions become interrupts."""
     conn = call.conn
     spec = conn.spec
@@ -211,7 +199,6 @@ async def follow_task(
     interval = handle.get("poll_interval_ms")
     answered: frozenset[str] | None = None
     round_ = 0
-    resume_index = 0
     lost = 0
     while True:
         left = deadline - loop.time()
@@ -244,11 +231,11 @@ async def follow_task(
                 call.check_rounds(round_, "rounds of questions")
                 raw = dict(state.input_requests)
                 try:
-                    requests = requests_of(raw)
+                    requests = round_questions(conn, raw, sampling=False)  # a task can't be sampled for (yet)
                 except Exception:
                     await _cancel_quietly(conn, task_id)  # a question no one here can answer: stop the task
                     raise
-                answers, resume_index = call.ask(round_, requests, resume_index, None)
+                answers = call.ask(round_, requests)
                 refused = [a["action"] for a in answers.values() if a["action"] != "accept"]
                 if refused:
                     await conn.task_request(
@@ -258,7 +245,7 @@ async def follow_task(
                         f"The user chose to {refused[0]} the question of task {task_id}; the task was cancelled "
                         "(tasks/cancel)."
                     )
-                responses = responses_of(requests, answers, raw)
+                responses = round_responses(conn, requests, answers, raw)
                 await conn.task_request(
                     _updater(task_id, responses),
                     what="tasks/update",

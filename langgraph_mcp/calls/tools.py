@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextvars
 import inspect
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from langchain_core.callbacks import AsyncCallbackManagerForToolRun
@@ -26,12 +26,12 @@ from pydantic import PrivateAttr
 
 from langgraph_mcp._compat import in_graph_task, tool_output_writer
 from langgraph_mcp.calls.asker import InterruptAsker
-from langgraph_mcp.calls.interceptors import InterceptedHost, as_call_result, call_intercepted
+from langgraph_mcp.calls.interceptors import ToolCallInterceptor, as_call_result, call_intercepted
 from langgraph_mcp.calls.results import convert_result
 from langgraph_mcp.calls.runs import judgement, listening
 from langgraph_mcp.calls.stream import CallStream
+from langgraph_mcp.calls.target import CallTarget
 from langgraph_mcp.catalog import McpTool, ToolResolution
-from langgraph_mcp.config import OutputRouting
 from langgraph_mcp.errors import CredentialError, LangGraphMcpError
 
 if TYPE_CHECKING:
@@ -40,10 +40,12 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-class ToolHost(InterceptedHost, Protocol):
-    """What a LangChain tool needs from ``McpServers``: connections, output routing and the sync bridge."""
+class ToolHost(Protocol):
+    """What a LangChain tool needs from ``McpServers``: where a call goes, the interceptors, the sync bridge."""
 
-    def routing_for(self, server: str) -> OutputRouting: ...
+    interceptors: Sequence[ToolCallInterceptor]
+
+    def call_target(self, tool: McpTool, *, checked: bool = False) -> CallTarget: ...
 
     async def resolve_tool(self, published_name: str) -> ToolResolution: ...
 
@@ -152,8 +154,14 @@ def _make_tool(servers: ToolHost, tool: McpTool) -> BaseTool:
         stream = CallStream(call_id, tool.server, tool.name, output_delta=tool_output_writer())
         try:
             with stream.open():
+                target = servers.call_target(tool)
                 result = await call_intercepted(
-                    servers, tool, arguments, tool_call_id=call_id, asker=asker, progress=stream.progress
+                    servers.interceptors,
+                    target,
+                    arguments,
+                    tool_call_id=call_id,
+                    asker=asker,
+                    progress=stream.progress,
                 )
         except CredentialError as exc:  # this run lacks credentials: an error for this call, not for the run
             raise ToolException(str(exc)) from exc
@@ -161,7 +169,7 @@ def _make_tool(servers: ToolHost, tool: McpTool) -> BaseTool:
             if result.status == "error":
                 raise McpToolError(result.text, as_call_result(result))
             return result.content, result.artifact
-        converted = convert_result(result, servers.routing_for(tool.server))
+        converted = convert_result(result, target.routing)
         if converted.status == "error":
             raise McpToolError(converted.text or f"MCP tool {tool.published_name!r} failed", result)
         return _tool_message_safe(converted.content, converted.artifact)

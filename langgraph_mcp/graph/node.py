@@ -24,10 +24,12 @@ from langgraph.types import Send
 
 from langgraph_mcp._compat import RunnableCallable
 from langgraph_mcp.calls.asker import InterruptAsker
-from langgraph_mcp.calls.interceptors import call_intercepted
+from langgraph_mcp.calls.driver import run_call
+from langgraph_mcp.calls.interceptors import ToolCallOutcome, call_intercepted
 from langgraph_mcp.calls.results import to_tool_message
 from langgraph_mcp.calls.runs import ToolRun, listening, start_tool_run
 from langgraph_mcp.calls.stream import CallStream
+from langgraph_mcp.calls.target import CallTarget
 from langgraph_mcp.catalog import McpTool, ToolResolution
 from langgraph_mcp.errors import (
     AuthorizationRequiredError,
@@ -312,8 +314,9 @@ class McpToolNode(RunnableCallable):
     def _prove(self, call: ToolCall, resolution: ToolResolution, record: GateRecord | None) -> Proof:
         return prove(self.servers, self.policy, call, owner_of(resolution), record, _thread_id())
 
-    def _listed(self, tool: McpTool) -> bool:
-        return self.servers.listed_now(tool)
+    def _call_target(self, tool: McpTool) -> CallTarget:
+        """Where the call goes; it is held back if the tool stops being what it was proven on."""
+        return self.servers.call_target(tool, checked=True)
 
     async def _try_call(
         self,
@@ -393,17 +396,23 @@ class McpToolNode(RunnableCallable):
         stream = CallStream(
             call_id, tool.server, tool.name, output_delta=run.output_delta if run is not None else None
         )
+        interceptors = self.servers.interceptors
         try:
+            target = self._call_target(tool)
             with stream.open():
-                result = await call_intercepted(
-                    self.servers,
-                    tool,
-                    arguments,
-                    tool_call_id=call_id,
-                    asker=asker,
-                    progress=stream.progress,
-                    listed=self._listed,
-                )
+                if interceptors:
+                    result: ToolCallOutcome = await call_intercepted(
+                        interceptors,
+                        target,
+                        arguments,
+                        tool_call_id=call_id,
+                        asker=asker,
+                        progress=stream.progress,
+                    )
+                else:
+                    result = await run_call(
+                        target, arguments, tool_call_id=call_id, asker=asker, progress=stream.progress
+                    )
         except (GraphBubbleUp, AuthorizationRequiredError, ServersClosedError, ToolChangedError):
             raise
         except NoCheckpointerError as exc:
@@ -419,7 +428,7 @@ class McpToolNode(RunnableCallable):
             result,
             tool_call_id=call_id,
             name=name,
-            routing=self.servers.routing_for(tool.server),
+            routing=target.routing,
             as_text=self.compat,  # Agent Chat UI renders only string content
         )
 

@@ -33,7 +33,9 @@ from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
 from langgraph_mcp.calls.paused import PausedRounds
-from langgraph_mcp.config import OAuthOptions, ServerSpec
+from langgraph_mcp.calls.target import CallTarget, ToolListing
+from langgraph_mcp.catalog import McpTool
+from langgraph_mcp.config import OAuthOptions, OutputRouting, ServerSpec
 from langgraph_mcp.connection.connection import ServerConnection
 from langgraph_mcp.connection.logs import LOG_SINK, LogSink
 from langgraph_mcp.connection.oauth import SignInProvider, StoredSignIn
@@ -337,13 +339,56 @@ class LiveConnections:
     def paused_rounds(self, server: str) -> PausedRounds:
         """The paused rounds kept for this event loop's connection to ``server`` (see :mod:`.elicitation.paused`)."""
         identity = self.identity(server)
-        conn = self._connection(server, identity)
-        key = (server, identity.key)
+        return self._paused_on((server, identity.key), self._connection(server, identity))
+
+    def _paused_on(self, key: ConnectionKey, conn: ServerConnection) -> PausedRounds:
         rounds = self._paused.setdefault(asyncio.get_running_loop(), {})
         paused = rounds.get(key)
         if paused is None or paused.connection is not conn:
             paused = rounds[key] = PausedRounds(conn)
         return paused
+
+    def call_target(
+        self,
+        tool: McpTool,
+        routing: OutputRouting,
+        *,
+        listing: ToolListing | None = None,
+        checked: bool = False,
+        headers: dict[str, str] | None = None,
+    ) -> CallTarget:
+        """Where a call to ``tool`` goes in the current run (see :mod:`langgraph_mcp.calls.target`): its identity,
+        connection and paused rounds, resolved once; ``headers`` override the run's (an interceptor's)."""
+        server = tool.server
+        token = CALL_HEADERS.set(headers) if headers is not None else None
+        try:
+            identity = self.identity(server)
+        finally:
+            if token is not None:
+                CALL_HEADERS.reset(token)
+        conn = self._connection(server, identity)
+        key: ConnectionKey = (server, identity.key)
+        return CallTarget(
+            tool,
+            conn,
+            self._paused_on(key, conn),
+            identity,
+            routing,
+            lambda other: self.call_target(tool, routing, listing=listing, checked=checked, headers=other),
+            listing,
+            checked,
+            (lambda: self._leased(key)) if identity.per_run else None,
+        )
+
+    @contextlib.contextmanager
+    def _leased(self, key: ConnectionKey) -> Iterator[None]:
+        pool = self._pool()
+        pool.acquire(key)
+        try:
+            yield
+        finally:
+            pool.release(key)
+            self._schedule_sweep()
 
     async def aclose(self) -> None:
         """Close every connection: this loop's and other loops' (running ones on their own loop)."""

@@ -146,8 +146,14 @@ class Listing:
         self.generation = conn.sessions if conn is not None else 0
         """The connection's session (process or HTTP session) the tools were listed in."""
 
+        self.dropped = False
+        """Dropped from the cache (the server said its tools changed, a newer listing replaced it, its identity was
+        retired): a call resolved from it is no longer sent on its word."""
+
     @property
     def fresh(self) -> bool:
+        if self.dropped:
+            return False
         conn = self._conn
         if conn is not None and conn.sessions != self.generation:  # a new process or session since
             return False
@@ -265,11 +271,13 @@ class ListingCache:
         """Drop every identity's listing of ``server`` (it said its tools changed)."""
         self.version += 1
         for key in [k for k in self._listings if k[0] == server]:
-            del self._listings[key]
+            self._listings.pop(key).dropped = True
 
     def forget(self, key: ConnectionKey) -> None:
         self.version += 1
-        self._listings.pop(key, None)
+        listing = self._listings.pop(key, None)
+        if listing is not None:
+            listing.dropped = True
         self._failures.pop(key, None)
 
     def _failure_key(self, server: str) -> ConnectionKey:
@@ -324,6 +332,8 @@ class ListingCache:
         listing = await fetch_listing(self._connections.connection(server), self._catalog(server))
         if cache_mode != "bypass":
             self.version += 1
+            if cached is not None and cached is not listing:
+                cached.dropped = True
             self._listings[key] = listing
         return listing
 

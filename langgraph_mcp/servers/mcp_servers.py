@@ -28,6 +28,7 @@ from langchain_core.tools import BaseTool
 
 from langgraph_mcp.calls.interceptors import ToolCallInterceptor, as_call_result, call_intercepted
 from langgraph_mcp.calls.paused import PausedRounds
+from langgraph_mcp.calls.target import CallTarget
 from langgraph_mcp.calls.tools import LangChainTools
 from langgraph_mcp.catalog import McpTool, ToolResolution
 from langgraph_mcp.config import McpServersConfig, OutputRouting, ServerSpec
@@ -347,6 +348,16 @@ class McpServers:
         self.ensure_open()
         return self._names.cached_resolution(published_name)
 
+    def call_target(self, tool: McpTool, *, checked: bool = False) -> CallTarget:
+        """Where a call to ``tool`` goes in the current run, resolved once (see :mod:`langgraph_mcp.calls.target`).
+
+        ``checked`` (the tool node's calls): the call is not sent once the tool is no longer what the run's listing
+        it was judged on holds."""
+        listing = self._listings.cached(tool.server) if checked else None
+        return self._connections.call_target(
+            tool, self.routing_for(tool.server), listing=listing, checked=checked
+        )
+
     def listed_now(self, tool: McpTool) -> bool:
         """Whether ``tool`` is what its server lists right now: the current run's listing of it is fresh (made
         on the live process or session, within its ``ttlMs`` or ``listing_max_age``) and holds this very tool
@@ -409,7 +420,12 @@ class McpServers:
         self.ensure_open()
         tool = (await self._names.resolve(published_name)).tool()  # get_tool, one await less per call
         outcome = await call_intercepted(
-            self, tool, dict(arguments or {}), tool_call_id="", asker=None, progress=progress
+            self.interceptors,
+            self.call_target(tool),
+            dict(arguments or {}),
+            tool_call_id="",
+            asker=None,
+            progress=progress,
         )
         return as_call_result(outcome)
 

@@ -1,0 +1,91 @@
+"""The call target: where one tool call goes, resolved once for the current run before the call is driven.
+
+The servers layer resolves it (:meth:`langgraph_mcp.servers.access.ServerAccess.call_target`): this event loop's
+connection for the run's credentials, the paused rounds kept on it, the headers, the output routing and the listing
+the tool was judged on. The driver (:mod:`.driver`) and the interceptors (:mod:`.interceptors`) take only this
+object; nothing in them reaches back up to the servers layer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from langgraph_mcp.calls.paused import PausedRounds
+from langgraph_mcp.catalog import McpTool
+from langgraph_mcp.config import OutputRouting
+from langgraph_mcp.connection.connection import ServerConnection
+from langgraph_mcp.connection.logs import LOG_SINK
+from langgraph_mcp.credentials import Identity
+
+__all__ = ["CallTarget", "ToolListing"]
+
+
+class ToolListing(Protocol):
+    """The listing a tool was resolved from (a :class:`~langgraph_mcp.servers.listings.Listing`)."""
+
+    @property
+    def by_name(self) -> Mapping[str, McpTool]: ...
+
+    @property
+    def fresh(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class CallTarget:
+    """One tool call's destination for the current run: build it with ``ServerAccess.call_target``."""
+
+    tool: McpTool
+    conn: ServerConnection
+    """This event loop's connection to the tool's server for the credentials the call is sent with."""
+    paused: PausedRounds
+    """The paused rounds kept on :attr:`conn` (see :mod:`.paused`)."""
+    identity: Identity
+    """The credentials the call is sent with (their digest goes with a task handle)."""
+    routing: OutputRouting
+    """Where the parts of the server's result go (see :mod:`.results`)."""
+    retarget: Callable[[dict[str, str]], CallTarget]
+    """The same call sent with other headers (an interceptor's override): another identity, another connection."""
+    listing: ToolListing | None = None
+    """The run's listing the tool was resolved from and judged on (``None``: there was none)."""
+    checked: bool = False
+    """Whether :meth:`listed_now` holds the call back when the tool is no longer what the server lists (the tool
+    node's calls, which were proven on that listing)."""
+    lease: Callable[[], contextlib.AbstractContextManager[None]] | None = None
+    """Keeps a per-run identity's connection from being closed as idle while the call runs (``None``: fixed
+    credentials, nothing to hold)."""
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The HTTP headers the call is sent with (empty for stdio and in-process servers)."""
+        return dict(self.identity.headers or {})
+
+    def listed_now(self) -> bool:
+        """Whether the tool is still what its server lists: the listing it was judged on is fresh (same process or
+        session, within its ``ttlMs`` or ``listing_max_age``, not dropped or replaced since) and holds this very
+        tool. Always true for a call that is not :attr:`checked`. No I/O."""
+        if not self.checked:
+            return True
+        listing = self.listing
+        return (
+            listing is not None
+            and listing.fresh
+            and listing.by_name.get(self.tool.published_name) is self.tool
+        )
+
+    def for_headers(self, headers: dict[str, str]) -> CallTarget:
+        """This call sent with ``headers`` (itself when they are the ones it has)."""
+        return self if headers == self.headers else self.retarget(headers)
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """While the call runs: the server's log messages go to this context's
+        :data:`~langgraph_mcp.connection.logs.LOG_SINK`, and a per-run connection is not closed as idle."""
+        sink = LOG_SINK.get()
+        with (
+            self.conn.logs.listening(sink),
+            self.lease() if self.lease is not None else contextlib.nullcontext(),
+        ):
+            yield
