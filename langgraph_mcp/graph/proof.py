@@ -16,7 +16,7 @@ checkpoint, so a resume on another worker finds it. With ``on_unproven="error"``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
@@ -52,11 +52,36 @@ __all__ = [
     "Proof",
     "ask_node_approval",
     "not_run",
+    "policy_verdict",
     "prove",
 ]
 
 OnUnproven: TypeAlias = Literal["ask", "error"]
 """What the tool node does with a call it cannot prove: ask a human (its own interrupt), or answer with an error."""
+
+_MEMO_SIZE = 4_096
+_memo: dict[Hashable, Verdict] = {}
+"""Verdicts by :meth:`ApprovalPolicy.verdict_key`: every call is proven, but an equal key gives an equal verdict."""
+
+
+def policy_verdict(
+    policy: ApprovalPolicy, call: ToolCall, tool: McpTool | None, principal: str | None
+) -> Verdict:
+    """``policy.verdict(call, tool)``, remembered under its :meth:`~ApprovalPolicy.verdict_key` (everything the
+    verdict reads); a call without a key (a predicate may decide it) is evaluated every time."""
+    try:
+        key = policy.verdict_key(call, tool, principal=principal)
+        hit = _memo.get(key) if key is not None else None
+    except TypeError:  # something in it is unhashable: evaluate
+        key = hit = None
+    if hit is not None:
+        return hit
+    verdict = policy.verdict(call, tool, principal=principal)
+    if key is not None:
+        if len(_memo) >= _MEMO_SIZE:
+            _memo.clear()
+        _memo[key] = verdict
+    return verdict
 
 
 @dataclass(frozen=True)
@@ -86,7 +111,11 @@ def prove(
         config: Any = get_config()
     except RuntimeError:  # called outside a graph
         config = None
-    verdict = owner_verdict(policy, call, owner, principal=policy.principal_for(config))
+    principal = policy.principal_for(config)
+    if owner.collision is None and owner.problem is None:  # what owner_verdict comes to: the policy alone
+        verdict = policy_verdict(policy, call, owner.tool, principal)
+    else:
+        verdict = owner_verdict(policy, call, owner, principal=principal)
     tool = owner.tool
     if verdict.allowed or verdict.denied or tool is None:
         return Proof(verdict, verdict.allowed)

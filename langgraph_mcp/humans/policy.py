@@ -58,8 +58,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
-from typing import Any, Literal, overload
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any, Literal, cast, overload
 
 from langchain_core.messages import ToolCall
 from langchain_core.runnables import RunnableConfig
@@ -86,6 +86,7 @@ from langgraph_mcp.humans.precedence import (
     ToolOverride,
     decide,
     unresolved_verdict,
+    verdict_key,
 )
 from langgraph_mcp.humans.verdicts import (
     Explanation,
@@ -308,6 +309,13 @@ class ApprovalPolicy(BaseModel):
         """The verdict for one tool call; ``tool`` is ``None`` when the call does not go to an MCP tool."""
         return self._decide(call, tool, principal, None)
 
+    def verdict_key(
+        self, call: ToolCall, tool: McpTool | None, *, principal: str | None = None
+    ) -> Hashable | None:
+        """What :meth:`verdict` reads for this call, as a hashable key (``None``: not cacheable), see
+        :func:`~langgraph_mcp.humans.precedence.verdict_key`."""
+        return verdict_key(self, *self._parts(), call, tool, principal)
+
     def explain(self, call: ToolCall, tool: McpTool | None, *, principal: str | None = None) -> Explanation:
         """:meth:`verdict`, with every rule that matched, in precedence order (predicates are all called)."""
         matches: list[RuleMatch] = []
@@ -328,12 +336,18 @@ class ApprovalPolicy(BaseModel):
     # ------------------------------------------------------------------------------------------ evaluation
 
     def _rules(self) -> CompiledRules:
-        compiled = self._compiled
+        return self._parts()[0]
+
+    def _parts(self) -> tuple[CompiledRules, list[tuple[str, Predicate]]]:
+        """The compiled rules and the predicates, read in one go: ``self._compiled`` goes through pydantic's
+        ``__getattr__`` (microseconds each, on every verdict)."""
+        private = cast(dict[str, Any], self.__pydantic_private__)
+        compiled: CompiledRules | None = private.get("_compiled")
         if compiled is None or compiled.source is not self.rules:
-            compiled = self._compiled = CompiledRules(self.rules)
-        return compiled
+            compiled = private["_compiled"] = CompiledRules(self.rules)
+        return compiled, private["_predicates"]
 
     def _decide(
         self, call: ToolCall, tool: McpTool | None, principal: str | None, trace: list[RuleMatch] | None
     ) -> Verdict:
-        return decide(self, self._rules(), self._predicates, call, tool, principal, trace)
+        return decide(self, *self._parts(), call, tool, principal, trace)

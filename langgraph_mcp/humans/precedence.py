@@ -11,14 +11,14 @@ locked floor (tier 1), its ``allow``/``ask`` is tier 4, and its ``allowed_decisi
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from fnmatch import fnmatchcase
 from typing import Annotated, Any, Literal, Protocol, TypeAlias
 
 from langchain_core.messages import ToolCall
 from pydantic import BaseModel, ConfigDict, Discriminator, Tag, field_validator
 
-from langgraph_mcp.catalog import McpTool
+from langgraph_mcp.catalog import McpTool, canonical_json
 from langgraph_mcp.errors import PolicyError
 from langgraph_mcp.humans.policy_rules import CompiledRule, Rule, VerdictKind, check_decisions, compile_rules
 from langgraph_mcp.humans.verdicts import Predicate, RuleMatch, Verdict, stricter
@@ -31,6 +31,7 @@ __all__ = [
     "ToolOverride",
     "decide",
     "unresolved_verdict",
+    "verdict_key",
 ]
 
 _GLOB_CHARS = frozenset("*?[")
@@ -167,13 +168,19 @@ def override_for(
     tools: Mapping[str, VerdictKind | ToolOverride], name: str
 ) -> tuple[str, ToolOverride] | None:
     """``(pattern, override)`` of the most specific override matching ``name``, or ``None``."""
+    pattern = _override_pattern(tools, name)
+    return (pattern, _as_override(tools[pattern])) if pattern is not None else None
+
+
+def _override_pattern(tools: Mapping[str, VerdictKind | ToolOverride], name: str) -> str | None:
+    """The key of the most specific override matching ``name``, or ``None``."""
     if name in tools:
-        return name, _as_override(tools[name])
+        return name
     best: str | None = None
     for pattern in tools:  # insertion order: the first of equally long globs wins
         if _is_glob(pattern) and fnmatchcase(name, pattern) and (best is None or len(pattern) > len(best)):
             best = pattern
-    return (best, _as_override(tools[best])) if best is not None else None
+    return best
 
 
 def _override_deny(matched: tuple[str, ToolOverride] | None) -> Verdict | None:
@@ -219,6 +226,52 @@ def decide(
         ordinary = ordinary or found
     assert ordinary is not None  # the built-in tier always has an opinion
     return stricter(floor, ordinary) if floor is not None else ordinary
+
+
+def verdict_key(
+    policy: PolicySettings,
+    rules: CompiledRules,
+    predicates: Sequence[tuple[str, Predicate]],
+    call: ToolCall,
+    tool: McpTool | None,
+    principal: str | None,
+) -> Hashable | None:
+    """Everything :func:`decide` reads for ``call``, as a hashable key: two calls with equal keys get the same
+    verdict. ``None`` when that can't be told: a predicate matches the name (code may read anything).
+
+    In it: the name; the tool's server, names, definition hash and trust (what its hints and reasons come from);
+    the principal; the arguments' canonical JSON when a candidate rule has argument conditions; the compiled
+    rules (a new ``rules`` tuple compiles anew); the matching ``[tools]`` entry's contents; and the plain
+    settings. Whatever :func:`decide` comes to read must be added here (or make it return ``None``)."""
+    name = call["name"]
+    if any(_matches(pattern, name) for pattern, _ in predicates):
+        return None
+    candidates = rules.candidates(name, tool)
+    args = canonical_json(call.get("args") or {}) if any(c.rule.args for c in candidates) else None
+    pattern = _override_pattern(policy.tools, name)
+    value = policy.tools[pattern] if pattern is not None else None
+    override = (
+        (pattern, value)
+        if not isinstance(value, ToolOverride)
+        else (
+            pattern,
+            value.verdict,
+            None if value.allowed_decisions is None else tuple(value.allowed_decisions),
+            value.reason,
+        )
+    )
+    target = (
+        None
+        if tool is None
+        else (tool.server, tool.name, tool.published_name, tool.definition_hash, tool.trusted)
+    )
+    settings = (
+        policy.ask_writes,
+        policy.ask_open_world,
+        policy.non_mcp,
+        tuple(policy.default_decisions),
+    )
+    return (name, target, principal, args, rules, override, settings)
 
 
 def _ask_decisions(
