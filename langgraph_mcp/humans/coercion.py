@@ -30,6 +30,7 @@ __all__ = ["coerce_edit", "coerce_to_schema"]
 _INTEGER = re.compile(r"[+-]?\d+")
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 _MAX_DEPTH = 32
+_UNREAD = object()  # _scalar found no reading
 
 
 def _types(schema: Mapping[str, Any]) -> set[str] | None:
@@ -54,14 +55,29 @@ def _types(schema: Mapping[str, Any]) -> set[str] | None:
 def _from_string(text: str, schema: Mapping[str, Any]) -> Any:
     types = _types(schema)
     if types is None:
-        enum = schema.get("enum")
-        if isinstance(enum, list) and enum and not any(isinstance(m, str) for m in enum):
-            matches = [m for m in enum if json.dumps(m) == text.strip()]
-            return matches[0] if len(matches) == 1 else text
-        return text
+        return _from_enum(text, schema)
     if "string" in types:
         return text
     stripped = text.strip()
+    scalar = _scalar(stripped, types)
+    if scalar is not _UNREAD:
+        return scalar
+    if types & {"array", "object"}:
+        return _container(text, stripped, types, schema)
+    return text
+
+
+def _from_enum(text: str, schema: Mapping[str, Any]) -> Any:
+    """A schema with no type: the one non-string ``enum`` member spelled ``text``, else ``text``."""
+    enum = schema.get("enum")
+    if isinstance(enum, list) and enum and not any(isinstance(m, str) for m in enum):
+        matches = [m for m in enum if json.dumps(m) == text.strip()]
+        return matches[0] if len(matches) == 1 else text
+    return text
+
+
+def _scalar(stripped: str, types: set[str]) -> Any:
+    """``stripped`` read as an integer, a (finite) number or a boolean the types allow, else ``_UNREAD``."""
     if "integer" in types and _INTEGER.fullmatch(stripped):
         return int(stripped)
     if "number" in types and _NUMBER.fullmatch(stripped):
@@ -70,15 +86,17 @@ def _from_string(text: str, schema: Mapping[str, Any]) -> Any:
             return int(number) if _INTEGER.fullmatch(stripped) else number
     if "boolean" in types and stripped.lower() in ("true", "false"):
         return stripped.lower() == "true"
-    if types & {"array", "object"}:
-        try:
-            parsed = json.loads(stripped)
-        except (ValueError, RecursionError):  # nested deeper than the parser goes: left for the validator
-            return text
-        if ("array" in types and isinstance(parsed, list)) or (
-            "object" in types and isinstance(parsed, dict)
-        ):
-            return _walk(parsed, schema, 0)
+    return _UNREAD
+
+
+def _container(text: str, stripped: str, types: set[str], schema: Mapping[str, Any]) -> Any:
+    """``stripped`` parsed as the JSON array or object the types allow (its strings coerced too), else ``text``."""
+    try:
+        parsed = json.loads(stripped)
+    except (ValueError, RecursionError):  # nested deeper than the parser goes: left for the validator
+        return text
+    if ("array" in types and isinstance(parsed, list)) or ("object" in types and isinstance(parsed, dict)):
+        return _walk(parsed, schema, 0)
     return text
 
 

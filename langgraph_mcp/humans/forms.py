@@ -159,40 +159,50 @@ def describe_field(prop: object) -> str:
         return "any value"
     kind = prop.get("type")
     if kind == "array":
-        item_options = field_options(prop.get("items"))
-        text = f"a list of options from {_format_options(item_options)}" if item_options else "a list"
-        lo, hi = prop.get("minItems"), prop.get("maxItems")
-        if lo is not None and hi is not None:
-            return f"{text}, choosing {lo} to {hi}"
-        if lo is not None or hi is not None:
-            return (
-                f"{text}, choosing at {'least' if lo is not None else 'most'} {lo if lo is not None else hi}"
-            )
-        return text
+        return _describe_list(prop)
     options = field_options(prop)
     if options is not None:
         return f"one of {_format_options(options)}"
     if kind == "string":
-        fmt = prop.get("format")
-        length = _range(prop, "minLength", "maxLength", " characters")
-        if isinstance(fmt, str) and fmt in FORMAT_HINTS:
-            return f"format {fmt}, {FORMAT_HINTS[fmt]}" + (f"; a string{length}" if length else "")
-        if isinstance(fmt, str) and fmt != "password":
-            return f"a string in format {fmt}" + (f"{length}" if length else "")
-        return f"a string{length}"
+        return _describe_string(prop)
     if kind in ("integer", "number"):
-        text = "an integer" if kind == "integer" else "a number"
-        bounds = _range(prop, "minimum", "maximum")
-        if prop.get("exclusiveMinimum") is not None:
-            bounds += f" greater than {prop['exclusiveMinimum']}"
-        if prop.get("exclusiveMaximum") is not None:
-            bounds += f" less than {prop['exclusiveMaximum']}"
-        return text + bounds
+        return _describe_number(kind, prop)
     if kind == "boolean":
         return "true or false"
     if isinstance(kind, list):
         return "a value of type " + " or ".join(str(k) for k in kind)
     return "a value matching the field's schema"
+
+
+def _describe_list(prop: Mapping[str, Any]) -> str:
+    item_options = field_options(prop.get("items"))
+    text = f"a list of options from {_format_options(item_options)}" if item_options else "a list"
+    lo, hi = prop.get("minItems"), prop.get("maxItems")
+    if lo is not None and hi is not None:
+        return f"{text}, choosing {lo} to {hi}"
+    if lo is not None or hi is not None:
+        return f"{text}, choosing at {'least' if lo is not None else 'most'} {lo if lo is not None else hi}"
+    return text
+
+
+def _describe_string(prop: Mapping[str, Any]) -> str:
+    fmt = prop.get("format")
+    length = _range(prop, "minLength", "maxLength", " characters")
+    if isinstance(fmt, str) and fmt in FORMAT_HINTS:
+        return f"format {fmt}, {FORMAT_HINTS[fmt]}" + (f"; a string{length}" if length else "")
+    if isinstance(fmt, str) and fmt != "password":
+        return f"a string in format {fmt}" + (f"{length}" if length else "")
+    return f"a string{length}"
+
+
+def _describe_number(kind: str, prop: Mapping[str, Any]) -> str:
+    text = "an integer" if kind == "integer" else "a number"
+    bounds = _range(prop, "minimum", "maximum")
+    if prop.get("exclusiveMinimum") is not None:
+        bounds += f" greater than {prop['exclusiveMinimum']}"
+    if prop.get("exclusiveMaximum") is not None:
+        bounds += f" less than {prop['exclusiveMaximum']}"
+    return text + bounds
 
 
 # --------------------------------------------------------------------------------------------- answer schema

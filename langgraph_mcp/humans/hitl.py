@@ -119,32 +119,42 @@ def expected_in_words(prop: object) -> str:
         return "one of " + ", ".join(str(title or value) for value, title in options)
     kind = prop.get("type")
     if kind == "string":
-        fmt = prop.get("format")
-        if fmt == "date":
-            return "a date as YYYY-MM-DD"
-        if fmt == "date-time":
-            return "a date and time, e.g. 2026-01-31T09:30:00Z"
-        if fmt == "email":
-            return "an e-mail address"
-        if fmt == "uri":
-            return "a web address, e.g. https://example.com/page"
-        lo, hi = prop.get("minLength"), prop.get("maxLength")
-        if lo is not None and hi is not None:
-            return f"text of {lo} to {hi} characters"
-        if lo is not None or hi is not None:
-            return f"text of at {'least' if lo is not None else 'most'} {lo if lo is not None else hi} characters"
-        return "text"
+        return _text_in_words(prop)
     if kind in ("integer", "number"):
-        text = "a whole number" if kind == "integer" else "a number"
-        bounds = _between(prop, "minimum", "maximum")
-        if prop.get("exclusiveMinimum") is not None:
-            bounds += f" greater than {prop['exclusiveMinimum']}"
-        if prop.get("exclusiveMaximum") is not None:
-            bounds += f" less than {prop['exclusiveMaximum']}"
-        return text + bounds
+        return _number_in_words(kind, prop)
     if kind == "boolean":
         return "true or false"
     return describe_field(prop)
+
+
+_FORMAT_WORDS = {
+    "date": "a date as YYYY-MM-DD",
+    "date-time": "a date and time, e.g. 2026-01-31T09:30:00Z",
+    "email": "an e-mail address",
+    "uri": "a web address, e.g. https://example.com/page",
+}
+
+
+def _text_in_words(prop: Mapping[str, Any]) -> str:
+    fmt = prop.get("format")
+    if isinstance(fmt, str) and fmt in _FORMAT_WORDS:
+        return _FORMAT_WORDS[fmt]
+    lo, hi = prop.get("minLength"), prop.get("maxLength")
+    if lo is not None and hi is not None:
+        return f"text of {lo} to {hi} characters"
+    if lo is not None or hi is not None:
+        return f"text of at {'least' if lo is not None else 'most'} {lo if lo is not None else hi} characters"
+    return "text"
+
+
+def _number_in_words(kind: str, prop: Mapping[str, Any]) -> str:
+    text = "a whole number" if kind == "integer" else "a number"
+    bounds = _between(prop, "minimum", "maximum")
+    if prop.get("exclusiveMinimum") is not None:
+        bounds += f" greater than {prop['exclusiveMinimum']}"
+    if prop.get("exclusiveMaximum") is not None:
+        bounds += f" less than {prop['exclusiveMaximum']}"
+    return text + bounds
 
 
 def _form_args(form: FormRequest) -> dict[str, Any]:
