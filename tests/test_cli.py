@@ -246,6 +246,35 @@ def test_call_no_input_then_pending_then_resume_with_answers_by_tool_call_id(
     assert "has nothing pending (finished)" in done.stdout
 
 
+def test_an_approval_given_in_one_process_holds_for_the_tool_node_in_the_next(
+    db: Path, tmp_path: Path
+) -> None:
+    """Each CLI command is its own process: the gate's signed decision (resume 1) must prove itself to the tool
+    node that runs the call after the elicitation is answered (resume 2). The key lives in the thread database."""
+    policy = write_json(tmp_path / "policy.json", {"tools": {"demo_book_trip": "ask"}})
+    env = {"LANGGRAPH_MCP_APPROVAL_KEY": ""}  # no shared key in the environment: the database's key is used
+    first = run_cli(
+        "call", "demo_book_trip", "--args", '{"destination": "Rome"}', "--policy", str(policy), "--no-input",
+        db=db, env=env,
+    )  # fmt: skip
+    assert first.returncode == 3, first.stderr
+    found = re.search(r"Thread (call-[0-9a-f]+) is waiting: approval for (call_[0-9a-f]+)", first.stdout)
+    assert found, first.stdout
+    thread, call_id = found.groups()
+
+    approve = write_json(tmp_path / "approve.json", {call_id: {"type": "approve"}})
+    second = run_cli("resume", "--thread", thread, "--answers", str(approve), "--no-input", db=db, env=env)
+    assert second.returncode == 3, second.stderr
+    assert f"is waiting: elicitation for {call_id}" in second.stdout, second.stdout
+
+    date = write_json(
+        tmp_path / "date.json", {call_id: {ASK_DATE: {"action": "accept", "content": {"date": "2030-05-01"}}}}
+    )
+    third = run_cli("resume", "--thread", thread, "--answers", str(date), "--no-input", db=db, env=env)
+    assert third.returncode == 0, third.stdout + third.stderr
+    assert "Booked Rome on 2030-05-01" in third.stdout
+
+
 # ------------------------------------------------------------------------------------------------ errors
 
 

@@ -113,7 +113,7 @@ def cmd_call(args: argparse.Namespace, console: Console, err: Console) -> int:
             "or pick a new id"
         )
     with Session() as session:
-        servers = session.open_servers(args.config)
+        servers = session.open_servers(args.config, db=db)
         tool = resolve_tool(session, servers, args.tool)
         if tool is not None:
             check_arguments(tool, call_args)
@@ -158,7 +158,7 @@ def _graph_for(
     """The graph that made the thread, rebuilt from its record (``--config`` overrides the stored path)."""
     config = args.config or record.config
     policy = load_policy(record.policy)
-    servers = session.open_servers(config)
+    servers = session.open_servers(config, db=db)
     checkpointer = session.checkpointer(db)
     if record.kind == "demo":
         return build_graph(

@@ -56,7 +56,7 @@ def cmd_demo(args: argparse.Namespace, console: Console, err: Console) -> int:
     keep_db = False
     try:
         with Session() as session:
-            servers = session.open_servers(None)
+            servers = session.open_servers(None, db=db)
 
             async def start() -> tuple[list[McpTool], dict[str, Any]]:
                 return await servers.list_tools(), servers.server_status("demo").as_dict()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,13 +31,14 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
 from langgraph.store.sqlite.aio import AsyncSqliteStore
 from langgraph.types import StateSnapshot
-from pydantic import ValidationError
+from pydantic import SecretStr, ValidationError
 
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.cli.models import with_sampling_models
 from langgraph_mcp.cli.pending import PendingMcpInterrupt, Reply, command_for
 from langgraph_mcp.cli.render import RunView, server_target
 from langgraph_mcp.cli.responders import Responder, first_reply
+from langgraph_mcp.cli.store import approval_secret
 from langgraph_mcp.config import McpServersConfig
 from langgraph_mcp.errors import (
     AuthorizationRequiredError,
@@ -49,6 +51,7 @@ from langgraph_mcp.examples.demo_graph import DEMO_SERVER_CONFIG
 from langgraph_mcp.graph.gate import create_approval_gate
 from langgraph_mcp.graph.messages import last_ai_message
 from langgraph_mcp.graph.node import McpToolNode, ToolCallRouter
+from langgraph_mcp.humans.binding import APPROVAL_KEY_ENV
 from langgraph_mcp.humans.policy import ApprovalPolicy
 from langgraph_mcp.humans.resume import pending_interrupts
 from langgraph_mcp.humans.schemas import argument_problems
@@ -103,10 +106,20 @@ class Session:
         self.close()
 
     def open_servers(
-        self, config: str | Path | None, *, on_connection_error: ConnectionErrorPolicy = "raise"
+        self,
+        config: str | Path | None,
+        *,
+        db: Path | None = None,
+        on_connection_error: ConnectionErrorPolicy = "raise",
     ) -> McpServers:
-        """``McpServers`` for a config file (``None``: the bundled demo server). Raises ConfigError."""
+        """``McpServers`` for a config file (``None``: the bundled demo server). Raises ConfigError.
+
+        With ``db`` (a command that runs a thread), decisions are signed with the key kept in that database
+        unless the config or ``LANGGRAPH_MCP_APPROVAL_KEY`` names one: the thread's next command is another
+        process, and its tool node must recognise what this one's gate signed."""
         loaded = McpServersConfig.load(config if config is not None else DEMO_SERVER_CONFIG)
+        if db is not None and loaded.approval_key is None and not os.environ.get(APPROVAL_KEY_ENV):
+            loaded = loaded.model_copy(update={"approval_key": SecretStr(approval_secret(db))})
         self.servers = McpServers(with_sampling_models(loaded), on_connection_error=on_connection_error)
         return self.servers
 

@@ -8,6 +8,10 @@ inlined, so headers and tokens in them do not end up at rest in the database.
 
 The default database is ``<user data dir>/langgraph-mcp/threads.sqlite`` (``platformdirs``);
 ``LANGGRAPH_MCP_DB`` or ``--db`` override it.
+
+The database also keeps the CLI's approval key (a random secret made on first use): a decision the gate signed in
+one command proves itself to the tool node of the next (``resume`` runs in a new process, and a per-process key
+would make the node ask again). ``LANGGRAPH_MCP_APPROVAL_KEY`` or the config's ``approval_key`` take precedence.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import platformdirs
 __all__ = [
     "DB_ENV",
     "ThreadRecord",
+    "approval_secret",
     "default_db_path",
     "list_threads",
     "load_thread",
@@ -37,6 +42,7 @@ __all__ = [
 
 DB_ENV = "LANGGRAPH_MCP_DB"
 _TABLE = "langgraph_mcp_cli_threads"
+_KEY_TABLE = "langgraph_mcp_cli_approval_key"
 
 ThreadKind = Literal["call", "demo"]
 
@@ -119,3 +125,17 @@ def list_threads(db: Path) -> list[ThreadRecord]:
             f"SELECT thread_id, kind, config, policy, options, created FROM {_TABLE} ORDER BY created DESC"
         ).fetchall()
     return [ThreadRecord(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5]) for r in rows]
+
+
+def approval_secret(db: Path) -> str:
+    """The approval key's secret kept in ``db``, made (randomly, once) if it has none yet.
+
+    ``INSERT OR IGNORE`` on a one-row table: two commands starting at once agree on the first secret written."""
+    db.parent.mkdir(parents=True, exist_ok=True)
+    with closing(sqlite3.connect(db, timeout=30)) as conn, conn:
+        conn.execute(
+            f"CREATE TABLE IF NOT EXISTS {_KEY_TABLE} (id INTEGER PRIMARY KEY CHECK (id = 1), secret TEXT)"
+        )
+        conn.execute(f"INSERT OR IGNORE INTO {_KEY_TABLE} VALUES (1, ?)", (secrets.token_hex(32),))
+        row = conn.execute(f"SELECT secret FROM {_KEY_TABLE} WHERE id = 1").fetchone()
+    return str(row[0])
