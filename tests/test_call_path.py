@@ -12,10 +12,13 @@ import sys
 from types import FrameType
 from typing import Any
 
+import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.graph import END, START, MessagesState, StateGraph
 
 from langgraph_mcp import ApprovalPolicy, McpServers, McpToolNode
+
+pytestmark = pytest.mark.anyio
 
 MAX_MODULES = 31
 """What one modern call enters today (issue 18's target is 14): a ratchet, lowered as layers go."""

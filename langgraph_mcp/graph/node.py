@@ -11,16 +11,14 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any, Literal, cast
 
 from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_config
-from langgraph.constants import END
 from langgraph.errors import GraphBubbleUp, GraphInterrupt, is_invalid_resume
 from langgraph.func import task
-from langgraph.types import Send
 
 from langgraph_mcp._compat import RunnableCallable
 from langgraph_mcp.calls.asker import InterruptAsker
@@ -45,22 +43,23 @@ from langgraph_mcp.graph.messages import (
     RefusedCalls,
     audit_context,
     batch_of,
-    call_with_context,
     gate_records,
     messages_of,
     pending_call,
     pending_calls,
     split_calls,
-    turn_done,
-    turn_of,
     with_batch,
 )
 from langgraph_mcp.graph.owners import owner_of
 from langgraph_mcp.graph.proof import OnUnproven, Proof, ask_node_approval, prove
+from langgraph_mcp.graph.routing import ToolCallRouter, ToolCallsDone, route_tool_calls
 from langgraph_mcp.humans.hitl import agent_chat_ui_mode
 from langgraph_mcp.humans.policy import ApprovalPolicy
 from langgraph_mcp.humans.sign_in import MAX_SIGN_INS_PER_CALL, authorization_payload, sign_in_result
+from langgraph_mcp.payloads import DecisionRecord
 from langgraph_mcp.servers.mcp_servers import McpServers
+
+__all__ = ["ErrorHandler", "McpToolNode", "ToolCallRouter", "ToolCallsDone", "route_tool_calls"]
 
 _MAX_RELISTS = 3
 """How often a call is proven again when its server restarts between the proof and the send."""
@@ -213,103 +212,9 @@ class McpToolNode(RunnableCallable):
     # ------------------------------------------------------------------------------------------- one call
 
     async def _run_one(self, call: ToolCall, work: _Work, config: RunnableConfig) -> ToolMessage:
-        """One call; a server that needs the run's principal to sign in first pauses it (``mcp_authorization``),
-        and the call is made again once the sign-in is done.
-
-        ``config`` is the node's: every call, also one run as a ``@task``, is a tool run under the node's run
-        (so the calls of one node run are siblings), see :mod:`langgraph_mcp.calls.runs`."""
-        call_id = call.get("id") or ""
-        asker = InterruptAsker(call_id, compat=self.compat)
-        approval = _NodeApproval()
-        sign_ins = relists = 0
-        while True:
-            try:
-                return await self._attempt(call, work, asker, approval, config)
-            except AuthorizationRequiredError as needed:
-                sign_ins += 1
-                if sign_ins > MAX_SIGN_INS_PER_CALL:
-                    return _not_run(call, f"it still needed a sign-in after {MAX_SIGN_INS_PER_CALL} sign-ins")
-                refused = await self._sign_in(needed, call, asker)
-                if refused is not None:
-                    return refused
-            except ToolChangedError as changed:  # nothing was sent: the server restarted under the proof
-                relists += 1
-                if (
-                    approval.arguments is not None or asker.consumed > asker.offset
-                ):  # a human answered about it
-                    return _not_run(call, f"{changed.detail}; call it again to have it reviewed")
-                if relists >= _MAX_RELISTS:  # it kept restarting between the check and the send
-                    return _not_run(call, f"{changed.detail}; call it again")
-
-    async def _sign_in(
-        self, needed: AuthorizationRequiredError, call: ToolCall, asker: InterruptAsker
-    ) -> ToolMessage | None:
-        """Ask the principal to sign in; ``None`` once the code is handed over, else the call's error message."""
-        call_id = call.get("id") or ""
-        payload = authorization_payload(
-            server=needed.server,
-            authorization_url=needed.authorization_url,
-            principal=needed.principal,
-            scopes=needed.scopes,
-            tool_call_id=call_id,
-            compat=self.compat,
-        )
-        try:
-            result = sign_in_result(asker.sign_in(payload))
-        except NoCheckpointerError as exc:
-            return ToolMessage(
-                content=f"Error: {exc}", name=call["name"], tool_call_id=call_id, status="error"
-            )
-        if result is None:
-            return _not_run(call, f"signing in to MCP server {needed.server!r} was declined")
-        if result.error is not None:
-            return _not_run(
-                call,
-                f"the authorization server of MCP server {needed.server!r} refused the sign-in ({result.error})",
-            )
-        self.servers.hand_over_sign_in(needed.server, result)
-        return None
-
-    async def _attempt(
-        self,
-        call: ToolCall,
-        work: _Work,
-        asker: InterruptAsker,
-        approval: _NodeApproval,
-        config: RunnableConfig,
-    ) -> ToolMessage:
-        """One try at the call; a call the gate let through gets its ``mcp_decision`` record once answered."""
-        found: list[McpTool] = []
-        with call_span(call["name"]) as span:
-            message = await self._try_call(call, work, asker, found, approval, config)
-            self._record(call, work, found, message, span)
-        return message
-
-    def _record(
-        self, call: ToolCall, work: _Work, found: list[McpTool], message: ToolMessage, span: Any
-    ) -> None:
-        """The call's ``mcp_decision`` (a call the gate let through), also as its span's attributes."""
-        call_id = call.get("id") or ""
-        record = work.records.get(call_id) if work.records is not None else None
-        if record is not None:
-            tool = found[0] if found else None
-            verdict, decided_by = _verdict_of(record)
-            judged = work.audit.get(call_id) or {}
-            decision = decision_record(
-                tool_call_id=call_id,
-                server=tool.server if tool is not None else record["server"],
-                tool=tool.name if tool is not None else record["tool"] or call["name"],
-                definition_hash=tool.definition_hash if tool is not None else None,
-                verdict=verdict,
-                decided_by=decided_by,
-                rule=str(judged.get("rule") or ""),
-                args=call.get("args"),
-                principal=judged.get("principal"),
-                decision=record["verdict"] if record["verdict"] != "allow" else None,
-                outcome="failed" if message.status == "error" else "ran",
-            )
-            emit_decision(decision)
-            span.set_attributes(span_attributes(decision))
+        """One call (see :class:`_NodeCall`). ``config`` is the node's: every call, also one run as a ``@task``, is
+        a tool run under the node's run (so the calls of one node run are siblings), see :mod:`.calls.runs`."""
+        return await _NodeCall(self, call, work, config).run()
 
     def _prove(self, call: ToolCall, resolution: ToolResolution, record: GateRecord | None) -> Proof:
         return prove(self.servers, self.policy, call, owner_of(resolution), record, _thread_id())
@@ -317,142 +222,6 @@ class McpToolNode(RunnableCallable):
     def _call_target(self, tool: McpTool) -> CallTarget:
         """Where the call goes; it is held back if the tool stops being what it was proven on."""
         return self.servers.call_target(tool, checked=True)
-
-    async def _try_call(
-        self,
-        call: ToolCall,
-        work: _Work,
-        asker: InterruptAsker,
-        found: list[McpTool],
-        approval: _NodeApproval,
-        config: RunnableConfig,
-    ) -> ToolMessage:
-        """Prove the call on the tool as listed now (:mod:`langgraph_mcp.graph.proof`), then send it; raises
-        ``ToolChangedError`` when the server restarted between the proof and the send (nothing was sent)."""
-        call_id = call.get("id") or ""
-        name = call["name"]
-        record = work.records.get(call_id) if work.records is not None else None
-        try:
-            resolution = await self.servers.resolve_tool(name)
-            tool = resolution.tool()
-        except ToolNotFoundError as exc:
-            return ToolMessage(content=f"Error: {exc}", name=name, tool_call_id=call_id, status="error")
-        except (GraphBubbleUp, AuthorizationRequiredError, ServersClosedError):
-            raise
-        except Exception as exc:
-            return self._error_message(exc, name, call_id)
-        found.append(tool)
-        # Right before tools/call: the policy on the definition listed now, or a decision bound to this call.
-        proof = self._prove(call, resolution, record)
-        if proof.verdict.denied:
-            return _not_run(call, f"the approval policy denies it ({proof.verdict.reason})")
-        arguments = dict(call.get("args") or {})
-        if not proof.proven:
-            if approval.arguments is None:  # this run has not asked yet: ask (the task's first interrupt)
-                if asker.consumed:
-                    return _not_run(call, "it needs a human's approval, which it did not need when it paused")
-                decision = await ask_node_approval(
-                    call, tool, proof, compat=self.compat, on_unproven=self.on_unproven
-                )
-                if decision.message is not None:
-                    return decision.message
-                assert decision.arguments is not None
-                approval.taken(decision.arguments, tool)
-                asker.after_approval()
-            elif approval.definition_hash != tool.definition_hash:
-                return _not_run(call, "the tool's definition changed after it was approved; call it again")
-            assert approval.arguments is not None
-            arguments = dict(approval.arguments)
-        run = None
-        if listening(config):  # nobody listening: no run, and nothing computed for one
-            run = await start_tool_run(
-                config,
-                name=name,
-                description=tool.description or tool.display_name,
-                inputs=arguments,
-                tool_call_id=call_id,
-                metadata=self._run_metadata(tool, call_id, record, work),
-            )
-        try:
-            message = await self._send(call, tool, arguments, asker, run)
-        except BaseException as exc:  # a pause, or an error the model is not told about: the run ends with it
-            if run is not None:
-                await run.failed(exc, tool_call_id=call_id)
-            raise
-        if run is not None:
-            await run.ended(message)
-        return message
-
-    async def _send(
-        self,
-        call: ToolCall,
-        tool: McpTool,
-        arguments: dict[str, Any],
-        asker: InterruptAsker,
-        run: ToolRun | None,
-    ) -> ToolMessage:
-        call_id = call.get("id") or ""
-        name = call["name"]
-        stream = CallStream(
-            call_id, tool.server, tool.name, output_delta=run.output_delta if run is not None else None
-        )
-        interceptors = self.servers.interceptors
-        try:
-            target = self._call_target(tool)
-            with stream.open():
-                if interceptors:
-                    result: ToolCallOutcome = await call_intercepted(
-                        interceptors,
-                        target,
-                        arguments,
-                        tool_call_id=call_id,
-                        asker=asker,
-                        progress=stream.progress,
-                    )
-                else:
-                    result = await run_call(
-                        target, arguments, tool_call_id=call_id, asker=asker, progress=stream.progress
-                    )
-        except (GraphBubbleUp, AuthorizationRequiredError, ServersClosedError, ToolChangedError):
-            raise
-        except NoCheckpointerError as exc:
-            message = ToolMessage(content=f"Error: {exc}", name=name, tool_call_id=call_id, status="error")
-            return await _failed(run, exc, message)
-        except Exception as exc:
-            if is_invalid_resume(exc):
-                raise
-            return await _failed(run, exc, self._error_message(exc, name, call_id))
-        if isinstance(result, ToolMessage):  # an interceptor answered
-            return result.model_copy(update={"tool_call_id": call_id, "name": result.name or name})
-        return to_tool_message(
-            result,
-            tool_call_id=call_id,
-            name=name,
-            routing=target.routing,
-            as_text=self.compat,  # Agent Chat UI renders only string content
-        )
-
-    def _run_metadata(
-        self, tool: McpTool, call_id: str, record: GateRecord | None, work: _Work
-    ) -> dict[str, Any]:
-        """What a call's tool run carries: the call, the server and tool, and the gate's verdict if one judged it."""
-        metadata: dict[str, Any] = {
-            "tool_call_id": call_id,
-            "server": tool.server,
-            "mcp_tool": tool.name,
-            "trusted": tool.trusted,
-            "mcp_definition_hash": tool.definition_hash,
-            **self.servers.run_metadata(tool.server),
-        }
-        if record is not None:
-            verdict, decided_by = _verdict_of(record)
-            metadata.update(
-                mcp_verdict=verdict,
-                mcp_decided_by=decided_by,
-                mcp_decision=record["verdict"] if record["verdict"] != "allow" else None,
-                mcp_rule=str((work.audit.get(call_id) or {}).get("rule") or ""),
-            )
-        return metadata
 
     def _error_message(self, exc: Exception, name: str, call_id: str) -> ToolMessage:
         handler = self.handle_tool_errors
@@ -471,15 +240,214 @@ class McpToolNode(RunnableCallable):
         return ToolMessage(content=text, name=name, tool_call_id=call_id, status="error")
 
 
-class _NodeApproval:
-    """What the node's own approval question got in this run (it asks at most once per run, before the call)."""
+class _NodeCall:
+    """One tool call of one node run: proven on the tool as listed now, sent, recorded.
 
-    def __init__(self) -> None:
-        self.arguments: dict[str, Any] | None = None
-        self.definition_hash = ""
+    A server that needs the run's principal to sign in first pauses it (``mcp_authorization``) and the call is made
+    again once the sign-in is done; a server that restarted between the proof and the send makes it proven again.
+    The node's own approval question is asked at most once per run, before the call."""
 
-    def taken(self, arguments: dict[str, Any], tool: McpTool) -> None:
-        self.arguments, self.definition_hash = arguments, tool.definition_hash
+    def __init__(self, node: McpToolNode, call: ToolCall, work: _Work, config: RunnableConfig) -> None:
+        self.node, self.call, self.work, self.config = node, call, work, config
+        self.id = call.get("id") or ""
+        self.name = call["name"]
+        self.asker = InterruptAsker(self.id, compat=node.compat)
+        self.record = work.records.get(self.id) if work.records is not None else None
+        """The gate's record of the call (``None``: no gate let it through)."""
+        self.approved: dict[str, Any] | None = None
+        """The arguments the node's own approval question got in this run (``None``: not asked)."""
+        self.approved_hash = ""
+
+    async def run(self) -> ToolMessage:
+        sign_ins = relists = 0
+        while True:
+            try:
+                return await self._attempt()
+            except AuthorizationRequiredError as needed:
+                sign_ins += 1
+                if sign_ins > MAX_SIGN_INS_PER_CALL:
+                    return self._not_run(f"it still needed a sign-in after {MAX_SIGN_INS_PER_CALL} sign-ins")
+                refused = await self._sign_in(needed)
+                if refused is not None:
+                    return refused
+            except ToolChangedError as changed:  # nothing was sent: the server restarted under the proof
+                relists += 1
+                if self.approved is not None or self.asker.consumed > self.asker.offset:  # a human answered
+                    return self._not_run(f"{changed.detail}; call it again to have it reviewed")
+                if relists >= _MAX_RELISTS:  # it kept restarting between the check and the send
+                    return self._not_run(f"{changed.detail}; call it again")
+
+    def _not_run(self, why: str) -> ToolMessage:
+        return _not_run(self.call, why)
+
+    def _error(self, exc: Exception) -> ToolMessage:
+        return ToolMessage(content=f"Error: {exc}", name=self.name, tool_call_id=self.id, status="error")
+
+    async def _sign_in(self, needed: AuthorizationRequiredError) -> ToolMessage | None:
+        """Ask the principal to sign in; ``None`` once the code is handed over, else the call's error message."""
+        payload = authorization_payload(
+            server=needed.server,
+            authorization_url=needed.authorization_url,
+            principal=needed.principal,
+            scopes=needed.scopes,
+            tool_call_id=self.id,
+            compat=self.node.compat,
+        )
+        try:
+            result = sign_in_result(self.asker.sign_in(payload))
+        except NoCheckpointerError as exc:
+            return self._error(exc)
+        if result is None:
+            return self._not_run(f"signing in to MCP server {needed.server!r} was declined")
+        if result.error is not None:
+            return self._not_run(
+                f"the authorization server of MCP server {needed.server!r} refused the sign-in ({result.error})"
+            )
+        self.node.servers.hand_over_sign_in(needed.server, result)
+        return None
+
+    async def _attempt(self) -> ToolMessage:
+        """One try at the call; a call the gate let through gets its ``mcp_decision`` record once answered."""
+        found: list[McpTool] = []
+        with call_span(self.name) as span:
+            message = await self._try_call(found)
+            if self.record is not None:  # also as its span's attributes
+                decision = self._decision(found[0] if found else None, message)
+                emit_decision(decision)
+                span.set_attributes(span_attributes(decision))
+        return message
+
+    def _decision(self, tool: McpTool | None, message: ToolMessage) -> DecisionRecord:
+        record = self.record
+        assert record is not None
+        verdict, decided_by = _verdict_of(record)
+        judged = self.work.audit.get(self.id) or {}
+        return decision_record(
+            tool_call_id=self.id,
+            server=tool.server if tool is not None else record["server"],
+            tool=tool.name if tool is not None else record["tool"] or self.name,
+            definition_hash=tool.definition_hash if tool is not None else None,
+            verdict=verdict,
+            decided_by=decided_by,
+            rule=str(judged.get("rule") or ""),
+            args=self.call.get("args"),
+            principal=judged.get("principal"),
+            decision=record["verdict"] if record["verdict"] != "allow" else None,
+            outcome="failed" if message.status == "error" else "ran",
+        )
+
+    async def _try_call(self, found: list[McpTool]) -> ToolMessage:
+        """Prove the call on the tool as listed now (:mod:`langgraph_mcp.graph.proof`), then send it; raises
+        ``ToolChangedError`` when the server restarted between the proof and the send (nothing was sent)."""
+        node = self.node
+        try:
+            resolution = await node.servers.resolve_tool(self.name)
+            tool = resolution.tool()
+        except ToolNotFoundError as exc:
+            return self._error(exc)
+        except (GraphBubbleUp, AuthorizationRequiredError, ServersClosedError):
+            raise
+        except Exception as exc:
+            return node._error_message(exc, self.name, self.id)
+        found.append(tool)
+        # Right before tools/call: the policy on the definition listed now, or a decision bound to this call.
+        proof = node._prove(self.call, resolution, self.record)
+        if proof.verdict.denied:
+            return self._not_run(f"the approval policy denies it ({proof.verdict.reason})")
+        arguments = dict(self.call.get("args") or {})
+        if not proof.proven:
+            if self.approved is None:  # this run has not asked yet: ask (the task's first interrupt)
+                if self.asker.consumed:
+                    return self._not_run("it needs a human's approval, which it did not need when it paused")
+                decision = await ask_node_approval(
+                    self.call, tool, proof, compat=node.compat, on_unproven=node.on_unproven
+                )
+                if decision.message is not None:
+                    return decision.message
+                assert decision.arguments is not None
+                self.approved, self.approved_hash = decision.arguments, tool.definition_hash
+                self.asker.after_approval()
+            elif self.approved_hash != tool.definition_hash:
+                return self._not_run("the tool's definition changed after it was approved; call it again")
+            arguments = dict(self.approved)
+        run = None
+        if listening(self.config):  # nobody listening: no run, and nothing computed for one
+            run = await start_tool_run(
+                self.config,
+                name=self.name,
+                description=tool.description or tool.display_name,
+                inputs=arguments,
+                tool_call_id=self.id,
+                metadata=self._run_metadata(tool),
+            )
+        try:
+            message = await self._send(tool, arguments, run)
+        except BaseException as exc:  # a pause, or an error the model is not told about: the run ends with it
+            if run is not None:
+                await run.failed(exc, tool_call_id=self.id)
+            raise
+        if run is not None:
+            await run.ended(message)
+        return message
+
+    async def _send(self, tool: McpTool, arguments: dict[str, Any], run: ToolRun | None) -> ToolMessage:
+        node = self.node
+        stream = CallStream(self.id, tool.server, tool.name, output_delta=run.output_delta if run else None)
+        interceptors = node.servers.interceptors
+        try:
+            target = node._call_target(tool)
+            with stream.open():
+                if interceptors:
+                    result: ToolCallOutcome = await call_intercepted(
+                        interceptors,
+                        target,
+                        arguments,
+                        tool_call_id=self.id,
+                        asker=self.asker,
+                        progress=stream.progress,
+                    )
+                else:
+                    result = await run_call(
+                        target, arguments, tool_call_id=self.id, asker=self.asker, progress=stream.progress
+                    )
+        except (GraphBubbleUp, AuthorizationRequiredError, ServersClosedError, ToolChangedError):
+            raise
+        except NoCheckpointerError as exc:
+            return await _failed(run, exc, self._error(exc))
+        except Exception as exc:
+            if is_invalid_resume(exc):
+                raise
+            return await _failed(run, exc, node._error_message(exc, self.name, self.id))
+        if isinstance(result, ToolMessage):  # an interceptor answered
+            return result.model_copy(update={"tool_call_id": self.id, "name": result.name or self.name})
+        return to_tool_message(
+            result,
+            tool_call_id=self.id,
+            name=self.name,
+            routing=target.routing,
+            as_text=node.compat,  # Agent Chat UI renders only string content
+        )
+
+    def _run_metadata(self, tool: McpTool) -> dict[str, Any]:
+        """What a call's tool run carries: the call, the server and tool, and the gate's verdict if one judged it."""
+        metadata: dict[str, Any] = {
+            "tool_call_id": self.id,
+            "server": tool.server,
+            "mcp_tool": tool.name,
+            "trusted": tool.trusted,
+            "mcp_definition_hash": tool.definition_hash,
+            **self.node.servers.run_metadata(tool.server),
+        }
+        record = self.record
+        if record is not None:
+            verdict, decided_by = _verdict_of(record)
+            metadata.update(
+                mcp_verdict=verdict,
+                mcp_decided_by=decided_by,
+                mcp_decision=record["verdict"] if record["verdict"] != "allow" else None,
+                mcp_rule=str((self.work.audit.get(self.id) or {}).get("rule") or ""),
+            )
+        return metadata
 
 
 def _thread_id() -> str:
@@ -538,51 +506,3 @@ def _not_run(call: ToolCall, why: str) -> ToolMessage:
         tool_call_id=call.get("id") or "",
         status="error",
     )
-
-
-class ToolCallRouter:
-    """Conditional-edge function: one ``Send`` per pending tool call to the tool node, else ``otherwise``.
-
-    Each ``Send`` carries the call with its turn (LangGraph's ``ToolCallWithContext``), so the tool node checks
-    it against the approval gate's records. Calls sharing an id (or without one) are sent once per id, and the
-    node answers them with an error instead of running them.
-
-    ``route_tool_calls`` is the default instance (tool node ``"tools"``, otherwise ``END``); build your own with
-    ``ToolCallRouter(node="mcp_tools", otherwise="agent")``.
-    """
-
-    def __init__(self, node: str = "tools", otherwise: str = END, *, messages_key: str = "messages") -> None:
-        self.node = node
-        self.otherwise = otherwise
-        self.messages_key = messages_key
-
-    def __call__(self, state: Any) -> Sequence[Send] | str:
-        messages = messages_of(state, self.messages_key)
-        pending = pending_calls(messages)
-        if not pending:
-            return self.otherwise
-        turn = turn_of(messages)
-        calls = [*pending.runnable, *(group.calls[0] for group in pending.refused)]
-        return [Send(self.node, call_with_context(call, turn, self.messages_key, calls)) for call in calls]
-
-
-class ToolCallsDone:
-    """Conditional edge after the tool node: go on to ``next`` once every call of the last AI message has its
-    ToolMessage, so ``next`` (the model) runs exactly once per turn; until then go nowhere (the remaining calls
-    are on their way: in sibling tasks of this step, or after the approval gate).
-
-    The edge runs in each tool task and sees only that task's writes, not its siblings'; it goes on when the
-    calls still unanswered in its view are all siblings of this step (see :func:`langgraph_mcp.messages.turn_done`).
-    Every such sibling then chooses ``next`` too, and LangGraph runs ``next`` once, in the step after all of
-    them (paused ones included) have finished."""
-
-    def __init__(self, next: str = "agent", *, messages_key: str = "messages") -> None:
-        self.next = next
-        self.messages_key = messages_key
-
-    def __call__(self, state: Any) -> list[str]:
-        return [self.next] if turn_done(messages_of(state, self.messages_key)) else []
-
-
-route_tool_calls = ToolCallRouter()
-"""Route each pending tool call to the ``"tools"`` node in its own task; ``END`` when there is none."""
