@@ -84,3 +84,13 @@ def test_one_calls_view_agrees_with_the_whole_turns(
         if not answered:
             assert kind == ("refused" if one.refused else "runnable" if one.runnable else "none")
             assert [g.tool_call_id for g in one.refused] == refused_ids
+
+
+def test_the_payloads_of_one_step_are_those_of_one_call_each() -> None:
+    calls = [call("demo_add", f"c{i}", a=i, b=1) for i in (3, 1, 2)] + [call("demo_add", None, a=0, b=0)]
+    turn: list[Any] = [AIMessage("", tool_calls=calls, id="ai")]
+    together = messages.calls_with_context(calls, turn, "messages")
+    assert together == [messages.call_with_context(c, turn, "messages", calls) for c in calls]
+    assert [messages.batch_of(p) for p in together] == [["", "c1", "c2", "c3"]] * 4
+    together[0][messages.BATCH_KEY].append("mutated")  # each payload owns its lists
+    assert messages.batch_of(together[1]) == ["", "c1", "c2", "c3"]

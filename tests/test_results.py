@@ -8,6 +8,7 @@ from typing import Any
 import mcp.types as types
 import pytest
 from langchain_core.messages import ToolMessage
+from langchain_core.messages.content import create_text_block
 from mcp import Client
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -155,6 +156,13 @@ def test_blocks_keep_order_and_carry_no_random_ids() -> None:
     assert all("id" not in block for block in first.content)
     assert first == second  # deterministic: same result, same message
     assert first.text == "a\nb"
+
+
+def test_text_blocks_are_langchains_own_shape_without_the_id() -> None:
+    res = types.TextResourceContents(uri="memo://3", text="t", mime_type="text/plain")
+    converted = convert_result(result(types.TextContent(text="a"), types.EmbeddedResource(resource=res)))
+    expected = [create_text_block("a"), create_text_block("t", uri="memo://3", mime_type="text/plain")]
+    assert converted.content == [{k: v for k, v in b.items() if k != "id"} for b in expected]
 
 
 def test_blank_text_is_never_content() -> None:

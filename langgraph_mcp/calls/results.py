@@ -44,7 +44,6 @@ from langchain_core.messages.content import (
     create_file_block,
     create_image_block,
     create_non_standard_block,
-    create_text_block,
 )
 
 from langgraph_mcp.config import OutputRouting
@@ -218,7 +217,13 @@ def _convert_block(block: types.ContentBlock) -> tuple[_RoutingKind | None, dict
 
 
 def _text_block(text: str, **extras: Any) -> dict[str, Any]:
-    return _strip_id(create_text_block(text, **extras))
+    """``create_text_block(text, **extras)`` without its random ``id``, built directly: on every call's result,
+    the factory's uuid4 (then stripped) cost more than the rest of the conversion."""
+    block: dict[str, Any] = {"type": "text", "text": text}
+    kept = {key: value for key, value in extras.items() if value is not None}
+    if kept:
+        block["extras"] = kept
+    return block
 
 
 def _blob_block(res: types.BlobResourceContents) -> dict[str, Any]:

@@ -96,7 +96,7 @@ from langgraph_mcp.graph.gate_review import GateReview
 from langgraph_mcp.graph.gate_state import gate_schemas
 from langgraph_mcp.graph.messages import (
     GateRecord,
-    call_with_context,
+    calls_with_context,
     messages_of,
     pending_calls,
     turn_of,
@@ -242,7 +242,7 @@ def route_through_gate(
         turn = turn_of(messages)
         if compat and direct:  # one task: the tool node runs the calls one after another
             return [Send(tools, {messages_key: turn})]
-        sends = [Send(tools, call_with_context(call, turn, messages_key, direct)) for call in direct]
+        sends = [Send(tools, payload) for payload in calls_with_context(direct, turn, messages_key)]
         if needs_gate:
             sends.append(Send(gate, {messages_key: messages}))
         return sends or otherwise

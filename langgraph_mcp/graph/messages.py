@@ -43,6 +43,7 @@ __all__ = [
     "audit_context",
     "batch_of",
     "call_with_context",
+    "calls_with_context",
     "gate_records",
     "last_ai_message",
     "messages_of",
@@ -241,12 +242,31 @@ def call_with_context(
     }
 
 
+def calls_with_context(
+    calls: Sequence[ToolCall], turn: Sequence[AnyMessage], messages_key: str
+) -> list[dict[str, Any]]:
+    """One :func:`call_with_context` payload per call of ``calls``, all sent in one step (each one's batch is
+    ``calls``): the batch is worked out once, not once per call."""
+    batch = sorted({_call_id(c) for c in calls})
+    return [
+        {
+            "__type": "tool_call_with_context",
+            "tool_call": call,
+            "state": {messages_key: list(turn)},
+            BATCH_KEY: list(batch),
+        }
+        for call in calls
+    ]
+
+
 def batch_of(payload: Mapping[str, Any]) -> list[str]:
     """The batch a ``Send`` payload from :func:`call_with_context` carries (just its own call if none)."""
     batch = payload.get(BATCH_KEY)
     own = _call_id(cast(ToolCall, payload.get("tool_call") or {}))
-    if isinstance(batch, list) and all(isinstance(i, str) for i in batch):
-        return sorted({*batch, own})
+    if isinstance(batch, list) and all(type(i) is str for i in batch):
+        ids = set(batch)
+        ids.add(own)
+        return sorted(ids)
     return [own]
 
 

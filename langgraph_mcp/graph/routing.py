@@ -9,7 +9,7 @@ from typing import Any
 from langgraph.constants import END
 from langgraph.types import Send
 
-from langgraph_mcp.graph.messages import call_with_context, messages_of, pending_calls, turn_done, turn_of
+from langgraph_mcp.graph.messages import calls_with_context, messages_of, pending_calls, turn_done, turn_of
 
 __all__ = ["ToolCallRouter", "ToolCallsDone", "route_tool_calls"]
 
@@ -37,7 +37,7 @@ class ToolCallRouter:
             return self.otherwise
         turn = turn_of(messages)
         calls = [*pending.runnable, *(group.calls[0] for group in pending.refused)]
-        return [Send(self.node, call_with_context(call, turn, self.messages_key, calls)) for call in calls]
+        return [Send(self.node, payload) for payload in calls_with_context(calls, turn, self.messages_key)]
 
 
 class ToolCallsDone:
