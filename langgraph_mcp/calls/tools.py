@@ -41,7 +41,8 @@ T = TypeVar("T")
 
 
 class ToolHost(Protocol):
-    """What a LangChain tool needs from ``McpServers``: where a call goes, the interceptors, the sync bridge."""
+    """What a LangChain tool needs of ``McpServers`` (its :class:`~langgraph_mcp.servers.access.ServerAccess`):
+    where a call goes, the interceptors, the sync bridge."""
 
     interceptors: Sequence[ToolCallInterceptor]
 

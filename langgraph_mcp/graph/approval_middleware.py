@@ -63,7 +63,7 @@ from langgraph_mcp.humans.decisions import (
 )
 from langgraph_mcp.humans.policy import ApprovalPolicy
 from langgraph_mcp.payloads import Decision
-from langgraph_mcp.servers.mcp_servers import McpServers
+from langgraph_mcp.servers.mcp_servers import McpServers, server_access
 
 __all__ = ["McpApprovalMiddleware"]
 
@@ -87,6 +87,7 @@ class McpApprovalMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     ) -> None:
         super().__init__()
         self.servers = servers
+        self._access = server_access(servers)
         self.policy = ApprovalPolicy.load(policy) if policy is not None else ApprovalPolicy()
 
     def wrap_tool_call(
@@ -94,11 +95,11 @@ class McpApprovalMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     ) -> ToolOutcome:
         """Judge the call (a human may be asked), then run it, or answer it without running it."""
         name = request.tool_call["name"]
-        cached = cached_owners(self.servers, [name])  # no thread hop when the listings are fresh
+        cached = cached_owners(self._access, [name])  # no thread hop when the listings are fresh
         owner = (
             cached[name]
             if cached is not None
-            else self.servers.run_sync(lambda: establish_owner(self.servers, name))
+            else self.servers.run_sync(lambda: establish_owner(self._access, name))
         )
         judged = self._judge(request, owner)
         if isinstance(judged, ToolMessage):
@@ -111,7 +112,7 @@ class McpApprovalMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Awaitable[ToolOutcome]]
     ) -> ToolOutcome:
         """Judge the call (a human may be asked), then run it, or answer it without running it."""
-        judged = self._judge(request, await establish_owner(self.servers, request.tool_call["name"]))
+        judged = self._judge(request, await establish_owner(self._access, request.tool_call["name"]))
         if isinstance(judged, ToolMessage):
             return judged
         to_run, edited, how = judged

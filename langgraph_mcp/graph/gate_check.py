@@ -26,7 +26,7 @@ from langgraph_mcp.humans.approval_request import approval_payload
 from langgraph_mcp.humans.policy import ApprovalPolicy
 from langgraph_mcp.humans.sign_in import MAX_SIGN_INS_PER_CALL, authorization_payload, sign_in_result
 from langgraph_mcp.payloads import ApprovalInterrupt, BindingVerdict, DecisionBinding
-from langgraph_mcp.servers.mcp_servers import McpServers
+from langgraph_mcp.servers.mcp_servers import McpServers, server_access
 
 __all__ = ["GateCheck"]
 
@@ -38,6 +38,7 @@ class GateCheck:
         self, servers: McpServers, policy: ApprovalPolicy, *, compat: bool, messages_key: str
     ) -> None:
         self.servers = servers
+        self._access = server_access(servers)
         self.policy = policy
         self.compat = compat
         self.messages_key = messages_key
@@ -45,16 +46,16 @@ class GateCheck:
     # -- tool lookups -------------------------------------------------------------------------------
 
     async def aowners(self, calls: Sequence[ToolCall]) -> dict[str, Owner]:
-        return await establish_owners(self.servers, [c["name"] for c in calls]) if calls else {}
+        return await establish_owners(self._access, [c["name"] for c in calls]) if calls else {}
 
     def owners(self, calls: Sequence[ToolCall]) -> dict[str, Owner]:
         if not calls:
             return {}
         names = [c["name"] for c in calls]
-        cached = cached_owners(self.servers, names)  # no thread hop when the catalog already knows
+        cached = cached_owners(self._access, names)  # no thread hop when the catalog already knows
         if cached is not None:
             return cached
-        return self.servers.run_sync(lambda: establish_owners(self.servers, names))
+        return self.servers.run_sync(lambda: establish_owners(self._access, names))
 
     # -- check ----------------------------------------------------------------------------------------
 
@@ -74,12 +75,12 @@ class GateCheck:
         config: RunnableConfig,
     ) -> DecisionBinding:
         """Bind ``verdict`` to this call, signed with the servers' approval key (checked by the tool node)."""
-        return self.servers.approval_key.sign(
+        return self._access.approval_key.sign(
             verdict,
             thread_id=str(config.get("configurable", {}).get("thread_id", "")),
             tool_call_id=call_id,
             server=server,
-            identity=self.servers.server_identity(server),
+            identity=self._access.server_identity(server),
             tool=tool,
             definition_hash=definition_hash,
             arguments=arguments,
@@ -191,6 +192,6 @@ class GateCheck:
                 why = "was declined" if result is None else f"was refused ({result.error})"
                 declined[call_id] = f"signing in to MCP server {needed.server!r} {why}"
                 continue
-            self.servers.hand_over_sign_in(needed.server, result)
+            self._access.hand_over_sign_in(needed.server, result)
             return True
         return False

@@ -57,7 +57,7 @@ from langgraph_mcp.humans.hitl import agent_chat_ui_mode
 from langgraph_mcp.humans.policy import ApprovalPolicy
 from langgraph_mcp.humans.sign_in import MAX_SIGN_INS_PER_CALL, authorization_payload, sign_in_result
 from langgraph_mcp.payloads import DecisionRecord
-from langgraph_mcp.servers.mcp_servers import McpServers
+from langgraph_mcp.servers.mcp_servers import McpServers, server_access
 
 __all__ = ["ErrorHandler", "McpToolNode", "ToolCallRouter", "ToolCallsDone", "route_tool_calls"]
 
@@ -144,6 +144,7 @@ class McpToolNode(RunnableCallable):
     ) -> None:
         super().__init__(self._func, self._afunc, name=name, tags=tags, trace=False)
         self.servers = servers
+        self._access = server_access(servers)
         self.messages_key = messages_key
         self.handle_tool_errors = handle_tool_errors
         self.compat = agent_chat_ui_mode(agent_chat_ui, compat, "McpToolNode")
@@ -160,7 +161,7 @@ class McpToolNode(RunnableCallable):
         if len(work.runnable) > 1:  # a synchronous run can't call async @tasks: each call is a sync @task
             return self._run_many_sync(work, config)
         context = contextvars.copy_context()
-        return self.servers.run_sync(lambda: self._afunc(input, config), context=context)
+        return self._access.run_sync(lambda: self._afunc(input, config), context=context)
 
     def _run_many_sync(self, work: _Work, config: RunnableConfig) -> Any:
         refusals = [group.message() for group in work.refused]
@@ -217,11 +218,11 @@ class McpToolNode(RunnableCallable):
         return await _NodeCall(self, call, work, config).run()
 
     def _prove(self, call: ToolCall, resolution: ToolResolution, record: GateRecord | None) -> Proof:
-        return prove(self.servers, self.policy, call, owner_of(resolution), record, _thread_id())
+        return prove(self._access, self.policy, call, owner_of(resolution), record, _thread_id())
 
     def _call_target(self, tool: McpTool) -> CallTarget:
         """Where the call goes; it is held back if the tool stops being what it was proven on."""
-        return self.servers.call_target(tool, checked=True)
+        return self._access.call_target(tool, checked=True)
 
     def _error_message(self, exc: Exception, name: str, call_id: str) -> ToolMessage:
         handler = self.handle_tool_errors
@@ -303,7 +304,7 @@ class _NodeCall:
             return self._not_run(
                 f"the authorization server of MCP server {needed.server!r} refused the sign-in ({result.error})"
             )
-        self.node.servers.hand_over_sign_in(needed.server, result)
+        self.node._access.hand_over_sign_in(needed.server, result)
         return None
 
     async def _attempt(self) -> ToolMessage:
@@ -341,7 +342,7 @@ class _NodeCall:
         ``ToolChangedError`` when the server restarted between the proof and the send (nothing was sent)."""
         node = self.node
         try:
-            resolution = await node.servers.resolve_tool(self.name)
+            resolution = await node._access.resolve_tool(self.name)
             tool = resolution.tool()
         except ToolNotFoundError as exc:
             return self._error(exc)
@@ -393,7 +394,7 @@ class _NodeCall:
     async def _send(self, tool: McpTool, arguments: dict[str, Any], run: ToolRun | None) -> ToolMessage:
         node = self.node
         stream = CallStream(self.id, tool.server, tool.name, output_delta=run.output_delta if run else None)
-        interceptors = node.servers.interceptors
+        interceptors = node._access.interceptors
         try:
             target = node._call_target(tool)
             with stream.open():
@@ -436,7 +437,7 @@ class _NodeCall:
             "mcp_tool": tool.name,
             "trusted": tool.trusted,
             "mcp_definition_hash": tool.definition_hash,
-            **self.node.servers.run_metadata(tool.server),
+            **self.node._access.run_metadata(tool.server),
         }
         record = self.record
         if record is not None:
@@ -470,7 +471,7 @@ def _call_task_sync(
     node: McpToolNode, call: ToolCall, work: _Work, node_config: RunnableConfig
 ) -> ToolMessage:
     context = contextvars.copy_context()  # this task's LangGraph config, for interrupt() inside the call
-    return node.servers.run_sync(lambda: node._run_one(call, work, node_config), context=context)
+    return node._access.run_sync(lambda: node._run_one(call, work, node_config), context=context)
 
 
 async def _failed(run: ToolRun | None, error: BaseException, message: ToolMessage) -> ToolMessage:

@@ -21,7 +21,7 @@ from langgraph_mcp.errors import AuthorizationRequiredError, ServersClosedError
 from langgraph_mcp.graph.messages import GateRecord, GateVerdict
 from langgraph_mcp.humans.policy import ApprovalPolicy, Verdict
 from langgraph_mcp.payloads import DecisionBinding
-from langgraph_mcp.servers.mcp_servers import McpServers
+from langgraph_mcp.servers.access import ServerAccess
 
 __all__ = [
     "Owner",
@@ -49,7 +49,7 @@ class Owner:
     """A server that may publish it needs the run's principal to sign in first (then it can be looked up)."""
 
 
-async def establish_owner(servers: McpServers, name: str) -> Owner:
+async def establish_owner(servers: ServerAccess, name: str) -> Owner:
     """Look ``name`` up, turning every failure into ``Owner.problem`` (the caller's own cancellation aside)."""
     try:
         resolution = await servers.resolve_tool(name)
@@ -65,7 +65,7 @@ async def establish_owner(servers: McpServers, name: str) -> Owner:
     return owner_of(resolution)
 
 
-def cached_owners(servers: McpServers, names: Sequence[str]) -> dict[str, Owner] | None:
+def cached_owners(servers: ServerAccess, names: Sequence[str]) -> dict[str, Owner] | None:
     """:func:`establish_owners` without I/O when every candidate listing is fresh, else ``None``."""
     owners: dict[str, Owner] = {}
     for name in dict.fromkeys(names):
@@ -95,7 +95,7 @@ def owner_of(resolution: ToolResolution) -> Owner:
     return Owner(name, tool, problem=problem, sign_in=resolution.sign_in if tool is None else None)
 
 
-async def establish_owners(servers: McpServers, names: Sequence[str]) -> dict[str, Owner]:
+async def establish_owners(servers: ServerAccess, names: Sequence[str]) -> dict[str, Owner]:
     return {name: await establish_owner(servers, name) for name in dict.fromkeys(names)}
 
 

@@ -44,7 +44,7 @@ from langgraph_mcp.humans.decisions import (
 )
 from langgraph_mcp.humans.policy import ApprovalPolicy, Verdict
 from langgraph_mcp.payloads import ApprovalInterrupt, Decision, DefinitionChange
-from langgraph_mcp.servers.mcp_servers import McpServers
+from langgraph_mcp.servers.access import ServerAccess
 
 __all__ = [
     "NodeDecision",
@@ -99,7 +99,7 @@ class Proof:
 
 
 def prove(
-    servers: McpServers,
+    servers: ServerAccess,
     policy: ApprovalPolicy,
     call: ToolCall,
     owner: Owner,

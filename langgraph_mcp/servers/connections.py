@@ -1,54 +1,36 @@
-"""Which live connection a call uses: per loop, per credential identity, idle sweeping.
-
-Bookkeeping for per-run credential identities: which are in use, which are idle, which to close first.
-
-Only identities whose credentials came from the run (``Identity.per_run``) are tracked: a server with fixed
-credentials keeps its one connection for the life of ``McpServers``. A tracked identity may be closed when nothing
-holds it (no call in flight, no paused call kept for it) and it was last used ``idle_timeout`` seconds ago, or
-earlier, least recently used first, when more than ``max_identities`` are live. The owner (``McpServers``) does the
-closing; this class never does I/O.
-
-Which live connection a call uses: one per server, per event loop, per credential identity, with idle sweeping.
+"""Which live connection a call uses: one per server, per event loop, per credential identity, with idle sweeping.
 
 An ``mcp.Client`` can only be used from the loop it was entered in, so every event loop gets its own connections,
-started lazily on first use. A server whose headers depend on the run (:mod:`langgraph_mcp.credentials`) gets one
-connection and one set of paused rounds per identity, picked from the running graph's config; idle identities are
-closed and the live ones capped (:mod:`langgraph_mcp.servers.connections`). A server with fixed credentials keeps one.
+started lazily on first use. A server whose headers depend on the run (:mod:`langgraph_mcp.servers.identities`)
+gets one connection and one set of paused rounds per identity; a server with fixed credentials keeps one.
+
+Only identities whose credentials came from the run (``Identity.per_run``) are tracked (:class:`IdentityPool`): a
+tracked identity may be closed when nothing holds it (no call in flight, no paused call kept for it) and it was
+last used ``idle_timeout`` seconds ago, or earlier, least recently used first, when more than ``max_identities``
+are live.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
-from typing import Any, TypeAlias
-
-from langgraph.config import get_store
-from langgraph.store.base import BaseStore
-from langgraph.store.memory import InMemoryStore
+from typing import TypeAlias
 
 from langgraph_mcp.calls.paused import PausedRounds
 from langgraph_mcp.calls.target import CallTarget, ToolListing
 from langgraph_mcp.catalog import McpTool
-from langgraph_mcp.config import OAuthOptions, OutputRouting, ServerSpec
+from langgraph_mcp.config import OutputRouting, ServerSpec
 from langgraph_mcp.connection.connection import ServerConnection
 from langgraph_mcp.connection.logs import LOG_SINK, LogSink
-from langgraph_mcp.connection.oauth import SignInProvider, StoredSignIn
 from langgraph_mcp.connection.owner import ListChanged
-from langgraph_mcp.credentials import (
-    CALL_HEADERS,
-    RUN_CONFIG,
-    Identity,
-    current_config,
-    current_principal,
-    resolve_identity,
-)
-from langgraph_mcp.errors import CredentialError, ServersClosedError
+from langgraph_mcp.credentials import CALL_HEADERS, Identity
+from langgraph_mcp.errors import ConfigError, CredentialError, ServersClosedError
+from langgraph_mcp.servers.identities import Identities
 
 
 @dataclass
@@ -137,14 +119,6 @@ ConnectionKey: TypeAlias = tuple[str, Hashable]
 _NOTHING_TO_HOLD = contextlib.nullcontext()
 
 
-def current_store() -> BaseStore | None:
-    """The running graph's store (``compile(store=...)``, Agent Server's), or ``None``."""
-    try:
-        return get_store()
-    except (RuntimeError, KeyError):  # outside a run, or a config without LangGraph's runtime
-        return None
-
-
 class LiveConnections:
     """The connections (and their paused rounds) of one ``McpServers``, keyed by loop and credential identity.
 
@@ -162,12 +136,15 @@ class LiveConnections:
         on_list_changed: ListChanged,
         on_retire: Callable[[ConnectionKey], None],
     ) -> None:
+        if idle_timeout <= 0 or max_identities < 1:
+            raise ConfigError("identity_idle_timeout must be > 0 and max_identities >= 1")
         self.spec = spec
         self._idle_timeout = idle_timeout
         self._max_identities = max_identities
         self._on_list_changed = on_list_changed
         self._on_retire = on_retire
-        self._static_identities: dict[str, Identity] = {}
+        self.identities = Identities(spec)
+        """Which credentials each call is sent with, and the OAuth sign-ins."""
         self._pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, IdentityPool] = (
             weakref.WeakKeyDictionary()
         )
@@ -182,9 +159,6 @@ class LiveConnections:
             asyncio.AbstractEventLoop, dict[ConnectionKey, PausedRounds]
         ] = weakref.WeakKeyDictionary()
         self._closed = False
-        self._sign_ins: dict[tuple[str, str, int], SignInProvider] = {}
-        self._fallback_store: BaseStore = InMemoryStore()
-        """Where OAuth tokens go when the graph has no store: this process's memory (README says what that means)."""
 
     @property
     def closed(self) -> bool:
@@ -198,66 +172,8 @@ class LiveConnections:
     # ------------------------------------------------------------------------------------------- identities
 
     def identity(self, server: str) -> Identity:
-        """The credentials a call to ``server`` is sent with in the current run (see :mod:`.credentials`).
-
-        Raises :class:`~langgraph_mcp.credentials.CredentialError` when the run lacks a ``configurable`` value
-        the server's headers need."""
-        override = CALL_HEADERS.get()
-        if override is None:
-            static = self._static_identities.get(server)
-            if static is not None:
-                return static
-        config = RUN_CONFIG.get()
-        spec = self.spec(server)
-        run_config = config if config is not None else current_config()
-        identity = resolve_identity(server, spec, run_config, override)
-        oauth = getattr(spec, "oauth", None)
-        if oauth is not None:
-            identity = dataclasses.replace(identity, auth=self._sign_in(server, spec, oauth, run_config))
-        if not identity.per_run and override is None:
-            self._static_identities[server] = identity
-        return identity
-
-    def _sign_in(
-        self, server: str, spec: ServerSpec, oauth: OAuthOptions, config: Mapping[str, Any] | None
-    ) -> SignInProvider:
-        """The OAuth client of the run's principal for ``server``, over the run's store (one per pair)."""
-        if oauth.principal_key is not None:
-            value = ((config or {}).get("configurable") or {}).get(oauth.principal_key)
-            principal = str(value) if value is not None and str(value) else None
-        else:
-            principal = current_principal(config)  # the one answer approvals and sign-ins key on
-        if principal is None:
-            where = (
-                f"config['configurable'][{oauth.principal_key!r}]"
-                if oauth.principal_key
-                else "config['configurable']['user_id'] (LangGraph Agent Server sets 'langgraph_auth_user_id')"
-            )
-            raise CredentialError(
-                server,
-                f"signs each user in with OAuth, and this run names nobody: pass {where}, e.g. "
-                'graph.invoke(..., {"configurable": {"user_id": "alice", ...}})',
-            )
-        store = current_store() or self._fallback_store
-        key = (server, principal, id(store))
-        provider = self._sign_ins.get(key)
-        if provider is None:
-            provider = self._sign_ins[key] = SignInProvider(
-                server=server,
-                principal=principal,
-                url=str(getattr(spec, "url", "")),
-                redirect_uri=oauth.redirect_uri,
-                scopes=list(oauth.scopes),
-                client_name=oauth.client_name,
-                client_metadata_url=oauth.client_metadata_url,
-                storage=StoredSignIn(store, server, principal),
-            )
-        return provider
-
-    def sign_in(self, server: str) -> SignInProvider | None:
-        """The current run's OAuth client for ``server`` (``None``: the server has no ``oauth`` config)."""
-        auth = self.identity(server).auth
-        return auth if isinstance(auth, SignInProvider) else None
+        """The credentials a call to ``server`` is sent with in the current run (see :class:`Identities`)."""
+        return self.identities.identity(server)
 
     def key(self, server: str) -> ConnectionKey:
         return server, self.identity(server).key
@@ -283,18 +199,9 @@ class LiveConnections:
     def _holding(
         self, server: str, identity: Identity, conn: ServerConnection, sink: LogSink | None
     ) -> Iterator[None]:
-        with conn.logs.listening(sink):
-            if not identity.per_run:
-                yield
-                return
-            key = (server, identity.key)
-            pool = self._pool()
-            pool.acquire(key)
-            try:
-                yield
-            finally:
-                pool.release(key)
-                self._schedule_sweep()
+        lease = self._leased((server, identity.key)) if identity.per_run else _NOTHING_TO_HOLD
+        with conn.logs.listening(sink), lease:
+            yield
 
     def live_identities(self, server: str | None = None) -> int:
         """How many per-run identities have a live connection in this event loop (optionally for one server)."""
@@ -451,10 +358,8 @@ class LiveConnections:
         if pool is not None:
             pool.forget(key)
         self._paused.get(loop, {}).pop(server_key, None)
-        auth_id = server_key[1][1] if isinstance(server_key[1], tuple) else None
-        for sign_in, provider in list(self._sign_ins.items()):
-            if id(provider) == auth_id:
-                del self._sign_ins[sign_in]  # its tokens stay in the store; only this memory goes
+        if isinstance(server_key[1], tuple):
+            self.identities.forget_sign_in(server_key[1][1])
         self._on_retire(server_key)
         conn = self._loops.get(loop, {}).pop(server_key, None)
         if conn is not None:

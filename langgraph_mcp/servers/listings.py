@@ -22,6 +22,7 @@ from langgraph_mcp.catalog import CatalogReport, McpTool, ServerCatalog, Skipped
 from langgraph_mcp.config import HttpServer, McpServersConfig, ServerSpec
 from langgraph_mcp.connection.connection import ServerConnection
 from langgraph_mcp.errors import (
+    ConfigError,
     CredentialError,
     LangGraphMcpError,
     ServerConnectionError,
@@ -121,7 +122,7 @@ class Listing:
     server's ``listing_max_age``) runs out, and as soon as the connection it was made on starts a new process
     or session (a restarted stdio server, an HTTP server that dropped the session): the tools may be a new
     version's. A server that is down keeps its listing until it comes back (calls fail with why it is down);
-    the tool node checks again right before it sends (:meth:`McpServers.listed_now`). Re-listing costs one
+    the tool node checks again right before it sends (``CallTarget.listed_now``). Re-listing costs one
     ``tools/list`` request (one per page).
     """
 
@@ -255,6 +256,8 @@ class ListingCache:
         connections: LiveConnections,
         on_connection_error: ConnectionErrorPolicy,
     ) -> None:
+        if not (on_connection_error in ("raise", "ignore") or callable(on_connection_error)):
+            raise ConfigError("on_connection_error must be 'raise', 'ignore' or a callable(server, error)")
         self._config = config
         self._connections = connections
         self.on_connection_error = on_connection_error

@@ -13,8 +13,9 @@ makes of it) is read by passing it as the ``uri``. Nothing is read implicitly.
 from __future__ import annotations
 
 import base64
+import contextlib
 import time
-from collections.abc import Awaitable, Callable, Hashable, Mapping
+from collections.abc import Awaitable, Callable, Hashable, Iterator, Mapping
 from typing import Any, Literal, TypeAlias, TypeVar
 
 import mcp.types as types
@@ -25,6 +26,7 @@ from mcp import Client, MCPError
 from langgraph_mcp.calls.results import convert_result
 from langgraph_mcp.connection.connection import ServerConnection
 from langgraph_mcp.errors import LangGraphMcpError, PromptError, ResourceError, ServerError
+from langgraph_mcp.servers.access import ServerAccess
 
 __all__ = [
     "ResourceCache",
@@ -162,49 +164,59 @@ async def _listing(
     return list(await _cached(cache, (identity, conn.name, what), cache_mode, fetch))
 
 
+@contextlib.contextmanager
+def _held(access: ServerAccess, server: str) -> Iterator[tuple[ServerConnection, Hashable]]:
+    """The current run's connection to ``server`` (held while the block runs) and its credential identity."""
+    with access.using(server):
+        yield access.connection(server), access.identity(server).key
+
+
 async def list_resources(
-    conn: ServerConnection, cache: ResourceCache, identity: Hashable = None, cache_mode: str = "use"
+    access: ServerAccess, cache: ResourceCache, server: str, cache_mode: str = "use"
 ) -> list[types.Resource]:
     """Every resource the server lists (all pages)."""
-    return await _listing(
-        conn,
-        cache,
-        identity,
-        "resources/list",
-        cache_mode,
-        lambda client, cursor: client.list_resources(cursor=cursor, cache_mode="bypass"),
-        lambda page: list(page.resources),
-    )
+    with _held(access, server) as (conn, identity):
+        return await _listing(
+            conn,
+            cache,
+            identity,
+            "resources/list",
+            cache_mode,
+            lambda client, cursor: client.list_resources(cursor=cursor, cache_mode="bypass"),
+            lambda page: list(page.resources),
+        )
 
 
 async def list_resource_templates(
-    conn: ServerConnection, cache: ResourceCache, identity: Hashable = None, cache_mode: str = "use"
+    access: ServerAccess, cache: ResourceCache, server: str, cache_mode: str = "use"
 ) -> list[types.ResourceTemplate]:
     """Every resource template the server lists (all pages); read one by filling its ``uri_template``."""
-    return await _listing(
-        conn,
-        cache,
-        identity,
-        "resources/templates/list",
-        cache_mode,
-        lambda client, cursor: client.list_resource_templates(cursor=cursor, cache_mode="bypass"),
-        lambda page: list(page.resource_templates),
-    )
+    with _held(access, server) as (conn, identity):
+        return await _listing(
+            conn,
+            cache,
+            identity,
+            "resources/templates/list",
+            cache_mode,
+            lambda client, cursor: client.list_resource_templates(cursor=cursor, cache_mode="bypass"),
+            lambda page: list(page.resource_templates),
+        )
 
 
 async def list_prompts(
-    conn: ServerConnection, cache: ResourceCache, identity: Hashable = None, cache_mode: str = "use"
+    access: ServerAccess, cache: ResourceCache, server: str, cache_mode: str = "use"
 ) -> list[types.Prompt]:
     """Every prompt the server lists (all pages), with its declared arguments."""
-    return await _listing(
-        conn,
-        cache,
-        identity,
-        "prompts/list",
-        cache_mode,
-        lambda client, cursor: client.list_prompts(cursor=cursor, cache_mode="bypass"),
-        lambda page: list(page.prompts),
-    )
+    with _held(access, server) as (conn, identity):
+        return await _listing(
+            conn,
+            cache,
+            identity,
+            "prompts/list",
+            cache_mode,
+            lambda client, cursor: client.list_prompts(cursor=cursor, cache_mode="bypass"),
+            lambda page: list(page.prompts),
+        )
 
 
 def link_uri(ref: ResourceRef) -> str:
@@ -229,17 +241,20 @@ def link_uri(ref: ResourceRef) -> str:
 
 
 async def read_resource(
-    conn: ServerConnection,
-    cache: ResourceCache,
-    ref: ResourceRef,
-    identity: Hashable = None,
-    cache_mode: str = "use",
+    access: ServerAccess, cache: ResourceCache, server: str, ref: ResourceRef, cache_mode: str = "use"
 ) -> list[Blob]:
     """Read one resource (or follow a ``resource_link``) into ``Blob``s, one per returned content."""
     try:
         uri = link_uri(ref)
     except ResourceError as exc:
-        raise ResourceError(conn.name, exc.uri, exc.detail) from None
+        raise ResourceError(server, exc.uri, exc.detail) from None
+    with _held(access, server) as (conn, identity):
+        return await _read(conn, cache, identity, uri, cache_mode)
+
+
+async def _read(
+    conn: ServerConnection, cache: ResourceCache, identity: Hashable, uri: str, cache_mode: str
+) -> list[Blob]:
 
     async def fetch() -> tuple[list[Blob], int | None]:
         try:
@@ -276,14 +291,15 @@ def to_blobs(result: types.ReadResourceResult, server: str) -> list[Blob]:
 
 
 async def get_prompt(
-    conn: ServerConnection, name: str, arguments: Mapping[str, Any] | None = None
+    access: ServerAccess, server: str, name: str, arguments: Mapping[str, Any] | None = None
 ) -> list[BaseMessage]:
     """Render a prompt with ``arguments`` (values are sent as strings, as MCP prompts require)."""
     args = {key: value if isinstance(value, str) else str(value) for key, value in (arguments or {}).items()}
-    try:
-        result: types.GetPromptResult = await _request(conn, lambda client: client.get_prompt(name, args))
-    except Exception as exc:
-        raise PromptError(conn.name, name, _detail(exc)) from exc
+    with _held(access, server) as (conn, _):
+        try:
+            result: types.GetPromptResult = await _request(conn, lambda client: client.get_prompt(name, args))
+        except Exception as exc:
+            raise PromptError(server, name, _detail(exc)) from exc
     return to_messages(result)
 
 

@@ -131,6 +131,25 @@ def run_in_new_thread(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
     return outcome[0]
 
 
+def close_from_sync(
+    aclose: Callable[[], Coroutine[Any, Any, None]], holds: Callable[[asyncio.AbstractEventLoop], bool]
+) -> None:
+    """Run ``aclose()`` to its end from synchronous code: here, or on a short-lived thread when this thread runs a
+    loop; raises :class:`~langgraph_mcp.errors.EventLoopError` when that loop ``holds`` connections (only it can
+    close them, and this call would be blocking it)."""
+    loop = running_loop()
+    if loop is None:
+        asyncio.run(aclose())
+        return
+    if holds(loop):
+        raise EventLoopError(
+            "close() on McpServers was called from a thread whose running event loop holds some of its "
+            "connections; only that loop can close them and close() would block it: await servers.aclose() "
+            "there instead"
+        )
+    run_in_new_thread(aclose)
+
+
 class SyncBridge:
     """One :class:`~langgraph_mcp.servers.sync.BackgroundLoop`, started by the first synchronous call."""
 
