@@ -46,6 +46,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.common import FullCollections  # noqa: E402
 from langgraph_mcp import McpServers  # noqa: E402
+from langgraph_mcp.servers.mcp_servers import server_access  # noqa: E402
 from tests.support.helpers import free_port, stdio_demo_spec  # noqa: E402
 
 PARALLEL = 32
@@ -232,7 +233,7 @@ def spread(values: list[float], scale: float = 1000.0, digits: int = 1) -> str:
 
 async def measure(transport: str, blocks: int) -> list[str]:
     async with legacy_servers(transport) as (servers, server_pid, url), AsyncExitStack() as stack:
-        session = (await servers.connection("demo").client()).session
+        session = (await server_access(servers).connection("demo").client()).session
 
         async def ours() -> Any:
             return await servers.call_tool("demo_sleep", {"seconds": SECONDS})

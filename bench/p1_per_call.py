@@ -35,6 +35,7 @@ from bench.common import DEMO_ARGS, ERAS, PY, Comparison, Section, demo_stdio, e
 from langgraph_mcp import ApprovalPolicy, McpServers, McpToolNode, route_tool_calls
 from langgraph_mcp.graph.proof import Proof
 from langgraph_mcp.humans.policy import Verdict
+from langgraph_mcp.servers.mcp_servers import server_access
 
 _ids = itertools.count()
 
@@ -50,12 +51,12 @@ def signed_agent(servers: McpServers) -> Any:
     tool = servers.cached_tool("demo_add")
     assert tool is not None
     args = {"a": 1, "b": 2}
-    binding = servers.approval_key.sign(
+    binding = server_access(servers).approval_key.sign(
         "approve",
         thread_id="",
         tool_call_id="c-signed",
         server=tool.server,
-        identity=servers.server_identity(tool.server),
+        identity=server_access(servers).server_identity(tool.server),
         tool=tool.name,
         definition_hash=tool.definition_hash,
         arguments=args,

@@ -21,6 +21,7 @@ from mcp.server import Server, ServerRequestContext
 
 from langgraph_mcp import ApprovalPolicy, McpServers
 from langgraph_mcp.examples.demo_server import build_server
+from langgraph_mcp.servers.mcp_servers import server_access
 from tests.support.helpers import (
     OpenServers,
     child_pids,
@@ -278,7 +279,9 @@ async def test_legacy_refused_answer_keeps_the_call_parked_and_the_tool_body_run
             config(),
         )
     assert [i.id for i in (await graph.aget_state(config())).interrupts] == [pending.id]
-    assert len(servers.paused_rounds("demo")) == 1  # still parked, waiting for the corrected answer
+    assert (
+        len(server_access(servers).paused_rounds("demo")) == 1
+    )  # still parked, waiting for the corrected answer
     out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), config())
     assert text_of(tool_messages(out)["c1"]) == f"Booked Rome on {TOMORROW}"
     counts = srv.events.counts
@@ -302,7 +305,7 @@ async def test_legacy_refused_answer_on_the_replayed_call_keeps_that_call_parked
     out = await graph.ainvoke(start(), config())
     (pending,) = out["__interrupt__"]
     (key,) = pending.value["requests"]
-    paused = servers.paused_rounds("demo")
+    paused = server_access(servers).paused_rounds("demo")
     with anyio.fail_after(10):  # the park timeout ends the first call: the resume takes the durable path
         await srv.events.reached("server.cancelled")
     assert len(paused) == 0

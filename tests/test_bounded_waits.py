@@ -8,6 +8,7 @@ import pytest
 from mcp.server.mcpserver import MCPServer
 
 from langgraph_mcp import CallNotSentError
+from langgraph_mcp.servers.mcp_servers import server_access
 from tests.support.helpers import OpenServers
 
 pytestmark = pytest.mark.anyio
@@ -41,7 +42,7 @@ async def test_a_call_waiting_its_turn_behind_an_exclusive_call_gives_up_unsent(
         "retries": 0,
     }
     servers = open_servers({"h": spec})
-    conn = servers.connection("h")
+    conn = server_access(servers).connection("h")
     await conn.client()
     holder = await conn.start_call("hold", {})  # holds the connection's exclusive turn until released
     with anyio.fail_after(10):  # the old code waited here until `hold` finished

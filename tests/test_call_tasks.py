@@ -19,6 +19,7 @@ from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
 from langgraph_mcp.connection.connection import CallHandle, DoneEvent, ElicitEvent
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
+from langgraph_mcp.servers.mcp_servers import server_access
 from tests.support.helpers import OpenServers
 
 _CALLERS_STATE: contextvars.ContextVar[object] = contextvars.ContextVar("callers_state")
@@ -44,7 +45,7 @@ async def test_a_parked_legacy_call_keeps_nothing_of_its_callers_context_alive(
     open_servers: OpenServers,
 ) -> None:
     servers = open_servers({"demo": {"transport": "in_process", "server": build_server(), "mode": "legacy"}})
-    conn = servers.connection("demo")
+    conn = server_access(servers).connection("demo")
 
     async def caller() -> tuple[CallHandle, weakref.ref[RunState]]:
         state = RunState()

@@ -20,6 +20,7 @@ from langgraph_mcp.config import InProcessServer
 from langgraph_mcp.connection.connection import DoneEvent, ElicitEvent
 from langgraph_mcp.connection.owner import ClientOwner
 from langgraph_mcp.examples.demo_server import DemoServer, TripDate, build_server
+from langgraph_mcp.servers.mcp_servers import server_access
 from tests.support.helpers import OpenServers
 
 STUBBORN = "ask_ignoring_cancel"
@@ -55,7 +56,7 @@ async def test_a_caller_cancelled_during_the_abandon_grace_is_cancelled_and_the_
     servers = open_servers(
         {"demo": {"transport": "in_process", "server": srv, "mode": "legacy", "exclusive_tools": [STUBBORN]}}
     )
-    conn = servers.connection("demo")
+    conn = server_access(servers).connection("demo")
     handle = await conn.start_call(STUBBORN, {})
     event = await handle.next_event(10)
     assert isinstance(event, ElicitEvent)

@@ -13,6 +13,7 @@ import pytest
 
 from langgraph_mcp import McpServers, ToolCallTimeoutError
 from langgraph_mcp.examples.demo_server import build_server
+from langgraph_mcp.servers.mcp_servers import server_access
 from tests.support.helpers import ERAS, OpenServers
 
 pytestmark = pytest.mark.anyio
@@ -48,4 +49,4 @@ async def test_concurrent_slow_calls_each_time_out_while_quick_ones_go_on(
     outcomes = await asyncio.gather(*slow, return_exceptions=True)
     assert all(isinstance(outcome, ToolCallTimeoutError) for outcome in outcomes), outcomes
     assert [result.structured_content for result in quick] == [{"result": i + 1} for i in range(5)]
-    assert servers.connection("demo").starts == 1
+    assert server_access(servers).connection("demo").starts == 1

@@ -16,6 +16,7 @@ import anyio
 import pytest
 
 from langgraph_mcp import ServerConnectionError, ServerDiscoveryError
+from langgraph_mcp.servers.mcp_servers import server_access
 from tests.support.helpers import OpenServers, child_pids
 
 pytestmark = pytest.mark.anyio
@@ -62,7 +63,7 @@ async def test_a_failed_start_leaves_nothing_behind_and_the_server_works_once_ba
             }
         }
     )
-    conn = servers.connection("s")
+    conn = server_access(servers).connection("s")
     tasks, fds = set(asyncio.all_tasks()), open_fds()
 
     async def attempt() -> BaseException | None:

@@ -32,6 +32,7 @@ from langgraph.types import Command
 
 from langgraph_mcp import ApprovalPolicy, McpServers, McpToolNode
 from langgraph_mcp.examples.demo_server import DemoServer, build_server, http_app
+from langgraph_mcp.servers.mcp_servers import server_access
 from tests.support.faults import CutResponses, calls_tool
 from tests.support.helpers import (
     ERAS,
@@ -81,7 +82,7 @@ class Rig:
             # "Between calls": the client has read the end of the dead server's stdout (milliseconds later). A
             # call sent in the instant before that meets a dead pipe and is reported as maybe-run, honestly.
             with anyio.fail_after(10):
-                await self.servers.connection("demo").owner.transport_ended()
+                await server_access(self.servers).connection("demo").owner.transport_ended()
         else:
             assert self._restart is not None
             await self._restart()

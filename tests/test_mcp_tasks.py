@@ -17,6 +17,7 @@ from mcp import Client
 
 from langgraph_mcp import ApprovalPolicy, McpServers, pending_interrupts, resume_command
 from langgraph_mcp.connection.tasks import TasksExtension, get_task
+from langgraph_mcp.servers.mcp_servers import server_access
 from tests.support.node_support import call, one_turn_graph, start, text_of, tool_messages
 from tests.support.tasks_support import TasksServer, tasks_server, wait_listening
 from tests.test_multiworker import pg_dsn, pg_server  # noqa: F401  (the PostgreSQL tier's fixtures)
@@ -196,7 +197,10 @@ async def test_servers_call_tool_and_tasks_off(server: TasksServer) -> None:
         # Off: the extension isn't advertised, so the server runs the tool in the foreground.
         result = await off.call_tool("jobs_quick", {"label": "y"})
         assert result.content[0].text == "quick y"  # type: ignore[union-attr]
-        assert off.connection("jobs").offers_tasks is False and servers.connection("jobs").offers_tasks
+        assert (
+            server_access(off).connection("jobs").offers_tasks is False
+            and server_access(servers).connection("jobs").offers_tasks
+        )
         assert [e["background"] for e in server.recorded("quick", "start")] == [True, False]
     finally:
         await servers.aclose()

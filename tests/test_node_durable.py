@@ -17,6 +17,7 @@ from langgraph.types import Command
 
 from langgraph_mcp import McpServers
 from langgraph_mcp.examples.demo_server import build_server
+from langgraph_mcp.servers.mcp_servers import server_access
 from tests.support.helpers import ERAS, OpenServers, crashing_demo_spec
 from tests.support.node_support import (
     TOMORROW,
@@ -108,8 +109,8 @@ async def test_modern_state_refused_after_restart_falls_back_to_reissue(
     old_pid = await _server_pid(servers)
     os.kill(old_pid, signal.SIGKILL)  # the saved requestState's key dies with the process
     async with asyncio.timeout(10):  # the client has read the end of the dead server's stdout
-        await servers.connection("demo").owner.transport_ended()
-    assert not servers.connection("demo").alive
+        await server_access(servers).connection("demo").owner.transport_ended()
+    assert not server_access(servers).connection("demo").alive
     out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), cfg)
     while "__interrupt__" in out:
         (pending,) = out["__interrupt__"]
@@ -164,7 +165,7 @@ async def test_parked_call_past_its_park_timeout_is_cancelled_then_replayed(
     cfg: Any = {"configurable": {"thread_id": "t"}}
     out = await graph.ainvoke(start(), cfg)
     (pending,) = out["__interrupt__"]
-    paused = servers.paused_rounds("demo")
+    paused = server_access(servers).paused_rounds("demo")
     assert len(paused) == 1
     # Wait for what the park timeout does: the parked call is dropped here, then cancelled on the server.
     async with asyncio.timeout(10):

@@ -29,6 +29,7 @@ from langgraph_mcp.examples.demo_server import (
     TripDate,
     build_server,
 )
+from langgraph_mcp.servers.mcp_servers import server_access
 from tests.support.helpers import OpenServers, http_demo_server
 from tests.support.node_support import (
     TOMORROW,
@@ -83,7 +84,9 @@ async def test_a_legacy_pause_past_max_parked_calls_is_cancelled_and_replayed_on
     for name, graph in graphs.items():
         out = await graph.ainvoke(start(), thread(name))
         (pending[name],) = out["__interrupt__"]
-    assert servers.paused_rounds("demo").open_legacy_calls() == 1  # only the first call is kept open
+    assert (
+        server_access(servers).paused_rounds("demo").open_legacy_calls() == 1
+    )  # only the first call is kept open
 
     for name, graph in graphs.items():
         out = await graph.ainvoke(Command(resume={pending[name].id: accept_all(pending[name])}), thread(name))
@@ -141,7 +144,7 @@ async def test_more_legacy_pauses_than_http_connections_all_pause_then_resume_wi
     with anyio.fail_after(60):  # a bound, not a timing: the calls hung forever before
         pending = dict(zip(trips, await asyncio.gather(*map(pause, trips)), strict=True))
         assert len({i.id for i in pending.values()}) == threads
-        parked = servers.paused_rounds("demo").open_legacy_calls()
+        parked = server_access(servers).paused_rounds("demo").open_legacy_calls()
         assert parked == 4
         assert demo.events.counts["book_trip_again.commit"] == 0
         finished = dict(zip(trips, await asyncio.gather(*map(resume, trips)), strict=True))
@@ -168,7 +171,7 @@ async def test_a_legacy_call_that_gets_no_http_connection_within_tool_timeout_is
     demo = build_server()
     url = await open_servers.enter(http_demo_server(demo))
     servers = open_servers({"demo": {"url": url, "mode": "legacy", "max_connections": 3, "tool_timeout": 1}})
-    conn = servers.connection("demo")
+    conn = server_access(servers).connection("demo")
     await conn.client()
     # Nobody waits for this call's events, so its own tool_timeout never ends it: it holds the slot.
     holder = await conn.start_call("sleep", {"seconds": 30})

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from langgraph_mcp import ApprovalPolicy
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
+from langgraph_mcp.servers.mcp_servers import server_access
 from tests.support.helpers import OpenServers, http_demo_server
 from tests.support.node_support import accept_all, call, one_turn_graph, start, text_of, tool_messages
 
@@ -87,7 +88,7 @@ async def two_pauses(open_servers: OpenServers, tool: str, **options: Any) -> tu
     }
     first = await graphs["alice"].ainvoke(start(), thread("alice"))
     (pending,) = first["__interrupt__"]
-    assert servers.paused_rounds("shop").open_legacy_calls() == 1
+    assert server_access(servers).paused_rounds("shop").open_legacy_calls() == 1
     return server, graphs, pending
 
 

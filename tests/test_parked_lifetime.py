@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from langgraph_mcp import ApprovalPolicy
 from langgraph_mcp.connection.connection import CallHandle
 from langgraph_mcp.examples.demo_server import build_server
+from langgraph_mcp.servers.mcp_servers import server_access
 from tests.support.helpers import OpenServers, http_demo_server
 from tests.support.node_support import call, in_process, one_turn_graph, start, text_of, tool_messages
 
@@ -91,7 +92,9 @@ async def test_a_parked_legacy_call_keeps_nothing_of_the_run_it_paused(
     before = pregel_loops()
     out = await graph.ainvoke(start(), cfg)
     (pending,) = out["__interrupt__"]
-    assert len(servers.paused_rounds("steps")) == 1  # parked, not cancelled: the fast path stays available
+    assert (
+        len(server_access(servers).paused_rounds("steps")) == 1
+    )  # parked, not cancelled: the fast path stays available
     assert pregel_loops() - before == set(), "the parked call keeps its paused graph run alive"
     out = await graph.ainvoke(Command(resume=answer(pending, "2027-05-01")), cfg)
     assert text_of(tool_messages(out)["c1"]) == "Booked Rome on 2027-05-01"

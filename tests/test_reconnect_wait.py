@@ -12,6 +12,7 @@ import pytest
 from langgraph_mcp import McpServers, ServerConnectionError
 from langgraph_mcp.errors import ServerUnavailableError
 from langgraph_mcp.examples.demo_server import http_app
+from langgraph_mcp.servers.mcp_servers import server_access
 from tests.support.faults import serve_on_port
 from tests.support.helpers import ERAS, OpenServers, free_port
 
@@ -43,7 +44,7 @@ async def test_a_call_during_the_reconnect_delay_waits_for_the_attempt_and_gets_
 ) -> None:
     port = free_port()
     servers = await down_after_one_call(open_servers, port, era, tool_timeout=30)
-    backoff = servers.connection("demo").backoff
+    backoff = server_access(servers).connection("demo").backoff
     async with serve_on_port(http_app(), port):
         assert backoff.wait_remaining() > 0  # the call below arrives while the attempt is scheduled
         result = await servers.call_tool("demo_add", {"a": 2, "b": 2})
@@ -57,7 +58,7 @@ async def test_a_call_during_the_reconnect_delay_fails_only_once_the_attempt_fai
 ) -> None:
     port = free_port()
     servers = await down_after_one_call(open_servers, port, era, tool_timeout=30)
-    connection = servers.connection("demo")
+    connection = server_access(servers).connection("demo")
     assert connection.backoff.wait_remaining() > 0
     starts = connection.starts
     with pytest.raises(ServerConnectionError) as caught:  # echo is not retried: one attempt to wait for
@@ -69,7 +70,7 @@ async def test_a_call_during_the_reconnect_delay_fails_only_once_the_attempt_fai
 async def test_a_reconnect_delay_past_the_calls_deadline_still_fails_fast(open_servers: OpenServers) -> None:
     port = free_port()
     servers = await down_after_one_call(open_servers, port, "modern", tool_timeout=0.5)
-    connection = servers.connection("demo")
+    connection = server_access(servers).connection("demo")
     starts = connection.starts
     if connection.backoff.wait_remaining() > 0.5:
         with pytest.raises(ServerUnavailableError) as caught:

@@ -27,6 +27,7 @@ from langgraph_mcp import (
 )
 from langgraph_mcp.calls.tools import make_langchain_tools
 from langgraph_mcp.examples.demo_server import build_server, http_app
+from langgraph_mcp.servers.mcp_servers import server_access
 from tests.support.helpers import ERAS, OpenServers, demo_entry, http_demo_server, serve_asgi
 from tests.support.security_support import (
     SECURITY_TRANSPORTS,
@@ -158,7 +159,9 @@ async def test_a_stale_listing_that_cannot_be_refreshed_is_not_trusted(
     assert [t.name for t in await servers.list_tools()] == ["delete_all"]
     expiring.fail_listing = True
     await anyio.sleep(0.002)  # the listing's 1 ms ttl runs out (the behaviour under test)
-    assert servers.cached_resolution("expiring_delete_all") is None  # stale: the lookup has to list again
+    assert (
+        server_access(servers).cached_resolution("expiring_delete_all") is None
+    )  # stale: the lookup has to list again
     graph = WIRINGS["gate_router"](
         servers,
         ApprovalPolicy(tools={"expiring_*": "allow"}),

@@ -12,6 +12,7 @@ from langchain_core.messages import HumanMessage, ToolMessage
 
 from langgraph_mcp import McpServers
 from langgraph_mcp.examples.demo_server import build_server
+from langgraph_mcp.servers.mcp_servers import server_access
 from tests.servers.identity_server import build_identity_server
 from tests.support.helpers import ERAS, OpenServers, serve_asgi
 from tests.support.node_support import call, in_process, one_turn_graph
@@ -39,7 +40,7 @@ async def test_async_with_lists_what_it_can_and_per_run_servers_per_identity_on_
         listed = {tool.published_name for tool in servers.cached_tools()}
         assert "demo_add" in listed  # entering listed the server it could list
         assert not any(name.startswith("ident_") for name in listed)  # and not the per-run one
-        assert servers.live_identities("ident") == 0
+        assert server_access(servers).live_identities("ident") == 0
 
         graph = one_turn_graph(servers, [call("ident_whoami", "c1", run="r")], None)
         outs = await asyncio.gather(
@@ -55,7 +56,7 @@ async def test_async_with_lists_what_it_can_and_per_run_servers_per_identity_on_
         assert (
             sorted(c["authorization"] for c in record.of("whoami")) == ["Bearer ann"] * 2 + ["Bearer bo"] * 2
         )
-        assert servers.live_identities("ident") == 2  # listed and called once per identity
+        assert server_access(servers).live_identities("ident") == 2  # listed and called once per identity
 
         # A run lists the per-run server with its own credentials, next to the servers listed on entry.
         mine = await servers.list_tools(config=run("ann", 9))

@@ -38,6 +38,7 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from langgraph_mcp import McpServers
 from langgraph_mcp.humans.policy import ApprovalPolicy
+from langgraph_mcp.servers.mcp_servers import server_access
 
 pytestmark = [pytest.mark.interop, pytest.mark.anyio]
 
@@ -88,7 +89,7 @@ async def test_catalog_hints_and_default_verdicts(filesystem_spec: Any) -> None:
     servers = McpServers({"fs": filesystem_spec()})
     try:
         tools = {t.name: t for t in await servers.list_tools()}
-        conn = servers.connection("fs")
+        conn = server_access(servers).connection("fs")
         assert conn.protocol_version == LEGACY  # mode="auto": server/discover -> -32601, handshake fallback
         assert conn.server_info is not None and conn.server_info.name == "secure-filesystem-server"
     finally:
@@ -233,7 +234,7 @@ async def test_unknown_tool_both_ways(filesystem_spec: Any) -> None:
     servers = McpServers({"fs": filesystem_spec()})
     try:
         await servers.list_tools()
-        conn = servers.connection("fs")
+        conn = server_access(servers).connection("fs")
         # Straight to the server, bypassing the catalog: the TypeScript SDK answers with an isError result.
         result = await conn.request(lambda c: c.session.call_tool("nope", {}), timeout=10)
         message = await run_tool_node(servers, "fs_read_txt_file", {"path": "x"})

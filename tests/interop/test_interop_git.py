@@ -39,6 +39,7 @@ from mcp import MCPError
 
 from langgraph_mcp import McpServers
 from langgraph_mcp.humans.policy import ApprovalPolicy
+from langgraph_mcp.servers.mcp_servers import server_access
 
 pytestmark = [pytest.mark.interop, pytest.mark.anyio]
 
@@ -122,7 +123,7 @@ async def test_agent_turn_git_reset_decision(
             {"type": "approve"} if decision == "approve" else {"type": "reject", "message": "keep the index"}
         )
         final = await graph.ainvoke(resume_with(pending, {"reset": answer}), config)
-        protocol = servers.connection("git").protocol_version
+        protocol = server_access(servers).connection("git").protocol_version
     finally:
         await servers.aclose()
     assert protocol == (MODERN if (build, mode) == ("latest", "auto") else LEGACY)
@@ -186,7 +187,7 @@ async def test_unknown_tool_straight_to_the_server(
 ) -> None:
     servers = McpServers({"git": git_spec(build, mode=mode)})
     try:
-        conn = servers.connection("git")
+        conn = server_access(servers).connection("git")
         await conn.client()
         assert conn.protocol_version == (MODERN if (build, mode) == ("latest", "auto") else LEGACY)
         if build == "latest":

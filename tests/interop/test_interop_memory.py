@@ -29,6 +29,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from langgraph_mcp import McpServers
 from langgraph_mcp.humans.policy import ApprovalPolicy
+from langgraph_mcp.servers.mcp_servers import server_access
 
 pytestmark = [pytest.mark.interop, pytest.mark.anyio]
 
@@ -79,7 +80,7 @@ async def test_catalog_hints_and_default_verdicts(memory_spec: Any) -> None:
     servers = McpServers({"mem": memory_spec()})
     try:
         tools = {t.name: t for t in await servers.list_tools()}
-        assert servers.connection("mem").protocol_version == "2025-11-25"
+        assert server_access(servers).connection("mem").protocol_version == "2025-11-25"
     finally:
         await servers.aclose()
     assert sorted(tools) == sorted(DECLARED)
@@ -158,8 +159,10 @@ async def test_unknown_tool_both_ways(memory_spec: Any) -> None:
     servers = McpServers({"mem": memory_spec()})
     try:
         await servers.list_tools()
-        result = await servers.connection("mem").request(
-            lambda c: c.session.call_tool("nope", {}), timeout=10
+        result = (
+            await server_access(servers)
+            .connection("mem")
+            .request(lambda c: c.session.call_tool("nope", {}), timeout=10)
         )
         message = await run_tool_node(servers, "mem_delete_entity", {"entityNames": ["x"]})
     finally:

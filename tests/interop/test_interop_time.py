@@ -28,6 +28,7 @@ from mcp import MCPError
 
 from langgraph_mcp import McpServers, ServerDiscoveryError
 from langgraph_mcp.humans.policy import ApprovalPolicy
+from langgraph_mcp.servers.mcp_servers import server_access
 
 pytestmark = [pytest.mark.interop, pytest.mark.anyio]
 
@@ -48,7 +49,7 @@ async def test_catalog_hints_and_default_verdicts(time_spec: Any, build: str) ->
     servers = McpServers({"time": time_spec(build)})
     try:
         tools = {t.name: t for t in await servers.list_tools()}
-        info = servers.connection("time").server_info
+        info = server_access(servers).connection("time").server_info
     finally:
         await servers.aclose()
     assert info is not None and info.name == "mcp-time"
@@ -69,7 +70,7 @@ async def test_eras_and_calls(time_spec: Any, build: str, mode: str, version: st
     servers = McpServers({"time": time_spec(build, mode=mode)})
     try:
         await servers.list_tools()
-        assert servers.connection("time").protocol_version == version
+        assert server_access(servers).connection("time").protocol_version == version
         assert servers.server_status("time")["era"] == ("modern" if version == MODERN else "legacy")
         converted = await servers.call_tool(
             "time_convert_time", {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"}
@@ -105,7 +106,7 @@ async def test_unknown_tool_straight_to_the_server(time_spec: Any, build: str, m
     """Bypassing our catalog: -32602 from the mcp-2.3 build (both eras), an isError result from mcp 1.30."""
     servers = McpServers({"time": time_spec(build, mode=mode)})
     try:
-        conn = servers.connection("time")
+        conn = server_access(servers).connection("time")
         await conn.client()
         if build == "latest":
             with pytest.raises(MCPError) as caught:
@@ -166,7 +167,7 @@ async def test_stderr_noise_goes_to_the_server_logger(
     servers = McpServers({"time": time_spec("old")})
     try:
         await servers.list_tools()
-        assert servers.connection("time").protocol_version == LEGACY
+        assert server_access(servers).connection("time").protocol_version == LEGACY
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and not _logged(caplog, "time", "Failed to validate request"):
             await anyio.sleep(0.05)
