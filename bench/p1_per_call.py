@@ -81,7 +81,7 @@ class UncheckedNode(McpToolNode):
         return Proof(Verdict.allow("unchecked"), True)
 
     def _call_target(self, tool: Any) -> Any:
-        return self.servers.call_target(tool)  # not checked against the listing
+        return server_access(self.servers).call_target(tool)  # not checked against the listing
 
 
 def graph_with(node: Any, *, send: bool = False, model: Any = agent) -> Any:
