@@ -99,7 +99,7 @@ class McpApprovalMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         owner = (
             cached[name]
             if cached is not None
-            else self.servers.run_sync(lambda: establish_owner(self._access, name))
+            else self._access.run_sync(lambda: establish_owner(self._access, name))
         )
         judged = self._judge(request, owner)
         if isinstance(judged, ToolMessage):

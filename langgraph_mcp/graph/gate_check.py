@@ -55,7 +55,7 @@ class GateCheck:
         cached = cached_owners(self._access, names)  # no thread hop when the catalog already knows
         if cached is not None:
             return cached
-        return self.servers.run_sync(lambda: establish_owners(self._access, names))
+        return self._access.run_sync(lambda: establish_owners(self._access, names))
 
     # -- check ----------------------------------------------------------------------------------------
 
