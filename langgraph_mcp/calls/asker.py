@@ -55,6 +55,15 @@ def _fits(requests: Mapping[str, ElicitationRequest], stored: Mapping[str, Any])
     return True
 
 
+def _answers_a_changed_question(
+    shown: Mapping[str, ElicitationRequest] | None, requests: Mapping[str, ElicitationRequest], stored: Any
+) -> bool:
+    """The new answer fits the question ``shown``, not the one the server asks now: the server changed it."""
+    if shown is None or not isinstance(stored, Mapping) or set(stored) != set(requests):
+        return False
+    return dict(shown) != dict(requests) and _fits(shown, stored) and not _fits(requests, stored)
+
+
 def _without_sensitive(
     requests: Mapping[str, ElicitationRequest], stored: Mapping[str, Any]
 ) -> ElicitationAnswers:
@@ -105,7 +114,7 @@ class InterruptAsker:
         """Where this invocation's new answer sits in the book: it is always checked, never skipped."""
         self._configurable = configurable
         self._shown: Mapping[str, Any] | None = None
-        """The questions of the interrupt the new answer answers, as shown (see :meth:`load_shown_question`)."""
+        """The questions of the interrupt the new answer answers, as shown (see :meth:`paused_round`)."""
         self.has_checkpointer = has_checkpointer(configurable)
         self.key: tuple[str, ...] = (
             str(configurable.get("thread_id", "")),
@@ -135,31 +144,26 @@ class InterruptAsker:
         live = rounds.take(self.key)
         if live is not None:
             self._position = live.resume_index
-            return live
-        await self.load_shown_question()
-        return None
+        elif self._fresh is not None and self._shown is None:
+            # No live round remembers the questions the new answer was given for: read them from the checkpoint, so
+            # an answer to a question the server has changed since is told from a wrong answer.
+            value = await shown_interrupt_value(self._configurable, self._fresh)
+            requests = value.get("requests") if isinstance(value, Mapping) else None
+            self._shown = requests if isinstance(requests, Mapping) else None
+        return live
 
     def start_over(self) -> None:
         """The call is sent again from its beginning: its answers are looked for from the start of the book."""
         self._position = 0
 
-    async def load_shown_question(self) -> None:
-        """Read the questions the new answer was given for from the checkpoint (the durable path: no live round
-        remembers them), so an answer to a question the server has changed since is told from a wrong answer."""
-        if self._fresh is None or self._shown is not None:
-            return
-        value = await shown_interrupt_value(self._configurable, self._fresh)
-        requests = value.get("requests") if isinstance(value, Mapping) else None
-        self._shown = requests if isinstance(requests, Mapping) else None
-
-    def _answers_a_changed_question(self, requests: Mapping[str, ElicitationRequest], stored: Any) -> bool:
-        """The new answer fits the question shown, not the one the server asks now: the server changed it."""
-        shown = self._shown
-        if shown is None or not isinstance(stored, Mapping) or set(stored) != set(requests):
-            return False
-        return dict(shown) != dict(requests) and _fits(shown, stored) and not _fits(requests, stored)
-
-    def _book(self) -> list[Any]:
+    def _open_book(self, name: str, needs: str) -> list[Any]:
+        """The answer book (the task's resume values, the node's approval blanked); raises when nothing can pause."""
+        if not self.has_checkpointer:
+            raise NoCheckpointerError(
+                name,
+                f"{needs}, but the graph has no checkpointer to pause on: compile it with one, e.g. "
+                "graph.compile(checkpointer=InMemorySaver())",
+            )
         book = [] if self._scratchpad is None else stored_resume_values(self._scratchpad)
         return [None] * min(self.offset, len(book)) + book[self.offset :]
 
@@ -218,20 +222,15 @@ class InterruptAsker:
     def _answer_round(
         self, payload: ElicitationInterrupt, requests: Mapping[str, ElicitationRequest]
     ) -> ElicitationAnswers:
-        if not self.has_checkpointer:
-            raise NoCheckpointerError(
-                payload["published_name"],
-                f"MCP tool {payload['published_name']!r} asked for input, but the graph has no checkpointer to "
-                "pause on: compile it with one, e.g. graph.compile(checkpointer=InMemorySaver())",
-            )
-        book = self._book()
+        name = payload["published_name"]
+        book = self._open_book(name, f"MCP tool {name!r} asked for input")
         keys = set(requests)
         index = self._position
         previous: Mapping[str, Any] | None = None
         while index < len(book):
             stored = book[index]
             if index == self._fresh and index >= self.consumed:
-                if self._answers_a_changed_question(requests, stored):
+                if _answers_a_changed_question(self._shown, requests, stored):
                     # It answered the question as shown, which the server has changed since: saved as given
                     # (it was checked against what it answered), never forced on the new question.
                     self._advance_to(index + 1)
@@ -258,13 +257,8 @@ class InterruptAsker:
         """The answer to a sign-in: a stored answer to this very sign-in (its ``state``), or a new interrupt (raises
         ``GraphInterrupt`` to pause). Answers to other questions stored before it are stepped over, as for
         elicitations; the new answer of a resume is always checked against this sign-in before it is saved."""
-        if not self.has_checkpointer:
-            raise NoCheckpointerError(
-                payload["server"],
-                f"MCP server {payload['server']!r} needs {payload['principal']!r} to sign in, but the graph has no "
-                "checkpointer to pause on: compile it with one, e.g. graph.compile(checkpointer=InMemorySaver())",
-            )
-        book = self._book()
+        server = payload["server"]
+        book = self._open_book(server, f"MCP server {server!r} needs {payload['principal']!r} to sign in")
         index = self.consumed
         while index < len(book):
             if (index == self._fresh and index >= self.consumed) or _answers_sign_in(payload, book[index]):
@@ -281,14 +275,8 @@ class InterruptAsker:
         """A decision (not an elicitation answer) for ``payload``: the first stored value from the call's place in
         the book on that ``model`` accepts, or a new interrupt (LangGraph checks the resume value against ``model``
         before saving it). Returns the validated model; raises ``GraphInterrupt`` to pause."""
-        if not self.has_checkpointer:
-            name = str(payload.get("published_name", ""))
-            raise NoCheckpointerError(
-                name,
-                f"MCP tool {name!r} needs a human's decision, but the graph has no checkpointer to pause on: "
-                "compile it with one, e.g. graph.compile(checkpointer=InMemorySaver())",
-            )
-        book = self._book()
+        name = str(payload.get("published_name", ""))
+        book = self._open_book(name, f"MCP tool {name!r} needs a human's decision")
         index = self._position
         while index < len(book):
             stored = book[index]
