@@ -34,7 +34,7 @@ from langgraph_mcp import (
 )
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
 from langgraph_mcp.examples.scripted_model import DEMO_PROMPT, ScriptedChatModel
-from tests.support.helpers import ERAS, OpenServers, event_pids
+from tests.support.helpers import ERAS, HANG_GUARD, OpenServers, event_pids
 from tests.support.node_support import in_process
 
 pytestmark = pytest.mark.anyio
@@ -310,7 +310,7 @@ def child(db: Path, era: str, events: Path, phase: str, decision: Any = None) ->
         argv,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_GUARD,
         env=env,
         cwd=Path(__file__).resolve().parents[1],
         check=False,

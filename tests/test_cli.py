@@ -23,8 +23,8 @@ from langgraph_mcp.examples.scripted_model import ScriptedChatModel
 from langgraph_mcp.humans.answers import validate_answers
 from langgraph_mcp.humans.inspection import sensitive_fields
 from langgraph_mcp.payloads import FormRequest
+from tests.support.helpers import HANG_GUARD
 
-HANG_GUARD = 120  # seconds: only a hung CLI trips it (a loaded 2-core box took 20+ s for a healthy run)
 TIMEOUT = HANG_GUARD
 DATE_RE = r"\d{4}-\d{2}-\d{2}"
 ASK_DATE = "langgraph_mcp.examples.demo_server:ask_date"
@@ -464,7 +464,11 @@ def test_version_prints_the_installed_version() -> None:
     from importlib.metadata import version
 
     result = subprocess.run(
-        [sys.executable, "-m", "langgraph_mcp", "--version"], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "langgraph_mcp", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=HANG_GUARD,
     )
 
     assert result.returncode == 0, result.stderr

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-HANG_GUARD = 120  # seconds: only a hung CLI trips it (a loaded 2-core box took 20+ s for a healthy run)
+from tests.support.helpers import HANG_GUARD
+
 TIMEOUT = HANG_GUARD
 LANGGRAPH_MCP = Path(sys.executable).with_name("langgraph-mcp")
 

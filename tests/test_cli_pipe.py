@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from langgraph_mcp.cli.runner import EXIT_BROKEN_PIPE
-
-HANG_GUARD = 120  # seconds: only a hung CLI trips it (a loaded 2-core box takes 20+ s for a healthy run)
+from tests.support.helpers import HANG_GUARD
 
 
 def run_with_closed_stdout(*args: str, db: Path) -> subprocess.CompletedProcess[bytes]:
@@ -37,7 +36,10 @@ def run_with_closed_stdout(*args: str, db: Path) -> subprocess.CompletedProcess[
 def test_exit_status_is_the_shells_sigpipe_status() -> None:
     # What `yes | head -1` reports in a shell: killed by SIGPIPE, 128 + 13.
     shell = subprocess.run(
-        ["bash", "-c", "set -o pipefail; yes | head -1 >/dev/null"], capture_output=True, check=False
+        ["bash", "-c", "set -o pipefail; yes | head -1 >/dev/null"],
+        capture_output=True,
+        check=False,
+        timeout=HANG_GUARD,
     )
     assert shell.returncode == EXIT_BROKEN_PIPE == 141
 

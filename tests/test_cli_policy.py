@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from langgraph_mcp.humans.policy import ApprovalPolicy
+from tests.support.helpers import HANG_GUARD
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "langgraph_mcp" / "examples" / "policy.toml"
 ODD_SERVER = Path(__file__).resolve().parent / "servers" / "odd_annotations_server.py"
-HANG_GUARD = 120
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:

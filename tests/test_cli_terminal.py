@@ -16,7 +16,8 @@ from typing import Any
 import pexpect  # type: ignore[import-untyped,unused-ignore]
 import pytest
 
-HANG_GUARD = 120  # seconds: only a hung CLI trips it (a loaded 2-core box took 20+ s for a healthy run)
+from tests.support.helpers import HANG_GUARD
+
 TIMEOUT = HANG_GUARD
 
 

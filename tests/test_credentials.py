@@ -46,7 +46,7 @@ from tests.servers.identity_server import (
     binding_app,
     build_identity_server,
 )
-from tests.support.helpers import ERAS, OpenServers, serve_asgi
+from tests.support.helpers import ERAS, HANG_GUARD, OpenServers, serve_asgi
 from tests.support.node_support import call, one_turn_graph
 
 pytestmark = pytest.mark.anyio
@@ -276,7 +276,9 @@ async def test_the_cli_fills_env_and_configurable_headers_from_a_json_config(tmp
 
         def cli(*args: str, env: dict[str, str] = env) -> subprocess.CompletedProcess[str]:
             command = [sys.executable, "-m", "langgraph_mcp", *args, "--config", str(config), "--no-input"]
-            return subprocess.run(command, capture_output=True, text=True, timeout=60, env=env, check=False)
+            return subprocess.run(
+                command, capture_output=True, text=True, timeout=HANG_GUARD, env=env, check=False
+            )
 
         done = await anyio.to_thread.run_sync(
             lambda: cli("call", "ident_whoami", "--args", '{"run": "cli"}', "--configurable", "token=abc")

@@ -28,6 +28,7 @@ from langgraph_mcp.humans.answers import (
 from langgraph_mcp.humans.forms import question_key, request_from_params
 from langgraph_mcp.humans.inspection import sensitive_fields, url_host
 from langgraph_mcp.payloads import ElicitationRequest, FormRequest, UrlRequest
+from tests.support.helpers import HANG_GUARD
 
 # ----------------------------------------------------------------------------------------- fixtures
 
@@ -765,7 +766,11 @@ def test_keys_and_schema_are_identical_in_a_new_process() -> None:
         "                  'schema': answers_response_schema(requests).model_json_schema()}))\n"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code, json.dumps(REQUESTS)], capture_output=True, text=True, check=True
+        [sys.executable, "-c", code, json.dumps(REQUESTS)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=HANG_GUARD,
     )
     other = json.loads(out.stdout)
     assert other["key"] == question_key("Plan the trip", TRIP_SCHEMA, None, "strict")

@@ -18,7 +18,7 @@ from langgraph.types import Command
 from langgraph_mcp import McpServers
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.servers.mcp_servers import server_access
-from tests.support.helpers import ERAS, OpenServers, crashing_demo_spec
+from tests.support.helpers import ERAS, HANG_GUARD, OpenServers, crashing_demo_spec
 from tests.support.node_support import (
     TOMORROW,
     accept_all,
@@ -51,7 +51,7 @@ def child(
     argv = [sys.executable, str(CHILD), str(db), mode, tool, json.dumps(args), str(log)]
     if resume is not None:
         argv.append(json.dumps(resume))
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=HANG_GUARD, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-3000:]
     report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return report

@@ -26,6 +26,7 @@ from langgraph.types import Command
 from langgraph_mcp import McpServers, McpToolNode, pending_interrupts, resume_command, route_tool_calls
 from langgraph_mcp.connection.oauth import oauth_namespace
 from langgraph_mcp.errors import ResumeError
+from tests.support.helpers import HANG_GUARD
 from tests.support.oauth_support import OAuthServers, running_oauth_servers, sign_in_as_person
 
 pytestmark = pytest.mark.anyio
@@ -365,7 +366,8 @@ async def worker(dsn: str, oauth: OAuthServers, *args: str) -> dict[str, Any]:
     import json
     import sys
 
-    result = await anyio.run_process([sys.executable, str(CHILD), dsn, oauth.rs_url, *args], check=False)
+    with anyio.fail_after(HANG_GUARD):
+        result = await anyio.run_process([sys.executable, str(CHILD), dsn, oauth.rs_url, *args], check=False)
     assert result.returncode == 0, result.stderr.decode()[-3000:]
     lines = [line for line in result.stdout.decode().splitlines() if line.startswith("{")]
     reply: dict[str, Any] = json.loads(lines[-1])
@@ -416,7 +418,7 @@ def test_cli_call_prints_the_link_reads_the_pasted_address_and_auth_lists_and_re
         sys.executable,
         ["-m", "langgraph_mcp", "call", "secure_get_time", "--config", str(config),
          "--configurable", "user_id=tess"],
-        env=env, dimensions=(50, 400), encoding="utf-8", timeout=120,
+        env=env, dimensions=(50, 400), encoding="utf-8", timeout=HANG_GUARD,
     )  # fmt: skip
     try:
         # The gate can't look the tool up before the sign-in: the sign-in comes first, then the approval of the
@@ -439,7 +441,7 @@ def test_cli_call_prints_the_link_reads_the_pasted_address_and_auth_lists_and_re
     def cli(*args: str) -> str:
         done = subprocess.run(
             [sys.executable, "-m", "langgraph_mcp", "auth", *args, "--server", "secure", "--db", str(db)],
-            capture_output=True, text=True, env=env, timeout=60, check=True,
+            capture_output=True, text=True, env=env, timeout=HANG_GUARD, check=True,
         )  # fmt: skip
         return done.stdout
 

@@ -32,7 +32,7 @@ from langgraph_mcp.humans.resume import (
 )
 from langgraph_mcp.payloads import ApprovalInterrupt, ElicitationInterrupt
 from tests.support import gate_two_process_child as child
-from tests.support.helpers import OpenServers
+from tests.support.helpers import HANG_GUARD, OpenServers
 
 CHILD = Path(__file__).resolve().parent / "support" / "gate_two_process_child.py"
 
@@ -380,7 +380,7 @@ def test_pause_in_one_process_resume_in_another(tmp_path: Path) -> None:
         [sys.executable, str(CHILD), db, "two-process", json.dumps(values)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_GUARD,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = json.loads(proc.stdout.strip().splitlines()[-1])

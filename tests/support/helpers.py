@@ -42,6 +42,10 @@ TRANSPORTS = ("in_process", "stdio", "http")
 """The transports every behaviour is checked over: the SDK's in-process pair (fast), a stdio subprocess, and
 streamable HTTP on 127.0.0.1 (uvicorn in the test's own loop). Legacy SSE has its own tests (test_sse.py)."""
 
+HANG_GUARD = 120
+"""Seconds a test waits for a process it started before calling it hung: only a hung process trips it (a loaded
+2-core box took 20+ s for healthy CLI runs, past the 20–30 s budgets tests had)."""
+
 SERVERS_DIR = Path(__file__).resolve().parents[1] / "servers"
 RAW_SERVER = SERVERS_DIR / "raw_stdio_server.py"
 
