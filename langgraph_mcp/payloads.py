@@ -122,6 +122,10 @@ ElicitationAnswers: TypeAlias = dict[str, ElicitationAnswer]
 DecisionType: TypeAlias = Literal["approve", "edit", "reject", "respond"]
 ALL_DECISIONS: tuple[DecisionType, ...] = ("approve", "edit", "reject", "respond")
 
+RememberScope: TypeAlias = Literal["thread", "principal"]
+"""How far a remembered decision reaches: later calls on this thread, or every thread of this principal."""
+REMEMBER_SCOPES: tuple[RememberScope, ...] = ("thread", "principal")
+
 
 class DeclaredHints(TypedDict, total=False):
     """Tool annotations exactly as the server declared them (absent keys were not declared)."""
@@ -189,6 +193,14 @@ class ApprovalInterrupt(TypedDict):
     """``langgraph_mcp.catalog.definition_hash`` of the tool as shown: the decision is bound to it."""
     changed: NotRequired[list[DefinitionChange]]
     """Asked again because the tool's definition changed since a decision about this call: what changed."""
+    remember: NotRequired[list[RememberScope]]
+    """The ``remember`` scopes an ``approve`` or ``reject`` may carry for this call (absent or empty: none; a locked
+    rule, a rule with ``remember = "off"`` and a call to no MCP server offer none)."""
+    remember_covers: NotRequired[Literal["any_args", "same_args"]]
+    """What a remembered answer covers: later calls with any arguments, or only with these (the rule's
+    ``remember``); present with ``remember``."""
+    remember_unavailable: NotRequired[dict[str, str]]
+    """Scopes not offered here and why (e.g. ``principal`` without a LangGraph store), so a UI can say so."""
     action_requests: NotRequired[list[ActionRequest]]
     """Compatibility mode only: LangChain ``HITLRequest`` keys, one item."""
     review_configs: NotRequired[list[ReviewConfig]]
@@ -237,6 +249,9 @@ class EditedAction(TypedDict):
 
 class ApproveDecision(TypedDict):
     type: Literal["approve"]
+    remember: NotRequired[RememberScope]
+    """Apply this approval to later calls of the same tool (same definition) without asking: see
+    :mod:`langgraph_mcp.graph.memory`. Only a scope the payload's ``remember`` offers."""
 
 
 class EditDecision(TypedDict):
@@ -247,6 +262,8 @@ class EditDecision(TypedDict):
 class RejectDecision(TypedDict):
     type: Literal["reject"]
     message: NotRequired[str]
+    remember: NotRequired[RememberScope]
+    """Reject later calls of the same tool (same definition) without asking, with the same message."""
 
 
 class RespondDecision(TypedDict):
@@ -343,6 +360,36 @@ class DecisionRecord(TypedDict):
     """``ran``: the tool answered; ``failed``: it was sent on but ended in an error (or was refused by the
     tool node); ``rejected``: a human rejected it or answered in its place; ``denied``: the policy refused
     it; ``expired``: the approval came too late."""
+
+
+class RememberedDecision(TypedDict):
+    """A decision given with ``remember``, as kept (in the LangGraph store, or in the thread's messages without one):
+    signed with the servers' approval key, so an entry written by anyone else never counts
+    (:mod:`langgraph_mcp.graph.memory`)."""
+
+    v: Literal[1]
+    scope: RememberScope
+    owner: str
+    """The thread id (``thread``) or the principal (``principal``) it belongs to."""
+    server: str
+    server_identity: str
+    tool: str
+    """The server's own tool name."""
+    definition_hash: str
+    """The definition it was decided about: a changed definition voids it."""
+    args_digest: str | None
+    """Only calls with these arguments (the rule's ``remember = "same_args"``); ``None``: any arguments."""
+    decision: Literal["approve", "reject"]
+    message: str | None
+    """A reject's reason (``None`` for an approve, or a reject without one)."""
+    rule: str
+    """The rule that asked when it was decided."""
+    decided_at: float
+    """Seconds since the epoch (the policy's clock)."""
+    tool_call_id: str
+    """The call it was decided on."""
+    key_id: str
+    signature: str
 
 
 def is_elicitation_interrupt(value: object) -> bool:

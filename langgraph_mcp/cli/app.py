@@ -107,6 +107,11 @@ def _command(name: str) -> Command:
         from langgraph_mcp.cli.demo import cmd_demo
 
         return cmd_demo
+    if name in ("approvals", "audit"):
+        from langgraph_mcp.cli import approvals
+
+        store_command: Command = getattr(approvals, f"cmd_{name}")
+        return store_command
     if name.startswith("policy_"):
         from langgraph_mcp.cli import policy
 
@@ -216,7 +221,44 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_db(auth)
     auth.set_defaults(command_name="auth")
+    _add_approvals(sub)
     return parser
+
+
+def _add_approvals(sub: Any) -> None:
+    """``approvals list|revoke`` and ``audit --thread ID``."""
+    store_help = (
+        "the LangGraph store: a SQLite file or a postgresql:// DSN (default: $LANGGRAPH_MCP_STORE, else the "
+        "CLI's database)"
+    )
+    approvals = sub.add_parser(
+        "approvals", help="list or revoke remembered approval decisions (a LangGraph store)", epilog=_EPILOG
+    )
+    approvals.add_argument("action", choices=["list", "revoke"])
+    who = approvals.add_mutually_exclusive_group()
+    who.add_argument("--principal", metavar="ID", help="one principal's remembered decisions")
+    who.add_argument("--thread", metavar="ID", help="one thread's remembered decisions")
+    who.add_argument("--all", action="store_true", help="revoke: every remembered decision")
+    approvals.add_argument("--server", metavar="NAME", help="only decisions about this server's tools")
+    approvals.add_argument(
+        "--tool", metavar="NAME", help="only decisions about this tool (the server's name)"
+    )
+    approvals.add_argument(
+        "--key", metavar="KEY", help="revoke: only this entry (<server>/<tool>[/<digest>])"
+    )
+    approvals.add_argument("--json", action="store_true", help="print JSON")
+    approvals.add_argument("--store", metavar="DSN", help=store_help)
+    _add_db(approvals)
+    approvals.set_defaults(command_name="approvals")
+
+    audit = sub.add_parser(
+        "audit", help="print the decision record of a thread (a store audit sink's records)", epilog=_EPILOG
+    )
+    audit.add_argument("--thread", required=True, metavar="ID", help="the thread id")
+    audit.add_argument("--json", action="store_true", help="print the records as JSON")
+    audit.add_argument("--store", metavar="DSN", help=store_help)
+    _add_db(audit)
+    audit.set_defaults(command_name="audit")
 
 
 def _add_policy(sub: Any) -> None:

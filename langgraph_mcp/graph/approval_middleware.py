@@ -43,17 +43,31 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from langchain.agents.middleware import AgentMiddleware, AgentState
 from langchain.agents.middleware.types import ToolCallRequest
 from langchain_core.messages import ToolCall, ToolMessage
 from langgraph.config import get_config
+from langgraph.errors import GraphBubbleUp
 from langgraph.types import Command, interrupt
 
-from langgraph_mcp._compat import has_checkpointer
+from langgraph_mcp._compat import has_checkpointer, stored_resume_values, task_scratchpad
 from langgraph_mcp.calls.runs import judged_as
+from langgraph_mcp.graph.audit import Outcome, decision_record, emit_decision
 from langgraph_mcp.graph.gate import approval_payload, rejection_message
+from langgraph_mcp.graph.memory import (
+    MEMORY_METADATA_KEY,
+    Recall,
+    arecall,
+    aremember,
+    offer,
+    recall,
+    remember,
+    signed_entry,
+    with_offer,
+)
 from langgraph_mcp.graph.owners import Owner, cached_owners, establish_owner, owner_verdict
 from langgraph_mcp.humans.decisions import (
     DecisionResponse,
@@ -62,7 +76,8 @@ from langgraph_mcp.humans.decisions import (
     validate_decision,
 )
 from langgraph_mcp.humans.policy import ApprovalPolicy
-from langgraph_mcp.payloads import Decision
+from langgraph_mcp.payloads import Decision, DecisionType, RememberedDecision
+from langgraph_mcp.servers.connections import current_store
 from langgraph_mcp.servers.mcp_servers import McpServers, server_access
 
 __all__ = ["McpApprovalMiddleware"]
@@ -101,59 +116,225 @@ class McpApprovalMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             if cached is not None
             else self._access.run_sync(lambda: establish_owner(self._access, name))
         )
-        judged = self._judge(request, owner)
-        if isinstance(judged, ToolMessage):
-            return judged
-        to_run, edited, how = judged
-        with judged_as(how):
-            return _with_edit_note(handler(to_run), edited)
+        run = _Run(self, request, owner)
+        if run.may_recall:
+            run.memory = recall(run.store, _messages(request), **run.recall_args())
+        judged = self._judge(run)
+        kept = judged.entry is not None and remember(run.store, judged.entry)
+        if judged.answer is not None:
+            run.emit(judged.outcome)
+            return _with_thread_memory(judged.answer, None if kept else judged.entry)
+        assert judged.request is not None
+        try:
+            with judged_as(judged.how):
+                outcome = _with_edit_note(handler(judged.request), judged.edited)
+        except GraphBubbleUp:
+            raise
+        except BaseException:
+            run.emit("failed")
+            raise
+        run.emit(_ran_or_failed(outcome))
+        return _with_thread_memory(outcome, None if kept else judged.entry)
 
     async def awrap_tool_call(
         self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Awaitable[ToolOutcome]]
     ) -> ToolOutcome:
         """Judge the call (a human may be asked), then run it, or answer it without running it."""
-        judged = self._judge(request, await establish_owner(self._access, request.tool_call["name"]))
-        if isinstance(judged, ToolMessage):
-            return judged
-        to_run, edited, how = judged
-        with judged_as(how):
-            return _with_edit_note(await handler(to_run), edited)
+        run = _Run(self, request, await establish_owner(self._access, request.tool_call["name"]))
+        if run.may_recall:
+            run.memory = await arecall(run.store, _messages(request), **run.recall_args())
+        judged = self._judge(run)
+        kept = judged.entry is not None and await aremember(run.store, judged.entry)
+        if judged.answer is not None:
+            run.emit(judged.outcome)
+            return _with_thread_memory(judged.answer, None if kept else judged.entry)
+        assert judged.request is not None
+        try:
+            with judged_as(judged.how):
+                outcome = _with_edit_note(await handler(judged.request), judged.edited)
+        except GraphBubbleUp:
+            raise
+        except BaseException:
+            run.emit("failed")
+            raise
+        run.emit(_ran_or_failed(outcome))
+        return _with_thread_memory(outcome, None if kept else judged.entry)
 
-    def _judge(
-        self, request: ToolCallRequest, owner: Owner
-    ) -> tuple[ToolCallRequest, dict[str, Any] | None, dict[str, Any]] | ToolMessage:
-        """The request to run (with the edited arguments, if a human edited them, and how it was judged, for its
-        tool run) or the answer instead."""
+    def _judge(self, run: _Run) -> _Judged:
+        """Run the call (with the edited arguments, if a human edited them), or answer it instead; and the decision
+        to remember, if the human said so. Notes on ``run`` who decided, for the call's record."""
+        request, owner, verdict = run.request, run.owner, run.verdict
         call = request.tool_call
         name, call_id = call["name"], call.get("id") or ""
-        verdict = owner_verdict(self.policy, call, owner)
         if verdict.allowed:
-            return request, None, _judged("allow", "policy", None, verdict.rule)
+            return _Judged(request, how=_judged("allow", "policy", None, verdict.rule))
         if verdict.denied:
-            return _denied(name, call_id, verdict.reason)
-        if not has_checkpointer(get_config().get("configurable", {})):  # fail closed: nobody can be asked
-            return _denied(
-                name,
-                call_id,
+            return _Judged(answer=_denied(name, call_id, verdict.reason), outcome="denied")
+        remembered = run.memory.decision if run.memory is not None else None
+        if remembered is not None:  # a signed entry this package wrote, about this very definition
+            run.decided_by, run.decision = "remembered", remembered["type"]
+            if remembered["type"] == "approve":
+                return _Judged(request, how=_judged("ask", "remembered", "approve", verdict.rule))
+            reason = remembered.get("message")
+            message = rejection_message(name, call_id, reason if isinstance(reason, str) else None)
+            return _Judged(answer=message)
+        if not has_checkpointer(run.configurable):  # fail closed: nobody can be asked
+            why = (
                 f"it needs a human's approval ({verdict.reason}), but the agent has no checkpointer to pause "
-                "on: create it with one, e.g. create_agent(..., checkpointer=InMemorySaver())",
+                "on: create it with one, e.g. create_agent(..., checkpointer=InMemorySaver())"
             )
+            return _Judged(answer=_denied(name, call_id, why), outcome="denied")
         payload = approval_payload(call, owner.tool, verdict, compat=True)
+        with_offer(
+            payload,
+            verdict,
+            *offer(
+                verdict,
+                owner.tool,
+                has_store=run.store is not None,
+                thread_id=run.thread_id,
+                principal=run.principal,
+            ),
+        )
         answer = interrupt(payload, response_schema=decision_response_schema(payload, compat=True))
         decision: Decision
         if isinstance(answer, DecisionResponse):
             decision = answer.decision()
         else:  # defensive: a plain value (it was checked before it was saved)
             decision = validate_decision(payload, only_decision(payload, answer))
+        run.decided_by, run.decision = "human", decision["type"]
+        entry = run.entry(decision)
         if decision["type"] == "approve":
-            return request, None, _judged("ask", "human", "approve", verdict.rule)
+            return _Judged(request, how=_judged("ask", "human", "approve", verdict.rule), entry=entry)
         if decision["type"] == "edit":
             args = dict(decision["edited_action"]["args"])
+            run.arguments = args
             edited: ToolCall = {**call, "args": args}
-            return request.override(tool_call=edited), args, _judged("ask", "human", "edit", verdict.rule)
+            how = _judged("ask", "human", "edit", verdict.rule)
+            return _Judged(request.override(tool_call=edited), edited=args, how=how)
         if decision["type"] == "reject":
-            return rejection_message(name, call_id, decision.get("message"))
-        return ToolMessage(content=decision["message"], name=name, tool_call_id=call_id)
+            return _Judged(answer=rejection_message(name, call_id, decision.get("message")), entry=entry)
+        return _Judged(answer=ToolMessage(content=decision["message"], name=name, tool_call_id=call_id))
+
+
+@dataclass(frozen=True)
+class _Judged:
+    """What the judgement of one call came to: the request to run, or the answer in its place."""
+
+    request: ToolCallRequest | None = None
+    answer: ToolMessage | None = None
+    edited: dict[str, Any] | None = None
+    how: dict[str, Any] = field(default_factory=dict)
+    """How it was judged, for its tool run."""
+    entry: RememberedDecision | None = None
+    """The decision to remember."""
+    outcome: Outcome = "rejected"
+    """The record's outcome when ``answer`` is given."""
+
+
+def _ran_or_failed(outcome: ToolOutcome) -> Outcome:
+    return "failed" if isinstance(outcome, ToolMessage) and outcome.status == "error" else "ran"
+
+
+class _Run:
+    """One call being judged: its owner, verdict, principal, thread and the graph's store."""
+
+    def __init__(self, middleware: McpApprovalMiddleware, request: ToolCallRequest, owner: Owner) -> None:
+        self.middleware = middleware
+        self.request = request
+        self.owner = owner
+        config = get_config()
+        self.configurable: Mapping[str, Any] = config.get("configurable", {})
+        self.principal = middleware.policy.principal_for(config)
+        self.thread_id = str(self.configurable.get("thread_id") or "")
+        self.store = current_store()
+        self.verdict = owner_verdict(middleware.policy, request.tool_call, owner, principal=self.principal)
+        self.memory: Recall | None = None
+        self.decided_by: Literal["policy", "human", "remembered"] = "policy"
+        self.decision: DecisionType | None = None
+        self.arguments: Any = request.tool_call.get("args")
+        """The arguments judged (an edit's, after one), for the call's record."""
+        scratchpad = task_scratchpad(self.configurable)
+        # Asked before (this task holds an answer): the human's answer decides, not what a sibling remembered since.
+        asked = scratchpad is not None and bool(stored_resume_values(scratchpad))
+        self.may_recall = self.verdict.needs_approval and owner.tool is not None and not asked
+
+    def recall_args(self) -> dict[str, Any]:
+        tool = self.owner.tool
+        assert tool is not None
+        return {
+            "key": self.middleware._access.approval_key,
+            "verdict": self.verdict,
+            "tool": tool,
+            "identity": self.middleware._access.server_identity(tool.server),
+            "thread_id": self.thread_id,
+            "principal": self.principal,
+            "arguments": self.request.tool_call.get("args"),
+        }
+
+    def emit(self, outcome: Outcome) -> None:
+        """The call's ``mcp_decision`` record (:mod:`langgraph_mcp.graph.audit`)."""
+        tool, call = self.owner.tool, self.request.tool_call
+        emit_decision(
+            decision_record(
+                tool_call_id=call.get("id") or "",
+                server=tool.server if tool is not None else None,
+                tool=tool.name if tool is not None else call["name"],
+                definition_hash=tool.definition_hash if tool is not None else None,
+                verdict=self.verdict.kind,
+                decided_by=self.decided_by,
+                rule=self.verdict.rule,
+                args=self.arguments,
+                principal=self.principal,
+                decision=self.decision,
+                outcome=outcome,
+            )
+        )
+
+    def entry(self, decision: Decision) -> RememberedDecision | None:
+        """The signed entry for a decision given with ``remember`` (approve or reject), else ``None``."""
+        scope = decision.get("remember")
+        tool = self.owner.tool
+        if (
+            scope not in ("thread", "principal")
+            or tool is None
+            or decision["type"] not in ("approve", "reject")
+        ):
+            return None
+        return signed_entry(
+            self.middleware._access.approval_key,
+            scope=scope,
+            owner=self.thread_id if scope == "thread" else str(self.principal),
+            server=tool.server,
+            identity=self.middleware._access.server_identity(tool.server),
+            tool=tool.name,
+            definition_hash=tool.definition_hash,
+            decision=decision,
+            arguments=self.request.tool_call.get("args"),
+            same_args=self.verdict.remember == "same_args",
+            rule=self.verdict.rule,
+            now=self.middleware.policy.clock(),
+            tool_call_id=self.request.tool_call.get("id") or "",
+        )
+
+
+def _messages(request: ToolCallRequest) -> list[Any]:
+    state = request.state
+    messages = state.get("messages") if isinstance(state, Mapping) else getattr(state, "messages", None)
+    return list(messages) if isinstance(messages, list) else []
+
+
+def _with_thread_memory(outcome: ToolOutcome, entry: RememberedDecision | None) -> ToolOutcome:
+    """Without a store, a ``thread`` decision is kept in the thread: on the ToolMessage that answers the call."""
+    if entry is None or not isinstance(outcome, ToolMessage):
+        return outcome
+    return _kept_in(outcome, entry)
+
+
+def _kept_in(message: ToolMessage, entry: RememberedDecision) -> ToolMessage:
+    metadata: dict[str, Any] = dict(message.response_metadata)
+    metadata[MEMORY_METADATA_KEY] = [*(metadata.get(MEMORY_METADATA_KEY) or []), dict(entry)]
+    return message.model_copy(update={"response_metadata": metadata})
 
 
 def _judged(verdict: str, decided_by: str, decision: str | None, rule: str) -> dict[str, Any]:

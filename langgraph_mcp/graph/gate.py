@@ -158,7 +158,7 @@ def create_approval_gate(
     builder.add_node("check", RunnableCallable(gate.check, gate.acheck, name="check", trace=False))
     # No input_schema on "review" (its input is the Send payload): a node's input schema is also what its
     # conditional edge reads, and the compat-mode router after it must see the whole subgraph state.
-    builder.add_node("review", RunnableCallable(review.review, None, name="review", trace=False))
+    builder.add_node("review", RunnableCallable(review.review, review.areview, name="review", trace=False))
     builder.add_node("apply", RunnableCallable(apply, None, name="apply", trace=False))
     builder.add_edge(START, "check")
     builder.add_conditional_edges("check", review.route, ["review", "apply"])

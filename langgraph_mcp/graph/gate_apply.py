@@ -26,9 +26,11 @@ from langgraph_mcp.graph.gate_state import (
     DENIED,
     EXPIRED,
     JUDGED,
+    MEMORY,
     REVIEWS,
     SHOWN,
 )
+from langgraph_mcp.graph.memory import MEMORY_METADATA_KEY
 from langgraph_mcp.graph.messages import (
     GateRecord,
     gate_records,
@@ -38,7 +40,7 @@ from langgraph_mcp.graph.messages import (
     with_gate_records,
     with_message_fields,
 )
-from langgraph_mcp.payloads import ApprovalInterrupt, Decision, DecisionBinding
+from langgraph_mcp.payloads import ApprovalInterrupt, Decision, DecisionBinding, RememberedDecision
 
 __all__ = ["apply_decisions", "denial_message", "expiry_message", "rejection_message"]
 
@@ -91,7 +93,7 @@ def apply_decisions(state: Any, messages_key: str) -> dict[str, Any]:
     outcome = _Outcome(state, ai, records, {p["tool_call_id"]: p for p in reviews})
     out: list[AnyMessage] = [group.message() for group in pending.refused]
     out.extend(outcome.answers(decisions, denied))
-    if outcome.edits or records or gate_records(ai) is None:
+    if outcome.edits or records or outcome.memory or gate_records(ai) is None:
         # Always stamp a judged message (even with no call let through): the tool node then runs only
         # calls this gate recorded, whatever else reaches it.
         out.insert(0, outcome.stamped())
@@ -120,6 +122,7 @@ class _Outcome:
         self.names = {call.get("id") or "": call["name"] for call in ai.tool_calls}
         self.args_of = {call.get("id") or "": call.get("args") for call in ai.tool_calls}
         self.edits: dict[str, dict[str, Any]] = {}
+        self.memory: dict[str, RememberedDecision] = state.get(MEMORY) or {}
 
     def answers(self, decisions: Mapping[str, Decision], denied: Mapping[str, str]) -> list[ToolMessage]:
         """The ``ToolMessage``\\s of the decided calls that do not run, then of the denied ones."""
@@ -178,7 +181,7 @@ class _Outcome:
                 tool=seen.get("tool") or self.names.get(call_id, ""),
                 definition_hash=seen.get("definition_hash"),
                 verdict=seen.get("verdict", "ask" if decision is not None else "deny"),
-                decided_by="human" if decision is not None else "policy",
+                decided_by=seen.get("decided_by") or ("human" if decision is not None else "policy"),
                 rule=seen.get("rule", ""),
                 args=self.args_of.get(call_id),
                 principal=seen.get("principal"),
@@ -192,11 +195,23 @@ class _Outcome:
         ai = with_args(self.ai, self.edits) if self.edits else self.ai
         stamped = with_gate_records(ai, self.records)
         context = {
-            cid: {"rule": self.judged[cid]["rule"], "principal": self.judged[cid]["principal"]}
+            cid: {
+                "rule": self.judged[cid]["rule"],
+                "principal": self.judged[cid]["principal"],
+                **(
+                    {"decided_by": "remembered"} if self.judged[cid].get("decided_by") == "remembered" else {}
+                ),
+            }
             for cid in self.records
             if cid in self.judged
         }
-        return with_audit_context(stamped, context) if context else stamped
+        stamped = with_audit_context(stamped, context) if context else stamped
+        if not self.memory:
+            return stamped
+        # Thread memory without a store: kept in the thread, signed (graph/memory.py reads it back).
+        metadata = dict(stamped.response_metadata)
+        kept = [*(metadata.get(MEMORY_METADATA_KEY) or []), *(dict(e) for e in self.memory.values())]
+        return with_message_fields(stamped, {"response_metadata": {**metadata, MEMORY_METADATA_KEY: kept}})
 
 
 # ------------------------------------------------------------------------------------------------ editing

@@ -2,30 +2,36 @@
 
 ``check`` runs once per model turn (it is not re-run when a review resumes). It establishes each call's owner
 fail-closed (:mod:`langgraph_mcp.graph.owners`), asks for a sign-in a server needs before its tool can even be
-looked up, and judges every call with the policy: allowed calls get a signed record, denied ones a reason, and
-each ``ask`` becomes an ``mcp_approval`` payload for a ``review`` task. :class:`GateCheck` also holds what the
+looked up, and judges every call with the policy: allowed calls get a signed record, denied ones a reason, an unlocked ``ask``
+that a remembered decision answers (:mod:`langgraph_mcp.graph.memory`) gets that decision (an approval as a record
+signed here), and every other ``ask`` becomes an ``mcp_approval`` payload (offering the ``remember`` scopes) for a
+``review`` task. :class:`GateCheck` also holds what the
 other nodes and :func:`~langgraph_mcp.graph.gate.route_through_gate` share: the lookups and the signing key.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import ToolCall
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_config
+from langgraph.store.base import BaseStore
 
 from langgraph_mcp._compat import has_checkpointer
 from langgraph_mcp.calls.asker import InterruptAsker
 from langgraph_mcp.catalog import McpTool, ToolDefinition
-from langgraph_mcp.graph.gate_state import ALLOWED, DENIED, JUDGED, REVIEWS, SHOWN
+from langgraph_mcp.graph.gate_state import ALLOWED, DECISIONS, DENIED, JUDGED, REVIEWS, SHOWN
+from langgraph_mcp.graph.memory import Recall, arecall, offer, recall, with_offer
 from langgraph_mcp.graph.messages import GateRecord, messages_of, pending_calls
 from langgraph_mcp.graph.owners import Owner, cached_owners, establish_owners, owner_verdict, record_for
 from langgraph_mcp.humans.approval_request import approval_payload
-from langgraph_mcp.humans.policy import ApprovalPolicy
+from langgraph_mcp.humans.policy import ApprovalPolicy, Verdict
 from langgraph_mcp.humans.sign_in import MAX_SIGN_INS_PER_CALL, authorization_payload, sign_in_result
-from langgraph_mcp.payloads import ApprovalInterrupt, BindingVerdict, DecisionBinding
+from langgraph_mcp.payloads import ApprovalInterrupt, BindingVerdict, Decision, DecisionBinding
+from langgraph_mcp.servers.connections import current_store
 from langgraph_mcp.servers.mcp_servers import McpServers, server_access
 
 __all__ = ["GateCheck"]
@@ -101,27 +107,53 @@ class GateCheck:
         )
         return record_for(tool, "allow", binding)
 
-    def _verdicts(
+    def remembered_record(self, call: ToolCall, tool: McpTool, config: RunnableConfig) -> GateRecord:
+        """The record of a call a remembered approval answers: signed here, where the entry was verified."""
+        binding = self.sign(
+            "approve",
+            call.get("id") or "",
+            tool.server,
+            tool.name,
+            tool.definition_hash,
+            call.get("args"),
+            config,
+        )
+        return record_for(tool, "approve", binding)
+
+    def _judgements(
         self,
         calls: list[ToolCall],
         owners: Mapping[str, Owner],
         config: RunnableConfig,
-        declined: Mapping[str, str] | None = None,
-    ) -> dict[str, Any]:
-        can_pause = has_checkpointer(config.get("configurable", {}))
+        declined: Mapping[str, str],
+    ) -> _Judgements:
         principal = self.policy.principal_for(config)
+        verdicts = {
+            call.get("id") or "": owner_verdict(self.policy, call, owners[call["name"]], principal=principal)
+            for call in calls
+            if (call.get("id") or "") not in declined
+        }
+        return _Judgements(self, calls, owners, config, principal, verdicts, current_store())
+
+    def _verdicts(
+        self, j: _Judgements, recalls: Mapping[str, Recall], declined: Mapping[str, str]
+    ) -> dict[str, Any]:
+        config = j.config
+        can_pause = has_checkpointer(config.get("configurable", {}))
+        principal = j.principal
         now = self.policy.clock()
         reviews: list[ApprovalInterrupt] = []
         denied: dict[str, str] = dict(declined or {})
         allowed: dict[str, GateRecord] = {}
         judged: dict[str, dict[str, Any]] = {}
         shown: dict[str, ToolDefinition] = {}
-        for call in calls:
+        remembered: dict[str, Decision] = {}
+        for call in j.calls:
             call_id = call.get("id") or ""
             if call_id in denied:
                 continue
-            owner = owners[call["name"]]
-            verdict = owner_verdict(self.policy, call, owner, principal=principal)
+            owner = j.owners[call["name"]]
+            verdict = j.verdicts[call_id]
             tool = owner.tool
             judged[call_id] = {
                 "verdict": verdict.kind,
@@ -131,20 +163,43 @@ class GateCheck:
                 "tool": tool.name if tool is not None else call["name"],
                 "definition_hash": tool.definition_hash if tool is not None else None,
             }
+            memory = recalls.get(call_id)
+            decision = memory.decision if memory is not None else None
             if verdict.allowed:
                 allowed[call_id] = self.allow_record(call, owner.tool, config)
             elif verdict.denied:
                 denied[call_id] = verdict.reason
+            elif decision is not None and tool is not None:  # an entry this package signed, this definition
+                judged[call_id]["decided_by"] = "remembered"
+                if decision["type"] == "approve":
+                    allowed[call_id] = self.remembered_record(call, tool, config)
+                else:
+                    remembered[call_id] = decision
             elif not can_pause:  # fail closed: nobody can be asked
                 denied[call_id] = (
                     f"it needs a human's approval ({verdict.reason}), but the graph has no checkpointer to "
                     "pause on: compile it with one, e.g. graph.compile(checkpointer=InMemorySaver())"
                 )
             else:
-                reviews.append(approval_payload(call, owner.tool, verdict, compat=self.compat, now=now))
+                payload = approval_payload(call, owner.tool, verdict, compat=self.compat, now=now)
+                with_offer(
+                    payload,
+                    verdict,
+                    *offer(
+                        verdict,
+                        tool,
+                        has_store=j.store is not None,
+                        thread_id=j.thread_id,
+                        principal=principal,
+                    ),
+                )
+                reviews.append(payload)
                 if owner.tool is not None:
                     shown[call_id] = owner.tool.definition
-        return {REVIEWS: reviews, DENIED: denied, ALLOWED: allowed, JUDGED: judged, SHOWN: shown}
+        out = {REVIEWS: reviews, DENIED: denied, ALLOWED: allowed, JUDGED: judged, SHOWN: shown}
+        if remembered:
+            out[DECISIONS] = remembered
+        return out
 
     def check(self, state: Any, config: RunnableConfig) -> dict[str, Any]:
         calls = self.calls(state)
@@ -154,7 +209,10 @@ class GateCheck:
             if not self._sign_in_first(calls, owners, declined):
                 break
             owners = self.owners(calls)
-        return self._verdicts(calls, owners, config, declined)
+        j = self._judgements(calls, owners, config, declined)
+        messages = messages_of(state, self.messages_key)
+        recalls = {cid: recall(j.store, messages, **kw) for cid, kw in j.lookups()}
+        return self._verdicts(j, recalls, declined)
 
     async def acheck(self, state: Any, config: RunnableConfig) -> dict[str, Any]:
         calls = self.calls(state)
@@ -164,7 +222,10 @@ class GateCheck:
             if not self._sign_in_first(calls, owners, declined):
                 break
             owners = await self.aowners(calls)
-        return self._verdicts(calls, owners, config, declined)
+        j = self._judgements(calls, owners, config, declined)
+        messages = messages_of(state, self.messages_key)
+        recalls = {cid: await arecall(j.store, messages, **kw) for cid, kw in j.lookups()}
+        return self._verdicts(j, recalls, declined)
 
     def _sign_in_first(
         self, calls: list[ToolCall], owners: Mapping[str, Owner], declined: dict[str, str]
@@ -195,3 +256,45 @@ class GateCheck:
             self._access.hand_over_sign_in(needed.server, result)
             return True
         return False
+
+
+@dataclass(frozen=True)
+class _Judgements:
+    """One ``check``'s verdicts, and what remembered decisions are looked up with."""
+
+    gate: GateCheck
+    calls: list[ToolCall]
+    owners: Mapping[str, Owner]
+    config: RunnableConfig
+    principal: str | None
+    verdicts: Mapping[str, Verdict]
+    store: BaseStore | None
+
+    @property
+    def thread_id(self) -> str:
+        return str(self.config.get("configurable", {}).get("thread_id") or "")
+
+    def lookups(self) -> list[tuple[str, dict[str, Any]]]:
+        """``(tool call id, recall arguments)`` of every call an unlocked ``ask`` may be answered for from memory."""
+        out = []
+        for call in self.calls:
+            call_id = call.get("id") or ""
+            verdict = self.verdicts.get(call_id)
+            tool = self.owners[call["name"]].tool
+            if verdict is None or not verdict.needs_approval or tool is None:
+                continue
+            out.append(
+                (
+                    call_id,
+                    {
+                        "key": self.gate._access.approval_key,
+                        "verdict": verdict,
+                        "tool": tool,
+                        "identity": self.gate._access.server_identity(tool.server),
+                        "thread_id": self.thread_id,
+                        "principal": self.principal,
+                        "arguments": call.get("args"),
+                    },
+                )
+            )
+        return out

@@ -3,7 +3,9 @@
 Each task asks about its own call (so each paused call has its own interrupt id), checks the answer before it is
 saved (``interrupt(..., response_schema=...)``), and adds only its own decision to the gate's merging channels.
 An approval is signed here, in the task that received it through the interrupt; one that came after the
-verdict's ``expires_at`` is recorded as expired instead (it counts as a rejection).
+verdict's ``expires_at`` is recorded as expired instead (it counts as a rejection). A decision given with
+``remember`` is kept here too (:mod:`langgraph_mcp.graph.memory`): in the graph's store, or, for ``thread``
+without one, handed to ``apply`` to keep in the message.
 """
 
 from __future__ import annotations
@@ -14,14 +16,16 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.types import Send, interrupt
 
 from langgraph_mcp.graph.gate_check import GateCheck
-from langgraph_mcp.graph.gate_state import BINDINGS, DECISIONS, EXPIRED, REVIEWS, ReviewInput
+from langgraph_mcp.graph.gate_state import BINDINGS, DECISIONS, EXPIRED, JUDGED, MEMORY, REVIEWS, ReviewInput
+from langgraph_mcp.graph.memory import aremember, remember, signed_entry
 from langgraph_mcp.humans.decisions import (
     DecisionResponse,
     decision_response_schema,
     only_decision,
     validate_decision,
 )
-from langgraph_mcp.payloads import Decision
+from langgraph_mcp.payloads import Decision, RememberedDecision
+from langgraph_mcp.servers.connections import current_store
 
 __all__ = ["GateReview"]
 
@@ -40,10 +44,31 @@ class GateReview:
             return "apply"
         if self.gate.compat:
             todo = todo[:1]
-        return [Send("review", {"payload": p}) for p in todo]
+        judged = state.get(JUDGED) or {}
+        return [
+            Send(
+                "review", {"payload": p, "principal": (judged.get(p["tool_call_id"]) or {}).get("principal")}
+            )
+            for p in todo
+        ]
 
     def review(self, state: ReviewInput, config: RunnableConfig) -> dict[str, Any]:
         """Ask about one call; the decision (signed when it lets the call run) for ``apply``."""
+        out, entry = self._review(state, config)
+        if entry is not None and not remember(current_store(), entry):
+            out[MEMORY] = {entry["tool_call_id"]: entry}
+        return out
+
+    async def areview(self, state: ReviewInput, config: RunnableConfig) -> dict[str, Any]:
+        """:meth:`review` in async runs (the store's async API)."""
+        out, entry = self._review(state, config)
+        if entry is not None and not await aremember(current_store(), entry):
+            out[MEMORY] = {entry["tool_call_id"]: entry}
+        return out
+
+    def _review(
+        self, state: ReviewInput, config: RunnableConfig
+    ) -> tuple[dict[str, Any], RememberedDecision | None]:
         gate = self.gate
         payload = state["payload"]
         answer = interrupt(payload, response_schema=decision_response_schema(payload, compat=gate.compat))
@@ -56,7 +81,7 @@ class GateReview:
         if decision["type"] in ("approve", "edit") and "expires_at" in payload:
             now = gate.policy.clock()  # when the answer came: this task runs again on the resume
             if now > payload["expires_at"]:
-                return {DECISIONS: {call_id: decision}, EXPIRED: {call_id: now}}
+                return {DECISIONS: {call_id: decision}, EXPIRED: {call_id: now}}, None
         out: dict[str, Any] = {DECISIONS: {call_id: decision}}
         server, definition_hash = payload["server"], payload.get("definition_hash")
         signable = server is not None and server in gate.servers.names and definition_hash is not None
@@ -69,4 +94,34 @@ class GateReview:
                 decision["type"], call_id, server, payload["tool"], definition_hash, args, config
             )
             out[BINDINGS] = {call_id: binding}
-        return out
+        return out, self._entry(state, decision, config) if signable else None
+
+    def _entry(
+        self, state: ReviewInput, decision: Decision, config: RunnableConfig
+    ) -> RememberedDecision | None:
+        """The signed entry of a decision given with ``remember`` (the payload offered that scope: checked)."""
+        scope = decision.get("remember")
+        payload = state["payload"]
+        server, definition_hash = payload["server"], payload.get("definition_hash")
+        if scope not in ("thread", "principal") or server is None or definition_hash is None:
+            return None
+        thread_id = str(config.get("configurable", {}).get("thread_id") or "")
+        owner = thread_id if scope == "thread" else state.get("principal")
+        if not owner:
+            return None
+        gate = self.gate
+        return signed_entry(
+            gate._access.approval_key,
+            scope=scope,
+            owner=owner,
+            server=server,
+            identity=gate._access.server_identity(server),
+            tool=payload["tool"],
+            definition_hash=definition_hash,
+            decision=decision,
+            arguments=payload["arguments"],
+            same_args=payload.get("remember_covers") == "same_args",
+            rule=payload.get("rule", ""),
+            now=gate.policy.clock(),
+            tool_call_id=payload["tool_call_id"],
+        )

@@ -7,14 +7,14 @@ subgraph: the parent only sees ``messages`` (:func:`gate_schemas` gives the inpu
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any, NotRequired, TypedDict
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
 from langgraph_mcp.catalog import ToolDefinition
 from langgraph_mcp.graph.messages import GateRecord
-from langgraph_mcp.payloads import ApprovalInterrupt, Decision, DecisionBinding
+from langgraph_mcp.payloads import ApprovalInterrupt, Decision, DecisionBinding, RememberedDecision
 
 __all__ = [
     "ALLOWED",
@@ -23,6 +23,7 @@ __all__ = [
     "DENIED",
     "EXPIRED",
     "JUDGED",
+    "MEMORY",
     "REVIEWS",
     "SHOWN",
     "ReviewInput",
@@ -45,6 +46,8 @@ BINDINGS = "mcp_gate_bindings"
 """Private channel: ``{tool_call_id: DecisionBinding}``, signed by the review task that took the decision."""
 SHOWN = "mcp_gate_shown"
 """Private channel: ``{tool_call_id: ToolDefinition}`` of the asked calls, as the policy judged them."""
+MEMORY = "mcp_gate_memory"
+"""Private channel: ``{tool_call_id: RememberedDecision}``, ``thread`` decisions to keep in the message (no store)."""
 
 
 def _merge(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
@@ -56,6 +59,8 @@ class ReviewInput(TypedDict):
     """What ``check`` sends each ``review`` task: the one payload it asks about."""
 
     payload: ApprovalInterrupt
+    principal: NotRequired[str | None]
+    """Whose call it is (as judged): a ``"principal"`` decision is remembered for them."""
 
 
 def gate_schemas(messages_key: str) -> tuple[Any, Any]:
@@ -75,6 +80,7 @@ def gate_schemas(messages_key: str) -> tuple[Any, Any]:
             JUDGED: Annotated[dict[str, dict[str, Any]], _merge],
             BINDINGS: Annotated[dict[str, DecisionBinding], _merge],
             SHOWN: Annotated[dict[str, ToolDefinition], _merge],
+            MEMORY: Annotated[dict[str, RememberedDecision], _merge],
         },
         total=False,
     )

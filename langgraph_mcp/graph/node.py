@@ -321,7 +321,7 @@ class _NodeCall:
     def _decision(self, tool: McpTool | None, message: ToolMessage) -> DecisionRecord:
         record = self.record
         assert record is not None
-        verdict, decided_by = _verdict_of(record)
+        verdict, decided_by = _verdict_of(record, self.work.audit.get(self.id))
         judged = self.work.audit.get(self.id) or {}
         return decision_record(
             tool_call_id=self.id,
@@ -441,7 +441,7 @@ class _NodeCall:
         }
         record = self.record
         if record is not None:
-            verdict, decided_by = _verdict_of(record)
+            verdict, decided_by = _verdict_of(record, self.work.audit.get(self.id))
             metadata.update(
                 mcp_verdict=verdict,
                 mcp_decided_by=decided_by,
@@ -481,9 +481,14 @@ async def _failed(run: ToolRun | None, error: BaseException, message: ToolMessag
     return message
 
 
-def _verdict_of(record: GateRecord) -> tuple[Literal["allow", "ask"], Literal["policy", "human"]]:
-    """The gate's verdict on a call it let through, and who decided: a human approved (or edited) it, or the
+def _verdict_of(
+    record: GateRecord, audit: Mapping[str, Any] | None = None
+) -> tuple[Literal["allow", "ask"], Literal["policy", "human", "remembered"]]:
+    """The gate's verdict on a call it let through, and who decided: a human approved (or edited) it, a decision
+    remembered from an earlier one (the audit context says so: informational, the binding is what runs it), or the
     policy allowed it."""
+    if record["verdict"] == "approve" and (audit or {}).get("decided_by") == "remembered":
+        return "ask", "remembered"
     if record["verdict"] in ("approve", "edit"):
         return "ask", "human"
     return "allow", "policy"

@@ -113,6 +113,14 @@ class ApprovalKey:
         }
         return cast(DecisionBinding, {**fields, "signature": self._mac(fields)})
 
+    def seal(self, purpose: str, fields: Mapping[str, Any]) -> str:
+        """The signature of another record this package keeps (e.g. a remembered decision), for ``purpose``."""
+        return self._mac({"purpose": purpose, "fields": dict(fields)})
+
+    def opens(self, purpose: str, fields: Mapping[str, Any], signature: object) -> bool:
+        """Whether ``signature`` is this key's :meth:`seal` of ``fields`` for ``purpose``."""
+        return isinstance(signature, str) and hmac.compare_digest(signature, self.seal(purpose, fields))
+
     def _mac(self, fields: Mapping[str, Any]) -> str:
         return hmac.new(self._key, canonical_json(dict(fields)).encode(), hashlib.sha256).hexdigest()
 

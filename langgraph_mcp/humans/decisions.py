@@ -2,9 +2,9 @@
 
 Decisions have LangChain's shapes (see :data:`langgraph_mcp.payloads.Decision`)::
 
-    {"type": "approve"}
+    {"type": "approve"}                          # + "remember": "thread" | "principal", where offered
     {"type": "edit", "edited_action": {"name": "<published name>", "args": {...}}}
-    {"type": "reject", "message": "optional reason"}
+    {"type": "reject", "message": "optional reason"}   # + "remember", where offered
     {"type": "respond", "message": "the answer the model gets instead of the tool's result"}
 
 :func:`validate_decision` is the one set of rules; both the approval gate and the resume helper use it.
@@ -35,11 +35,14 @@ from langgraph_mcp.humans.schemas import (
 )
 from langgraph_mcp.payloads import (
     ALL_DECISIONS,
+    REMEMBER_SCOPES,
     ApprovalInterrupt,
+    ApproveDecision,
     Decision,
     DecisionType,
     EditDecision,
     RejectDecision,
+    RememberScope,
 )
 
 __all__ = [
@@ -52,9 +55,9 @@ __all__ = [
 
 _MAX_REPORTED_ERRORS = 5
 _DECISION_KEYS: dict[str, tuple[str, ...]] = {
-    "approve": ("type",),
+    "approve": ("type", "remember"),
     "edit": ("type", "edited_action"),
-    "reject": ("type", "message"),
+    "reject": ("type", "message", "remember"),
     "respond": ("type", "message"),
 }
 
@@ -105,10 +108,29 @@ def _check_args(payload: ApprovalInterrupt, args: dict[str, Any]) -> None:
         raise DecisionError(f"{who}: edited arguments do not match the tool's inputSchema: {shown}{extra}")
 
 
+def _remember(payload: ApprovalInterrupt, scope: object) -> RememberScope:
+    """The ``remember`` scope of an approve or reject, if the payload offers it (else a clear error)."""
+    offered = list(payload.get("remember") or [])
+    if scope in offered:
+        return scope
+    who = _who(payload)
+    if scope not in REMEMBER_SCOPES:
+        raise DecisionError(
+            f"{who}: 'remember' must be one of {', '.join(repr(s) for s in REMEMBER_SCOPES)}, got {scope!r}"
+        )
+    why = (payload.get("remember_unavailable") or {}).get(str(scope), "it is not offered for this call")
+    rest = f"offered: {', '.join(offered)}" if offered else "no scope is offered for this call"
+    raise DecisionError(
+        f"{who}: cannot remember this decision for the {scope}: {why} ({rest}); answer without 'remember'"
+        + (" or with an offered scope" if offered else "")
+    )
+
+
 def validate_decision(payload: ApprovalInterrupt, decision: object) -> Decision:
     """Check ``decision`` against the approval interrupt ``payload`` and return a clean copy of it.
 
-    Rules: the ``type`` must be one of ``payload["allowed_decisions"]``; an ``edit`` must keep the tool's
+    Rules: the ``type`` must be one of ``payload["allowed_decisions"]``; an ``approve`` or ``reject`` may carry
+    ``remember`` with a scope ``payload["remember"]`` offers (see :mod:`langgraph_mcp.graph.memory`); an ``edit`` must keep the tool's
     published name (renaming it, i.e. calling another tool, is not allowed) and its ``args`` must be an object
     that matches ``payload["input_schema"]`` when there is one (JSON Schema Draft 2020-12, or the draft the
     schema's ``$schema`` names; ``format`` is not asserted; ``$ref`` is never fetched over the network; a
@@ -144,15 +166,20 @@ def validate_decision(payload: ApprovalInterrupt, decision: object) -> Decision:
         )
 
     if kind == "approve":
-        return {"type": "approve"}
+        approve: ApproveDecision = {"type": "approve"}
+        if "remember" in decision:
+            approve["remember"] = _remember(payload, decision["remember"])
+        return approve
 
     if kind == "reject":
         message = decision.get("message")
-        if message is None:
-            return {"type": "reject"}
-        if not isinstance(message, str):
+        if message is not None and not isinstance(message, str):
             raise DecisionError(f"{who}: a reject 'message' must be a string, got {type(message).__name__}")
-        reject: RejectDecision = {"type": "reject", "message": message}
+        reject: RejectDecision = {"type": "reject"}
+        if message is not None:
+            reject["message"] = message
+        if "remember" in decision:
+            reject["remember"] = _remember(payload, decision["remember"])
         return reject
 
     if kind == "respond":
@@ -317,6 +344,10 @@ def decision_json_schema(payload: ApprovalInterrupt, *, compat: bool = False) ->
             "additionalProperties": False,
         },
     }
+    offered = list(payload.get("remember") or [])
+    if offered:
+        for kind in ("approve", "reject"):
+            branches[kind]["properties"]["remember"] = {"enum": offered}
     allowed = _allowed(payload)
     decision: dict[str, Any] = (
         {"oneOf": [branches[d] for d in allowed]} if len(allowed) != 1 else branches[allowed[0]]
