@@ -77,7 +77,7 @@ from langgraph_mcp.humans.decisions import (
 )
 from langgraph_mcp.humans.policy import ApprovalPolicy
 from langgraph_mcp.payloads import Decision, DecisionType, RememberedDecision
-from langgraph_mcp.servers.connections import current_store
+from langgraph_mcp.servers.identities import current_store
 from langgraph_mcp.servers.mcp_servers import McpServers, server_access
 
 __all__ = ["McpApprovalMiddleware"]

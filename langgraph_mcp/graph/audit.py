@@ -32,7 +32,7 @@ from opentelemetry import trace
 
 from langgraph_mcp.catalog import args_digest
 from langgraph_mcp.payloads import DECISION_EVENT_TYPE, DecisionRecord, DecisionType
-from langgraph_mcp.servers.connections import current_store
+from langgraph_mcp.servers.identities import current_store
 
 __all__ = [
     "AUDIT_LOGGER",

@@ -31,7 +31,7 @@ from langgraph_mcp.humans.approval_request import approval_payload
 from langgraph_mcp.humans.policy import ApprovalPolicy, Verdict
 from langgraph_mcp.humans.sign_in import MAX_SIGN_INS_PER_CALL, authorization_payload, sign_in_result
 from langgraph_mcp.payloads import ApprovalInterrupt, BindingVerdict, Decision, DecisionBinding
-from langgraph_mcp.servers.connections import current_store
+from langgraph_mcp.servers.identities import current_store
 from langgraph_mcp.servers.mcp_servers import McpServers, server_access
 
 __all__ = ["GateCheck"]

@@ -25,7 +25,7 @@ from langgraph_mcp.humans.decisions import (
     validate_decision,
 )
 from langgraph_mcp.payloads import Decision, RememberedDecision
-from langgraph_mcp.servers.connections import current_store
+from langgraph_mcp.servers.identities import current_store
 
 __all__ = ["GateReview"]
 
