@@ -357,73 +357,86 @@ class RunView:
 def render_pending(item: PendingMcpInterrupt) -> Group:
     """A typed view of one pending interrupt: approval (call, reason, allowed decisions) or elicitation."""
     value = cast(dict[str, Any], item.payload)
-    lines: list[Any] = []
     if item.kind == "approval":
-        lines.append(
-            Text.assemble(
-                ("paused ", "bold yellow"),
-                ("approval", "bold"),
-                f" for {value.get('published_name')} ",
-                (f"({item.tool_call_id})", "dim"),
-            )
-        )
-        lines.append(Text(f"    arguments: {_json(value.get('arguments', {}))}"))
-        lines.append(Text(f"    reason: {value.get('reason', '')}"))
-        if value.get("rule"):
-            lines.append(Text(f"    rule: {value['rule']}"))
-        if isinstance(value.get("expires_at"), int | float):
-            when = datetime.datetime.fromtimestamp(value["expires_at"]).astimezone().strftime("%H:%M:%S %Z")
-            lines.append(Text(f"    expires: {when} (an approval after that counts as a rejection)"))
-        lines.append(Text(f"    allowed: {', '.join(value.get('allowed_decisions', []))}"))
-        return Group(*lines)
+        return Group(*_approval_lines(item, value))
     if item.kind == "elicitation":
-        lines.append(
-            Text.assemble(
-                ("paused ", "bold yellow"),
-                ("input requested", "bold"),
-                f" by {value.get('published_name')} ",
-                (f"({item.tool_call_id}, round {value.get('round', 1)})", "dim"),
-            )
-        )
-        for key, request in (value.get("requests") or {}).items():
-            if request.get("mode") == "url":
-                lines.append(Text(f"    [{key}] {request.get('message', '')}"))
-                seen = inspect_url(str(request.get("url", "")))
-                lines.append(Text(f"        URL: {request.get('url')}  (host: {seen.host or '?'})"))
-                if seen.warning:
-                    lines.append(Text(f"        warning: {seen.warning}", style="red"))
-                lines.append(Text("        (never opened automatically)", style="dim"))
-            else:
-                lines.append(Text(f"    [{key}] form: {request.get('message', '')}"))
-                schema = request.get("requested_schema") or {}
-                required = set(schema.get("required") or [])
-                for name, prop in (schema.get("properties") or {}).items():
-                    options = field_options(prop) if isinstance(prop, Mapping) else None
-                    kind = prop.get("format") or prop.get("type") or "value"
-                    if options:
-                        kind = "one of " + ", ".join(str(v) for v, _ in options)
-                    extra = " (required)" if name in required else ""
-                    hidden = " (hidden)" if name in request.get("sensitive", []) else ""
-                    lines.append(Text(f"        {name}: {kind}{extra}{hidden}"))
-        return Group(*lines)
+        return Group(*_elicitation_lines(item, value))
     if item.kind == "authorization":
-        lines.append(
-            Text.assemble(
-                ("paused ", "bold yellow"),
-                ("sign-in needed", "bold"),
-                f" for MCP server {value.get('server')!r} as {value.get('principal')!r} ",
-                (f"({item.tool_call_id})", "dim"),
-            )
-        )
-        lines.append(
-            Text(f"    at {value.get('host') or '?'}, scopes: {', '.join(value.get('scopes') or []) or '-'}")
-        )
-        lines.append(Text("    (the link is never opened automatically)", style="dim"))
-        return Group(*lines)
+        return Group(*_authorization_lines(item, value))
     if item.kind in ("sampling", "sampling_review"):
         return render_sampling(item)
-    lines.append(Text(f"paused: interrupt {item.interrupt_id}: {_short(_json(value))}", style="yellow"))
-    return Group(*lines)
+    return Group(Text(f"paused: interrupt {item.interrupt_id}: {_short(_json(value))}", style="yellow"))
+
+
+def _approval_lines(item: PendingMcpInterrupt, value: dict[str, Any]) -> list[Any]:
+    lines: list[Any] = []
+    lines.append(
+        Text.assemble(
+            ("paused ", "bold yellow"),
+            ("approval", "bold"),
+            f" for {value.get('published_name')} ",
+            (f"({item.tool_call_id})", "dim"),
+        )
+    )
+    lines.append(Text(f"    arguments: {_json(value.get('arguments', {}))}"))
+    lines.append(Text(f"    reason: {value.get('reason', '')}"))
+    if value.get("rule"):
+        lines.append(Text(f"    rule: {value['rule']}"))
+    if isinstance(value.get("expires_at"), int | float):
+        when = datetime.datetime.fromtimestamp(value["expires_at"]).astimezone().strftime("%H:%M:%S %Z")
+        lines.append(Text(f"    expires: {when} (an approval after that counts as a rejection)"))
+    lines.append(Text(f"    allowed: {', '.join(value.get('allowed_decisions', []))}"))
+    return lines
+
+
+def _elicitation_lines(item: PendingMcpInterrupt, value: dict[str, Any]) -> list[Any]:
+    lines: list[Any] = []
+    lines.append(
+        Text.assemble(
+            ("paused ", "bold yellow"),
+            ("input requested", "bold"),
+            f" by {value.get('published_name')} ",
+            (f"({item.tool_call_id}, round {value.get('round', 1)})", "dim"),
+        )
+    )
+    for key, request in (value.get("requests") or {}).items():
+        if request.get("mode") == "url":
+            lines.append(Text(f"    [{key}] {request.get('message', '')}"))
+            seen = inspect_url(str(request.get("url", "")))
+            lines.append(Text(f"        URL: {request.get('url')}  (host: {seen.host or '?'})"))
+            if seen.warning:
+                lines.append(Text(f"        warning: {seen.warning}", style="red"))
+            lines.append(Text("        (never opened automatically)", style="dim"))
+        else:
+            lines.append(Text(f"    [{key}] form: {request.get('message', '')}"))
+            schema = request.get("requested_schema") or {}
+            required = set(schema.get("required") or [])
+            for name, prop in (schema.get("properties") or {}).items():
+                options = field_options(prop) if isinstance(prop, Mapping) else None
+                kind = prop.get("format") or prop.get("type") or "value"
+                if options:
+                    kind = "one of " + ", ".join(str(v) for v, _ in options)
+                extra = " (required)" if name in required else ""
+                hidden = " (hidden)" if name in request.get("sensitive", []) else ""
+                lines.append(Text(f"        {name}: {kind}{extra}{hidden}"))
+    return lines
+
+
+def _authorization_lines(item: PendingMcpInterrupt, value: dict[str, Any]) -> list[Any]:
+    lines: list[Any] = []
+    lines.append(
+        Text.assemble(
+            ("paused ", "bold yellow"),
+            ("sign-in needed", "bold"),
+            f" for MCP server {value.get('server')!r} as {value.get('principal')!r} ",
+            (f"({item.tool_call_id})", "dim"),
+        )
+    )
+    lines.append(
+        Text(f"    at {value.get('host') or '?'}, scopes: {', '.join(value.get('scopes') or []) or '-'}")
+    )
+    lines.append(Text("    (the link is never opened automatically)", style="dim"))
+    return lines
 
 
 def reply_text(item: PendingMcpInterrupt, reply: Reply) -> Text:
