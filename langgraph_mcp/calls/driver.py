@@ -320,33 +320,13 @@ async def _one_leg(
 
 async def _legacy(call: _Call, paused: PausedRound | None) -> types.CallToolResult:
     conn = call.conn
-    handle: CallHandle
+    handle: CallHandle | None = None
     round_ = 0
     if paused is not None and paused.legacy_call is not None:
-        # Fast path: the call is still open inside its question; answer it directly.
-        handle = paused.legacy_call
-        question = handle.pending_question
-        assert question is not None
-        requests = _legacy_requests(conn.spec.question_match, question)
-        round_ = paused.round
-        try:
-            answers = call.ask(round_, requests, paused)
-        except Exception as exc:
-            if not (isinstance(exc, GraphInterrupt) or is_invalid_resume(exc)):
-                await handle.abandon()  # the call can't go on: cancel it on the server before reporting why
-            raise
-        if not await _session_answers(conn, paused.connection_start):
-            # The server went away while the call was parked (and this process had not noticed yet): the answer
-            # was never delivered, so the durable path re-issues the call and answers it from storage.
-            await handle.abandon()
-            call.start_over()
-            return await _legacy(call, None)
-        await conn.resume_legacy_call(handle)
-        relay = paused.progress
-        if relay is not None:
-            relay.target = call.progress  # the rest of the call streams to the resumed run
-        handle.reply(to_elicit_result(next(iter(answers.values()))))
-    else:
+        handle = await _answer_parked(call, paused)
+        if handle is not None:
+            round_, relay = paused.round, paused.progress
+    if handle is None:
         relay = ProgressRelay(call.progress) if call.progress is not None else None
         handle = await conn.start_call(call.tool.name, call.arguments, progress=relay)
     try:
@@ -387,6 +367,30 @@ async def _legacy(call: _Call, paused: PausedRound | None) -> types.CallToolResu
         if not is_invalid_resume(exc):  # a refused answer keeps the call parked for the corrected one
             await handle.abandon()
         raise
+
+
+async def _answer_parked(call: _Call, paused: PausedRound) -> CallHandle | None:
+    """The fast path: the call is still open inside its question, and gets its answer directly. ``None`` when the
+    server went away while it was parked (the durable path then re-issues it and answers it from storage)."""
+    conn, handle = call.conn, paused.legacy_call
+    assert handle is not None and handle.pending_question is not None
+    requests = _legacy_requests(conn.spec.question_match, handle.pending_question)
+    try:
+        answers = call.ask(paused.round, requests, paused)
+    except Exception as exc:
+        if not (isinstance(exc, GraphInterrupt) or is_invalid_resume(exc)):
+            await handle.abandon()  # the call can't go on: cancel it on the server before reporting why
+        raise
+    if not await _session_answers(conn, paused.connection_start):
+        # This process had not noticed yet: the answer was never delivered.
+        await handle.abandon()
+        call.start_over()
+        return None
+    await conn.resume_legacy_call(handle)
+    if paused.progress is not None:
+        paused.progress.target = call.progress  # the rest of the call streams to the resumed run
+    handle.reply(to_elicit_result(next(iter(answers.values()))))
+    return handle
 
 
 def _replayable(tool: McpTool) -> bool:
