@@ -9,6 +9,7 @@ one fails there with a message saying which.
 
 from __future__ import annotations
 
+import asyncio
 import importlib.metadata
 from collections.abc import Callable, Mapping
 from importlib.metadata import PackageNotFoundError, version
@@ -30,6 +31,9 @@ from langgraph_mcp.errors import IncompatibleDependencyError
 # * Whether the run has a checkpointer — LangGraph puts it in ``config["configurable"]``.
 # * What a pending interrupt showed — saved as a pending write on the checkpoint's ``__interrupt__`` channel; read
 #   through the public checkpointer API (``aget_tuple``), found by LangGraph's interrupt id.
+# * What a task's checkpoint keeps for it (pending interrupts, ``@task`` return values on ``__return__``): a kept
+#   sampling completion is found there by its own key (``kept_task_values``). Fallback: nothing found, so the
+#   completion is made again and reviewed anew (never a stored decision applied to a text nobody saw).
 
 LANGGRAPH_VERSION = importlib.metadata.version("langgraph")
 
@@ -247,6 +251,53 @@ async def shown_interrupt_value(configurable: Mapping[str, Any], index: int) -> 
                 if getattr(item, "id", None) == wanted:
                     return getattr(item, "value", None)
     return None
+
+
+try:
+    from langgraph._internal._constants import RETURN as RETURN_CHANNEL
+except ImportError:  # pragma: no cover
+    RETURN_CHANNEL = "__return__"
+
+
+async def kept_task_values(configurable: Mapping[str, Any]) -> list[Any]:
+    """What the running task's checkpoint keeps for it so far: the value of every pending interrupt (what a human
+    is being shown) and every ``@task`` return value, in the order saved; ``[]`` when it can't be read.
+
+    Both are pending writes of the checkpoint the task runs from (channels ``__interrupt__`` and ``__return__``),
+    kept until the step ends, whichever re-run of the node wrote them. Read through the public checkpointer API
+    (``aget_tuple``, or ``get_tuple`` for a sync-only checkpointer); anything unexpected gives ``[]``.
+    """
+    checkpointer = configurable.get(CONFIG_KEY_CHECKPOINTER)
+    checkpoint_map = configurable.get("checkpoint_map")
+    thread_id = configurable.get("thread_id")
+    if checkpointer is None or not isinstance(checkpoint_map, Mapping) or thread_id is None:
+        return []
+    found: list[Any] = []
+    for graph_ns, checkpoint_id in checkpoint_map.items():
+        config: Any = {
+            "configurable": {
+                "thread_id": thread_id,
+                "checkpoint_ns": graph_ns,
+                "checkpoint_id": checkpoint_id,
+            }
+        }
+        try:
+            saved = await checkpointer.aget_tuple(config)
+        except NotImplementedError:  # a sync-only checkpointer
+            try:
+                saved = await asyncio.to_thread(checkpointer.get_tuple, config)
+            except Exception:
+                return []
+        except Exception:
+            return []
+        for write in (saved.pending_writes or []) if saved is not None else []:
+            if len(write) != 3:
+                continue
+            if write[1] == RETURN_CHANNEL:
+                found.append(write[2])
+            elif write[1] == INTERRUPT_CHANNEL and isinstance(write[2], list | tuple):
+                found.extend(getattr(item, "value", None) for item in write[2])
+    return found
 
 
 # ================================================================================================= mcp

@@ -110,6 +110,11 @@ class _ServerOptions(BaseModel):
     sampling_policy: Literal["allow", "ask", "deny"] = "ask"
     """With a ``sampling_model``: ``ask`` pauses the graph with an ``mcp_sampling`` interrupt (approve / edit the
     messages / reject), ``allow`` runs the model, ``deny`` refuses."""
+    review_completion: bool = False
+    """With a ``sampling_model``: show the model's completion to a human before it goes back to the server (an
+    ``mcp_sampling_review`` interrupt: approve / edit the text / reject), under any ``sampling_policy`` but
+    ``deny``. The completion is kept in the checkpoint, so a re-run shows the same text and the model is not
+    called again."""
     sampling_max_tokens: int = Field(1024, ge=1)
     """The most tokens one completion may use, whatever the server's ``maxTokens`` asks."""
     sampling_max_requests: int = Field(10, ge=0)

@@ -8,6 +8,14 @@ restart between the question and the answer re-issues the call and answers the r
 Caps: ``sampling_max_tokens`` per completion, ``sampling_max_requests`` per thread and credential identity (a run
 and the resumes that continue it; each server connection is per identity).
 
+**Completion review** (``review_completion=True``): the model's text is shown before it goes back (an
+``mcp_sampling_review`` interrupt: approve / edit the text / reject). The completion is made inside a LangGraph
+``@task`` (``mcp_sampling_completion``), whose return value the checkpoint keeps as soon as it returns, and the review
+interrupt carries it too; a re-run of the node (a resume, a restart, another worker) finds it by its key (server,
+tool call, the exact messages and budget, and which such request of the call it is) and never calls the model again.
+A completion found nowhere (a sync run whose checkpointer can't be read) is made again and reviewed anew: a stored
+review decision is never applied to a text the human was not shown.
+
 A refusal reaches a legacy server as the JSON-RPC error the spec names for a user's rejection (code -1); a
 2026-07-28 server can't be sent one (a round's answers are results only), so there the call ends with an error
 ``ToolMessage`` that says the request was refused, and the server never gets a completion.
@@ -15,23 +23,35 @@ A refusal reaches a legacy server as the JSON-RPC error the spec names for a use
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+import hashlib
+import json
+import weakref
+from collections import Counter
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol, cast
 
 import mcp.types as types
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langgraph.config import get_config
+from langgraph.func import task
 
+from langgraph_mcp._compat import has_checkpointer, kept_task_values, runs_async_tasks
 from langgraph_mcp.calls.asker import InterruptAsker
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.connection.connection import ServerConnection
 from langgraph_mcp.errors import SamplingRefusedError, UnsupportedRequestError
 from langgraph_mcp.humans.sampling import (
+    CompletionDecisionModel,
+    HitlCompletionDecisionModel,
     HitlSamplingDecisionModel,
     SamplingDecisionModel,
+    review_card,
+    review_payload,
     sampling_card,
     sampling_payload,
     sampling_texts,
 )
+from langgraph_mcp.payloads import SAMPLING_REVIEW_INTERRUPT_TYPE, SamplingInterrupt
 
 __all__ = ["SamplingCall", "answer_sampling", "refusal"]
 
@@ -55,11 +75,23 @@ class SamplingCall(Protocol):
     def asker(self) -> InterruptAsker | None: ...
 
 
-def _thread() -> str:
+def _configurable() -> Mapping[str, Any]:
     try:
-        return str(get_config().get("configurable", {}).get("thread_id", ""))
+        return cast(Mapping[str, Any], get_config().get("configurable", {}))
     except RuntimeError:
-        return ""
+        return {}
+
+
+def _thread() -> str:
+    return str(_configurable().get("thread_id", ""))
+
+
+COMPLETION_TYPE = "mcp_sampling_completion"
+_ASK_ANEW = 2**62
+"""A resume index past any stored answer: :meth:`InterruptAsker.decide` then always asks with a new interrupt."""
+
+_seen_keys: weakref.WeakKeyDictionary[InterruptAsker, Counter[str]] = weakref.WeakKeyDictionary()
+"""How many reviewed requests with the same content each node run's call has made (part of a completion's key)."""
 
 
 def refusal(why: str) -> types.ErrorData:
@@ -101,14 +133,15 @@ async def answer_sampling(
         max_tokens_cap=spec.sampling_max_tokens,
     )
     messages: list[dict[str, Any]] = [dict(m) for m in payload["messages"]]
-    if spec.sampling_policy == "ask":
-        if call.asker is None:
-            raise SamplingRefusedError(
-                conn.name,
-                f"MCP tool {tool.published_name!r} asked for a completion that a human must review "
-                "(sampling_policy 'ask'); run it through McpToolNode in a graph with a checkpointer",
-                tool=tool.name,
-            )
+    if (spec.sampling_policy == "ask" or spec.review_completion) and call.asker is None:
+        raise SamplingRefusedError(
+            conn.name,
+            f"MCP tool {tool.published_name!r} asked for a completion that a human must review "
+            f"({'sampling_policy ask' if spec.sampling_policy == 'ask' else 'review_completion'}); run it "
+            "through McpToolNode in a graph with a checkpointer",
+            tool=tool.name,
+        )
+    if spec.sampling_policy == "ask" and call.asker is not None:
         if call.asker.compat:  # Agent Chat UI: one HITLRequest card, answered with {"decisions": [...]}
             decided = call.asker.decide(sampling_card(payload), HitlSamplingDecisionModel)
         else:
@@ -118,13 +151,97 @@ async def answer_sampling(
             return refusal(decision.get("message") or "the user rejected it")
         if decision["type"] == "edit":
             messages = [dict(m) for m in decision["messages"]]
-    counts[thread] += 1
-    text = await _complete(model, params.system_prompt, messages, payload["max_tokens"])
     name = str(getattr(model, "model_name", None) or getattr(model, "model", None) or type(model).__name__)
+
+    async def run_model() -> str:
+        counts[thread] += 1
+        return await _complete(model, params.system_prompt, messages, payload["max_tokens"])
+
+    if spec.review_completion and call.asker is not None:
+        reviewed, resume_index = await _reviewed(call.asker, payload, messages, name, run_model, resume_index)
+        if isinstance(reviewed, types.ErrorData):
+            return reviewed, resume_index
+        text = reviewed
+    else:
+        text = await run_model()
     result = types.CreateMessageResult(
         role="assistant", content=types.TextContent(text=text), model=name, stop_reason="endTurn"
     )
     return result
+
+
+def _completion_key(asker: InterruptAsker, request: SamplingInterrupt, messages: list[dict[str, Any]]) -> str:
+    """Names one completion of this call: the server, the tool call, exactly what the model is asked, and which
+    such request of the call it is (a server may ask the same twice)."""
+    content = json.dumps(
+        [
+            request["server"],
+            request["tool_call_id"],
+            request["system_prompt"],
+            messages,
+            request["max_tokens"],
+        ],
+        sort_keys=True,
+        ensure_ascii=False,
+    )
+    digest = hashlib.sha256(content.encode()).hexdigest()[:32]
+    seen = _seen_keys.setdefault(asker, Counter())
+    seen[digest] += 1
+    return f"{digest}:{seen[digest]}"
+
+
+@task(name=COMPLETION_TYPE)  # type: ignore[arg-type]
+async def _kept_completion(run: Callable[[], Awaitable[str]], key: str, model: str) -> dict[str, Any]:
+    return {"type": COMPLETION_TYPE, "key": key, "text": await run(), "model": model}
+
+
+async def _kept_or_new(run: Callable[[], Awaitable[str]], key: str, model: str) -> tuple[str, bool]:
+    """The completion for ``key``: kept in the checkpoint (by an earlier run of the node), else made now. Returns
+    the text and whether it was kept somewhere a re-run finds it."""
+    configurable = _configurable()
+    for value in reversed(await kept_task_values(configurable)):
+        if not isinstance(value, Mapping) or value.get("completion_key", value.get("key")) != key:
+            continue
+        if value.get("type") == SAMPLING_REVIEW_INTERRUPT_TYPE and isinstance(value.get("completion"), str):
+            return str(value["completion"]), True
+        if value.get("type") == COMPLETION_TYPE and isinstance(value.get("text"), str):
+            return str(value["text"]), True
+    if not (has_checkpointer(configurable) and runs_async_tasks(configurable)):
+        return await run(), False
+    while True:
+        # LangGraph hands back a saved value by the task's position among the node's task calls: a value saved
+        # for another completion (the call asked something else this time) is stepped over.
+        kept = await cast(Any, _kept_completion)(run, key, model)
+        if isinstance(kept, Mapping) and kept.get("key") == key and isinstance(kept.get("text"), str):
+            return str(kept["text"]), True
+
+
+async def _reviewed(
+    asker: InterruptAsker,
+    request: SamplingInterrupt,
+    messages: list[dict[str, Any]],
+    model: str,
+    run: Callable[[], Awaitable[str]],
+    resume_index: int,
+) -> tuple[str | types.ErrorData, int]:
+    """The text the server gets (the completion, or the human's edit of it), or a refusal; raises
+    ``GraphInterrupt`` to show the completion first."""
+    key = _completion_key(asker, request, messages)
+    text, kept = await _kept_or_new(run, key, model)
+    payload = review_payload(request, messages, text, model, key)
+    # A completion made just now was never shown: no stored decision may answer it (it would have been found
+    # kept had it been shown), so it is asked about with a new interrupt.
+    start = resume_index if kept else _ASK_ANEW
+    if asker.compat:
+        decided, resume_index = asker.decide(review_card(payload), HitlCompletionDecisionModel, start)
+    else:
+        decided, resume_index = asker.decide(payload, CompletionDecisionModel, start)
+    decision = decided.decision()
+    if decision["type"] == "reject":
+        return refusal(decision.get("message") or "the user rejected the completion"), resume_index
+    if decision["type"] == "edit":
+        return decision["text"], resume_index
+    return text, resume_index
 
 
 async def _complete(model: Any, system: str | None, messages: list[dict[str, Any]], max_tokens: int) -> str:

@@ -22,6 +22,12 @@ def ask_model(text: str) -> types.CreateMessageResult | Sample:
     )
 
 
+def ask_model_for_a_title(text: str) -> types.CreateMessageResult | Sample:
+    return Sample(
+        [types.SamplingMessage(role="user", content=types.TextContent(text=f"Title: {text}"))], max_tokens=50
+    )
+
+
 def build_server() -> tuple[MCPServer, list[dict[str, Any]]]:
     srv = MCPServer("sampler")
     seen: list[dict[str, Any]] = []
@@ -33,6 +39,17 @@ def build_server() -> tuple[MCPServer, list[dict[str, Any]]]:
         got = content.text if isinstance(content, types.TextContent) else str(content)
         seen.append({"text": got, "model": reply.model})
         return f"summary: {got}"
+
+    @srv.tool()
+    def summarize_with_title(
+        text: str,
+        reply: Annotated[types.CreateMessageResult, Resolve(ask_model)],
+        title: Annotated[types.CreateMessageResult, Resolve(ask_model_for_a_title)],
+    ) -> str:
+        """Summarize ``text`` and title it: two completions in one call."""
+        got = [c.content.text if isinstance(c.content, types.TextContent) else "" for c in (reply, title)]
+        seen.extend({"text": t, "model": reply.model} for t in got)
+        return f"summary: {got[0]} / title: {got[1]}"
 
     @srv.tool()
     def echo(text: str) -> str:
