@@ -5,6 +5,8 @@ is kept in the checkpoint: a restart between the completion and the review (new 
 
 from __future__ import annotations
 
+import re
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -182,18 +184,67 @@ async def test_agent_chat_ui_mode_shows_the_completion_as_one_card(
 
 
 @pytest.mark.parametrize("mode", ERAS)
-def test_a_sync_graph_finds_the_completion_its_pending_review_shows(mode: str) -> None:
-    """A sync run can't call an async ``@task``: the completion is found in the pending review interrupt."""
+def test_a_sync_graph_refuses_a_review_it_could_not_keep(mode: str) -> None:
+    """A sync run can't call the async ``@task`` that keeps the completion: refused, saying why."""
     srv, seen = build_server()
     model = NumberedModel()
     servers = McpServers(sampler(srv, mode, model, sampling_policy="allow"))
     try:
         graph = one_turn_graph(servers, [CALL], InMemorySaver(), policy=NO_APPROVALS)
-        (pending,) = pending_interrupts(graph.invoke(start(), config()))
-        (again,) = pending_interrupts(graph.invoke(None, config()))  # a re-run without an answer
-        assert again.interrupt_id == pending.interrupt_id and again.sampling_review["completion"] == FIRST
-        out = graph.invoke(resume_command([again], decisions={"c1": {"type": "approve"}}), config())
+        out = graph.invoke(start(), config())
     finally:
         servers.close()
+    message = tool_messages(out)["c1"]
+    assert message.status == "error" and seen == [] and model.budgets == []
+    if mode != "legacy":  # a legacy server is sent the refusal (-1) and words its own error
+        assert "review_completion" in text_of(message) and "async" in text_of(message)
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_completion_whose_task_write_was_lost_is_found_in_its_pending_review(
+    open_servers: OpenServers, mode: str, tmp_path: Path
+) -> None:
+    """A crash after the review interrupt was saved but before the ``@task``'s write landed (both are written in
+    the background): the next process finds the text the human is shown in the pending review."""
+    srv, seen = build_server()
+    db = tmp_path / "checkpoints.db"
+    first_model = NumberedModel()
+    first = open_servers(sampler(srv, mode, first_model, sampling_policy="allow"))
+    async with AsyncSqliteSaver.from_conn_string(str(db)) as saver:
+        graph = one_turn_graph(first, [CALL], saver, policy=NO_APPROVALS)
+        (review,) = pending_interrupts(await graph.ainvoke(start(), config()))
+    await first.aclose()
+    with sqlite3.connect(db) as conn:
+        lost = conn.execute("DELETE FROM writes WHERE channel = '__return__'").rowcount
+    assert lost >= 1  # the completion's @task write was there, and is gone now
+    second_model = NumberedModel()
+    second = open_servers(sampler(srv, mode, second_model, sampling_policy="allow"))
+    async with AsyncSqliteSaver.from_conn_string(str(db)) as saver:
+        graph = one_turn_graph(second, [CALL], saver, policy=NO_APPROVALS)
+        out = await graph.ainvoke(resume_command([review], decisions={"c1": {"type": "approve"}}), config())
     assert text_of(tool_messages(out)["c1"]) == f"summary: {FIRST}"
-    assert [s["text"] for s in seen] == [FIRST] and len(model.budgets) == 1
+    assert [s["text"] for s in seen] == [FIRST] and second_model.budgets == []
+
+
+async def test_a_decision_never_answers_a_completion_nobody_was_shown(open_servers: OpenServers) -> None:
+    """Legacy: a resume re-issues the call, and this server then asks with another prompt; its new completion is
+    asked about anew (the stored approval was for the text shown before), never sent on that approval."""
+    srv, seen = build_server()
+    model = NumberedModel()
+    servers = open_servers(sampler(srv, "legacy", model, sampling_policy="allow"))
+    anew = call("sampler_summarize_anew", "c1", text="a long story")
+    graph = one_turn_graph(servers, [anew], InMemorySaver(), policy=NO_APPROVALS)
+    (first,) = pending_interrupts(await graph.ainvoke(start(), config()))
+    shown = re.fullmatch(
+        r"\[1\] Scripted reply to: Summarize \(attempt (\d+)\): a long story",
+        first.sampling_review["completion"],
+    )
+    assert shown is not None
+    attempt = int(shown[1])
+    out = await graph.ainvoke(resume_command([first], decisions={"c1": {"type": "approve"}}), config())
+    (second,) = pending_interrupts(out)
+    assert second.interrupt_id != first.interrupt_id
+    assert second.sampling_review["completion"] == (
+        f"[2] Scripted reply to: Summarize (attempt {attempt + 1}): a long story"
+    )
+    assert seen == []  # the approval of the first text did not send the second

@@ -271,12 +271,17 @@ class InterruptAsker:
         answer: SignInAnswer = validated.answer()
         return answer
 
-    def decide(self, payload: Mapping[str, Any], model: type[Any]) -> Any:
+    def decide(self, payload: Mapping[str, Any], model: type[Any], *, anew: bool = False) -> Any:
         """A decision (not an elicitation answer) for ``payload``: the first stored value from the call's place in
         the book on that ``model`` accepts, or a new interrupt (LangGraph checks the resume value against ``model``
-        before saving it). Returns the validated model; raises ``GraphInterrupt`` to pause."""
+        before saving it). Returns the validated model; raises ``GraphInterrupt`` to pause.
+
+        ``anew``: ``payload`` was never shown (a sampling completion made just now), so no stored value may answer
+        it: every stored value is stepped over and a new interrupt asks."""
         name = str(payload.get("published_name", ""))
         book = self._open_book(name, f"MCP tool {name!r} needs a human's decision")
+        if anew:
+            return self._new_decision(max(len(book), self._position), payload, model)
         index = self._position
         while index < len(book):
             stored = book[index]

@@ -13,8 +13,9 @@ and the resumes that continue it; each server connection is per identity).
 ``@task`` (``mcp_sampling_completion``), whose return value the checkpoint keeps as soon as it returns, and the review
 interrupt carries it too; a re-run of the node (a resume, a restart, another worker) finds it by its key (server,
 tool call, the exact messages and budget, and which such request of the call it is) and never calls the model again.
-A completion found nowhere (a sync run whose checkpointer can't be read) is made again and reviewed anew: a stored
-review decision is never applied to a text the human was not shown.
+A completion made now is always asked about with a new interrupt: a stored review decision is never applied to a
+text the human was not shown. A sync run (``invoke``) can't call the async ``@task``: there the request is refused
+(an error that says so) rather than reviewed without a kept completion.
 
 A refusal reaches a legacy server as the JSON-RPC error the spec names for a user's rejection (code -1); a
 2026-07-28 server can't be sent one (a round's answers are results only), so there the call ends with an error
@@ -51,7 +52,7 @@ from langgraph_mcp.humans.sampling import (
     sampling_payload,
     sampling_texts,
 )
-from langgraph_mcp.payloads import SAMPLING_REVIEW_INTERRUPT_TYPE, SamplingInterrupt
+from langgraph_mcp.payloads import SAMPLING_REVIEW_INTERRUPT_TYPE, CompletionDecision, SamplingInterrupt
 
 __all__ = ["SamplingCall", "answer_sampling", "refusal"]
 
@@ -87,8 +88,6 @@ def _thread() -> str:
 
 
 COMPLETION_TYPE = "mcp_sampling_completion"
-_ASK_ANEW = 2**62
-"""A resume index past any stored answer: :meth:`InterruptAsker.decide` then always asks with a new interrupt."""
 
 _seen_keys: weakref.WeakKeyDictionary[InterruptAsker, Counter[str]] = weakref.WeakKeyDictionary()
 """How many reviewed requests with the same content each node run's call has made (part of a completion's key)."""
@@ -141,6 +140,14 @@ async def answer_sampling(
             "through McpToolNode in a graph with a checkpointer",
             tool=tool.name,
         )
+    if spec.review_completion and not _keeps_completions():
+        raise SamplingRefusedError(
+            conn.name,
+            f"MCP tool {tool.published_name!r} asked for a completion to be reviewed (review_completion), which "
+            "needs an async graph run with a checkpointer (ainvoke / astream): the completion is kept in a "
+            "LangGraph @task, which a sync run can't call",
+            tool=tool.name,
+        )
     if spec.sampling_policy == "ask" and call.asker is not None:
         if call.asker.compat:  # Agent Chat UI: one HITLRequest card, answered with {"decisions": [...]}
             decided = call.asker.decide(sampling_card(payload), HitlSamplingDecisionModel)
@@ -158,9 +165,9 @@ async def answer_sampling(
         return await _complete(model, params.system_prompt, messages, payload["max_tokens"])
 
     if spec.review_completion and call.asker is not None:
-        reviewed, resume_index = await _reviewed(call.asker, payload, messages, name, run_model, resume_index)
+        reviewed = await _reviewed(call.asker, payload, messages, name, run_model)
         if isinstance(reviewed, types.ErrorData):
-            return reviewed, resume_index
+            return reviewed
         text = reviewed
     else:
         text = await run_model()
@@ -168,6 +175,11 @@ async def answer_sampling(
         role="assistant", content=types.TextContent(text=text), model=name, stop_reason="endTurn"
     )
     return result
+
+
+def _keeps_completions() -> bool:
+    configurable = _configurable()
+    return has_checkpointer(configurable) and runs_async_tasks(configurable)
 
 
 def _completion_key(asker: InterruptAsker, request: SamplingInterrupt, messages: list[dict[str, Any]]) -> str:
@@ -196,24 +208,30 @@ async def _kept_completion(run: Callable[[], Awaitable[str]], key: str, model: s
 
 
 async def _kept_or_new(run: Callable[[], Awaitable[str]], key: str, model: str) -> tuple[str, bool]:
-    """The completion for ``key``: kept in the checkpoint (by an earlier run of the node), else made now. Returns
-    the text and whether it was kept somewhere a re-run finds it."""
-    configurable = _configurable()
-    for value in reversed(await kept_task_values(configurable)):
+    """The completion for ``key``: kept in the checkpoint by an earlier run of the node, else made now (in the
+    ``@task``, so the checkpoint keeps it). Returns the text and whether it was made now (so never shown yet)."""
+    for value in reversed(await kept_task_values(_configurable())):
         if not isinstance(value, Mapping) or value.get("completion_key", value.get("key")) != key:
             continue
         if value.get("type") == SAMPLING_REVIEW_INTERRUPT_TYPE and isinstance(value.get("completion"), str):
-            return str(value["completion"]), True
+            return str(
+                value["completion"]
+            ), False  # shown in a pending review (its @task write may be missing)
         if value.get("type") == COMPLETION_TYPE and isinstance(value.get("text"), str):
-            return str(value["text"]), True
-    if not (has_checkpointer(configurable) and runs_async_tasks(configurable)):
-        return await run(), False
+            return str(value["text"]), False
+    made_now = False
+
+    async def run_here() -> str:
+        nonlocal made_now
+        made_now = True
+        return await run()
+
     while True:
         # LangGraph hands back a saved value by the task's position among the node's task calls: a value saved
         # for another completion (the call asked something else this time) is stepped over.
-        kept = await cast(Any, _kept_completion)(run, key, model)
+        kept = await cast(Any, _kept_completion)(run_here, key, model)
         if isinstance(kept, Mapping) and kept.get("key") == key and isinstance(kept.get("text"), str):
-            return str(kept["text"]), True
+            return str(kept["text"]), made_now
 
 
 async def _reviewed(
@@ -222,26 +240,23 @@ async def _reviewed(
     messages: list[dict[str, Any]],
     model: str,
     run: Callable[[], Awaitable[str]],
-    resume_index: int,
-) -> tuple[str | types.ErrorData, int]:
+) -> str | types.ErrorData:
     """The text the server gets (the completion, or the human's edit of it), or a refusal; raises
     ``GraphInterrupt`` to show the completion first."""
     key = _completion_key(asker, request, messages)
-    text, kept = await _kept_or_new(run, key, model)
+    text, made_now = await _kept_or_new(run, key, model)
     payload = review_payload(request, messages, text, model, key)
-    # A completion made just now was never shown: no stored decision may answer it (it would have been found
-    # kept had it been shown), so it is asked about with a new interrupt.
-    start = resume_index if kept else _ASK_ANEW
+    # A completion made just now was never shown: no stored decision may answer it, so a new interrupt asks.
     if asker.compat:
-        decided, resume_index = asker.decide(review_card(payload), HitlCompletionDecisionModel, start)
+        decided = asker.decide(review_card(payload), HitlCompletionDecisionModel, anew=made_now)
     else:
-        decided, resume_index = asker.decide(payload, CompletionDecisionModel, start)
-    decision = decided.decision()
+        decided = asker.decide(payload, CompletionDecisionModel, anew=made_now)
+    decision: CompletionDecision = decided.decision()
     if decision["type"] == "reject":
-        return refusal(decision.get("message") or "the user rejected the completion"), resume_index
+        return refusal(decision.get("message") or "the user rejected the completion")
     if decision["type"] == "edit":
-        return decision["text"], resume_index
-    return text, resume_index
+        return decision["text"]
+    return text
 
 
 async def _complete(model: Any, system: str | None, messages: list[dict[str, Any]], max_tokens: int) -> str:

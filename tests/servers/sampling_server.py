@@ -7,6 +7,7 @@ received (``{"text", "model"}``), so a test checks exactly what the server got. 
 
 from __future__ import annotations
 
+import itertools
 from typing import Annotated, Any
 
 import mcp.types as types
@@ -26,6 +27,15 @@ def ask_model_for_a_title(text: str) -> types.CreateMessageResult | Sample:
     return Sample(
         [types.SamplingMessage(role="user", content=types.TextContent(text=f"Title: {text}"))], max_tokens=50
     )
+
+
+_ATTEMPTS = itertools.count(1)
+
+
+def ask_model_anew(text: str) -> types.CreateMessageResult | Sample:
+    """A prompt that differs on every attempt of the call (numbered across the process)."""
+    prompt = f"Summarize (attempt {next(_ATTEMPTS)}): {text}"
+    return Sample([types.SamplingMessage(role="user", content=types.TextContent(text=prompt))], max_tokens=50)
 
 
 def build_server() -> tuple[MCPServer, list[dict[str, Any]]]:
@@ -50,6 +60,15 @@ def build_server() -> tuple[MCPServer, list[dict[str, Any]]]:
         got = [c.content.text if isinstance(c.content, types.TextContent) else "" for c in (reply, title)]
         seen.extend({"text": t, "model": reply.model} for t in got)
         return f"summary: {got[0]} / title: {got[1]}"
+
+    @srv.tool()
+    def summarize_anew(
+        text: str, reply: Annotated[types.CreateMessageResult, Resolve(ask_model_anew)]
+    ) -> str:
+        """Summarize ``text``, asking with a prompt that changes on every attempt."""
+        got = reply.content.text if isinstance(reply.content, types.TextContent) else ""
+        seen.append({"text": got, "model": reply.model})
+        return f"summary: {got}"
 
     @srv.tool()
     def echo(text: str) -> str:
