@@ -164,34 +164,41 @@ def validate_decision(payload: ApprovalInterrupt, decision: object) -> Decision:
             f"{who}: a {kind!r} decision has no {', '.join(repr(k) for k in extra)} "
             f"(its keys: {', '.join(_DECISION_KEYS[kind])})"
         )
-
     if kind == "approve":
         approve: ApproveDecision = {"type": "approve"}
         if "remember" in decision:
             approve["remember"] = _remember(payload, decision["remember"])
         return approve
-
     if kind == "reject":
-        message = decision.get("message")
-        if message is not None and not isinstance(message, str):
-            raise DecisionError(f"{who}: a reject 'message' must be a string, got {type(message).__name__}")
-        reject: RejectDecision = {"type": "reject"}
-        if message is not None:
-            reject["message"] = message
-        if "remember" in decision:
-            reject["remember"] = _remember(payload, decision["remember"])
-        return reject
-
+        return _reject(payload, decision, who)
     if kind == "respond":
-        message = decision.get("message")
-        if not isinstance(message, str) or not message.strip():
-            raise DecisionError(
-                f"{who}: a respond decision needs a non-empty 'message' (the answer the model gets instead "
-                "of the tool's result)"
-            )
-        return {"type": "respond", "message": message}
+        return _respond(decision, who)
+    return _edit(payload, decision, who)
 
-    # edit
+
+def _reject(payload: ApprovalInterrupt, decision: Mapping[str, Any], who: str) -> RejectDecision:
+    message = decision.get("message")
+    if message is not None and not isinstance(message, str):
+        raise DecisionError(f"{who}: a reject 'message' must be a string, got {type(message).__name__}")
+    reject: RejectDecision = {"type": "reject"}
+    if message is not None:
+        reject["message"] = message
+    if "remember" in decision:
+        reject["remember"] = _remember(payload, decision["remember"])
+    return reject
+
+
+def _respond(decision: Mapping[str, Any], who: str) -> Decision:
+    message = decision.get("message")
+    if not isinstance(message, str) or not message.strip():
+        raise DecisionError(
+            f"{who}: a respond decision needs a non-empty 'message' (the answer the model gets instead "
+            "of the tool's result)"
+        )
+    return {"type": "respond", "message": message}
+
+
+def _edit(payload: ApprovalInterrupt, decision: Mapping[str, Any], who: str) -> EditDecision:
     action = decision.get("edited_action")
     if not isinstance(action, Mapping):
         raise DecisionError(
@@ -216,8 +223,7 @@ def validate_decision(payload: ApprovalInterrupt, decision: object) -> Decision:
         raise DecisionError(f"{who}: edited_action.args nest deeper than {MAX_VALUE_DEPTH} levels")
     args = copy.deepcopy(dict(args))
     _check_args(payload, args)
-    edit: EditDecision = {"type": "edit", "edited_action": {"name": payload["published_name"], "args": args}}
-    return edit
+    return {"type": "edit", "edited_action": {"name": payload["published_name"], "args": args}}
 
 
 # ------------------------------------------------------------------------------------------ response schema
