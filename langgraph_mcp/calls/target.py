@@ -17,7 +17,7 @@ from langgraph_mcp.calls.paused import PausedRounds
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.config import OutputRouting
 from langgraph_mcp.connection.connection import ServerConnection
-from langgraph_mcp.connection.logs import LOG_SINK
+from langgraph_mcp.connection.logs import LOG_SINK, LogSink
 from langgraph_mcp.credentials import Identity
 
 __all__ = ["CallTarget", "ToolListing"]
@@ -79,13 +79,21 @@ class CallTarget:
         """This call sent with ``headers`` (itself when they are the ones it has)."""
         return self if headers == self.headers else self.retarget(headers)
 
-    @contextlib.contextmanager
-    def held(self) -> Iterator[None]:
+    def held(self) -> contextlib.AbstractContextManager[None]:
         """While the call runs: the server's log messages go to this context's
         :data:`~langgraph_mcp.connection.logs.LOG_SINK`, and a per-run connection is not closed as idle."""
         sink = LOG_SINK.get()
+        if sink is None and self.lease is None:
+            return _NOTHING_TO_HOLD  # nobody listening, fixed credentials: nothing to do around the call
+        return self._holding(sink)
+
+    @contextlib.contextmanager
+    def _holding(self, sink: LogSink | None) -> Iterator[None]:
         with (
             self.conn.logs.listening(sink),
             self.lease() if self.lease is not None else contextlib.nullcontext(),
         ):
             yield
+
+
+_NOTHING_TO_HOLD = contextlib.nullcontext()
