@@ -43,7 +43,7 @@ async def test_a_call_waiting_its_turn_behind_an_exclusive_call_gives_up_unsent(
     }
     servers = open_servers({"h": spec})
     conn = server_access(servers).connection("h")
-    await conn.client()
+    await conn.owner.client()
     holder = await conn.start_call("hold", {})  # holds the connection's exclusive turn until released
     with anyio.fail_after(10):  # the old code waited here until `hold` finished
         with pytest.raises(CallNotSentError) as caught:

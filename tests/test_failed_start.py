@@ -84,13 +84,13 @@ async def test_a_failed_start_leaves_nothing_behind_and_the_server_works_once_ba
     assert child_pids() == set()  # the server process was stopped (and reaped)
     assert other_tasks(tasks) == []  # no owner task, no transport reader/writer
     assert open_fds() == fds  # no pipe to the dead server
-    assert conn.router.in_flight == 0 and not conn.alive
+    assert conn.router.in_flight == 0 and not conn.owner.alive
 
     script.write_text(DEMO)  # the server is back
     with anyio.fail_after(30):
         # A server that never came up is retried after its backoff: a timer (the behaviour), slept out exactly.
-        while (remaining := conn.backoff.wait_remaining()) > 0:
+        while (remaining := conn.owner.backoff.wait_remaining()) > 0:
             await asyncio.sleep(remaining)
         result = await servers.call_tool("s_echo", {"text": "back"})
     assert not result.is_error and "back" in str(result.content)
-    assert conn.alive and conn.router.in_flight == 0
+    assert conn.owner.alive and conn.router.in_flight == 0

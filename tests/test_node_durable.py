@@ -110,7 +110,7 @@ async def test_modern_state_refused_after_restart_falls_back_to_reissue(
     os.kill(old_pid, signal.SIGKILL)  # the saved requestState's key dies with the process
     async with asyncio.timeout(10):  # the client has read the end of the dead server's stdout
         await server_access(servers).connection("demo").owner.transport_ended()
-    assert not server_access(servers).connection("demo").alive
+    assert not server_access(servers).connection("demo").owner.alive
     out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), cfg)
     while "__interrupt__" in out:
         (pending,) = out["__interrupt__"]

@@ -172,7 +172,7 @@ async def test_a_legacy_call_that_gets_no_http_connection_within_tool_timeout_is
     url = await open_servers.enter(http_demo_server(demo))
     servers = open_servers({"demo": {"url": url, "mode": "legacy", "max_connections": 3, "tool_timeout": 1}})
     conn = server_access(servers).connection("demo")
-    await conn.client()
+    await conn.owner.client()
     # Nobody waits for this call's events, so its own tool_timeout never ends it: it holds the slot.
     holder = await conn.start_call("sleep", {"seconds": 30})
     try:

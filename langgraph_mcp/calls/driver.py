@@ -96,7 +96,7 @@ async def _run(call: _Call) -> types.CallToolResult:
     while True:
         # Not retried here: connecting has its own policy (restart_attempts, then one attempt per backoff period,
         # which a call waits for within its deadline); another try would only wait for the attempt after that.
-        await conn.client()
+        await conn.owner.client()
         try:
             if not target.listed_now():
                 raise ToolChangedError(
@@ -106,10 +106,10 @@ async def _run(call: _Call) -> types.CallToolResult:
                     tool=tool.name,
                 )
             paused = await asker.paused_round(target.paused) if asker is not None else None
-            if paused is not None and (paused.legacy_call is not None) != conn.is_legacy:
+            if paused is not None and (paused.legacy_call is not None) != conn.owner.is_legacy:
                 paused = None  # kept in the other era (the server restarted as another version): start over
                 call.start_over()
-            if conn.is_legacy:
+            if conn.owner.is_legacy:
                 return await _legacy(call, paused)
             return await _modern(call, paused)
         except (GraphInterrupt, ToolChangedError):
@@ -288,7 +288,9 @@ def _foreign_handle(call: _Call, handle: TaskHandle) -> str | None:
 async def _one_leg(
     call: _Call, responses: dict[str, Any] | None, state: str | None
 ) -> types.CallToolResult | types.InputRequiredResult | TaskCreated | TaskHandle:
-    if not call.conn.is_legacy:  # nothing can be pushed mid-call: await it directly (no job, no event queue)
+    if (
+        not call.conn.owner.is_legacy
+    ):  # nothing can be pushed mid-call: await it directly (no job, no event queue)
 
         def send() -> Awaitable[types.CallToolResult | types.InputRequiredResult | TaskCreated]:
             return call.conn.call(
@@ -410,7 +412,7 @@ async def _session_answers(conn: ServerConnection, start: int) -> bool:
     except Exception as exc:
         if is_connection_lost(exc) or isinstance(exc, ServerConnectionError):
             return False
-    return conn.starts == start
+    return conn.owner.starts == start
 
 
 def _legacy_requests(match: Any, event: ElicitEvent) -> dict[str, ElicitationRequest]:

@@ -87,7 +87,7 @@ class PausedRounds:
         replayable one is cancelled and re-issued on resume; any other raises :class:`TooManyParkedCallsError`
         (the caller cancels it), because a server that ignores the cancellation would run it twice."""
         paused.deadline = time.monotonic() + self.connection.spec.park_timeout
-        paused.connection_start = self.connection.starts
+        paused.connection_start = self.connection.owner.starts
         old = self._rounds.pop(key, None)
         if old is not None:
             _stop_expiry(old)
@@ -156,15 +156,15 @@ class PausedRounds:
 
     def _still_open(self, paused: PausedRound, call: CallHandle) -> bool:
         ended = call.route is not None and call.route.ended is not None
-        return not (call.finished or ended or self.connection.starts != paused.connection_start)
+        return not (call.finished or ended or self.connection.owner.starts != paused.connection_start)
 
     def _abandon(self, call: CallHandle) -> None:
         # A job in an empty context: a copy of the graph task's would keep its run alive while the call ends.
-        contextvars.Context().run(self.connection.spawn, call.abandon())
+        contextvars.Context().run(self.connection.owner.spawn, call.abandon())
 
     def _expire(self, key: PauseKey, paused: PausedRound) -> None:
         paused.expiry = None
-        if self._rounds.get(key) is not paused or self.connection.closed:
+        if self._rounds.get(key) is not paused or self.connection.owner.closed:
             return
         del self._rounds[key]
         call = paused.legacy_call

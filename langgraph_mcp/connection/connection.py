@@ -30,10 +30,8 @@ from langgraph_mcp.connection.legacy_routing import CallEnd, ElicitReply, Legacy
 from langgraph_mcp.connection.logs import ServerLogs
 from langgraph_mcp.connection.owner import (
     ClientOwner,
-    ConnectionState,
     ListChanged,
     ListKind,
-    ReconnectBackoff,
 )
 from langgraph_mcp.connection.requests import RequestJobs
 from langgraph_mcp.connection.tasks import TaskCreated, TasksExtension, offers_tasks
@@ -43,7 +41,6 @@ from langgraph_mcp.errors import (
     CallNotSentError,
     InvalidResponseError,
     ServerConnectionError,
-    ServerError,
     ToolCallTimeoutError,
 )
 
@@ -186,7 +183,9 @@ class CallHandle:
             self.finished = True
             if isinstance(event, FailedEvent) and self.transport_failed:
                 what = f"the call to {self.tool!r}"
-                event = FailedEvent(await self.connection.transport_failed(what, None, tool=self.tool))
+                event = FailedEvent(
+                    await self.connection.failures.transport_failed(what, None, tool=self.tool)
+                )
         return event
 
     def _expire(self) -> None:
@@ -278,71 +277,6 @@ class ServerConnection:
 
     # ------------------------------------------------------------------------------------------- the client
 
-    @property
-    def started(self) -> bool:
-        return self.owner.started
-
-    @property
-    def alive(self) -> bool:
-        """Connected, and the transport has not reported the server gone."""
-        return self.owner.alive
-
-    @property
-    def protocol_version(self) -> str | None:
-        return self.owner.protocol_version
-
-    @property
-    def is_legacy(self) -> bool:
-        return self.owner.is_legacy
-
-    @property
-    def server_info(self) -> types.Implementation | None:
-        return self.owner.server_info
-
-    @property
-    def starts(self) -> int:
-        """How many times this connection was (re)started."""
-        return self.owner.starts
-
-    @property
-    def sessions(self) -> int:
-        """How many times this connection came up (a new process or session each time)."""
-        return self.owner.sessions
-
-    @property
-    def last_error(self) -> BaseException | None:
-        return self.owner.last_error
-
-    @property
-    def state(self) -> ConnectionState:
-        """See :attr:`ClientOwner.state`."""
-        return self.owner.state
-
-    @property
-    def backoff(self) -> ReconnectBackoff:
-        return self.owner.backoff
-
-    @property
-    def closed(self) -> bool:
-        return self.owner.closed
-
-    async def client(self) -> Client:
-        """The live client, starting or restarting the connection as needed (bounded attempts, with backoff)."""
-        return await self.owner.client()
-
-    def mark_dead(self, error: BaseException, client: Client | None = None) -> None:
-        """The transport failed: stop the owner so the next call reconnects (see :meth:`ClientOwner.mark_dead`)."""
-        self.owner.mark_dead(error, client)
-
-    async def close(self) -> None:
-        """End the connection: cancel every job (parked calls too), exit the client in its owner task, stop the
-        subprocess."""
-        await self.owner.close()
-
-    def spawn(self, coro: Awaitable[None]) -> None:
-        """Run ``coro`` as a background job of the owner task (cancelled with the connection)."""
-        self.owner.spawn(coro)
-
     def _client_options(self) -> dict[str, Any]:
         options: dict[str, Any] = {
             "elicitation_callback": self._on_elicit,
@@ -362,12 +296,6 @@ class ServerConnection:
         await self.logs.ask_for_level(client, self.spec.log_level)
 
     # ------------------------------------------------------------------------------------------- failures
-
-    async def transport_failed(
-        self, what: str, client: Client | None, *, tool: str | None = None
-    ) -> ServerError:
-        """The error for a request cancelled by the connection's own task group (see :class:`FailureReader`)."""
-        return await self.failures.transport_failed(what, client, tool=tool)
 
     def _on_invalid_message(self, error: Exception) -> None:
         """The server sent something that looks like JSON-RPC but cannot be parsed: whatever request it answered
@@ -398,9 +326,9 @@ class ServerConnection:
         request_state: str | None = None,
     ) -> CallHandle:
         """Start a ``tools/call`` in a call task of the session and return its handle (events arrive on it)."""
-        client = await self.client()
+        client = await self.owner.client()
         handle = CallHandle(self, tool)
-        legacy = self.is_legacy
+        legacy = self.owner.is_legacy
         if legacy:
             handle.route = self.router.begin_now(tool, handle.deliver) or await self._wait_for_turn(handle)
             if self._call_slots is not None:
@@ -461,7 +389,7 @@ class ServerConnection:
                     return
                 # Not ours: the session ended under it (the transport failed, or the connection is closing).
                 handle.transport_failed = True
-                self.mark_dead(ServerConnectionError(self.name, "the transport failed"), client)
+                self.owner.mark_dead(ServerConnectionError(self.name, "the transport failed"), client)
                 handle.end(FailedEvent(ServerConnectionError(self.name, "the transport failed")))
                 raise
             except BaseException as exc:
@@ -523,7 +451,7 @@ class ServerConnection:
     def offers_tasks(self) -> bool:
         """The live session is modern, this server offers the tasks extension, and the package advertises it."""
         client = self.owner.current
-        if client is None or self.is_legacy or not self.spec.tasks:
+        if client is None or self.owner.is_legacy or not self.spec.tasks:
             return False
         return offers_tasks(client.server_capabilities)
 
@@ -539,7 +467,7 @@ class ServerConnection:
         """One ``tools/call`` awaited in the caller's own task, for calls that can't pause inside the server
         (2026-07-28: questions come back as an ``InputRequiredResult``). No owner job and no event queue: those hops
         made a call cost ~1.1x the raw SDK call; a lost transport still fails the SDK request at once."""
-        client = await self.client()
+        client = await self.owner.client()
         timeout = self.spec.tool_timeout
         try:
             # This bound covers the whole request in this very task (the write too), so the SDK gets none of its

@@ -20,6 +20,7 @@ from langgraph_mcp.calls.target import CallTarget
 from langgraph_mcp.catalog import McpTool, ToolResolution
 from langgraph_mcp.config import McpServersConfig, OutputRouting
 from langgraph_mcp.connection.connection import ServerConnection
+from langgraph_mcp.connection.owner import ClientOwner
 from langgraph_mcp.credentials import Identity
 from langgraph_mcp.errors import CredentialError, ServersClosedError
 from langgraph_mcp.humans.binding import ApprovalKey, server_identity
@@ -131,11 +132,11 @@ class ServerAccess:
     def status(self, server: str) -> ServerStatus:
         """``McpServers.server_status``: what is known about ``server`` in this loop."""
         try:
-            conn: ServerConnection | None = self.connection(server)
+            owner: ClientOwner | None = self.connection(server).owner
         except (RuntimeError, CredentialError):
-            conn = None
+            owner = None
         report = self.listings.report
-        return status_of(server, conn, report.failed_servers.get(server), self.listings.cached(server))
+        return status_of(server, owner, report.failed_servers.get(server), self.listings.cached(server))
 
     def run_metadata(self, server: str) -> dict[str, Any]:
         """What a call's tool run says about ``server`` (see :mod:`langgraph_mcp.calls.runs`): its transport and,

@@ -302,7 +302,7 @@ class LiveConnections:
         self._closed = True
         current = asyncio.get_running_loop()
         for loop, connections in list(self._loops.items()):
-            coros = [conn.close() for conn in connections.values()]
+            coros = [conn.owner.close() for conn in connections.values()]
             if loop is current:
                 await asyncio.gather(*coros, return_exceptions=True)
             elif loop.is_running():
@@ -363,6 +363,6 @@ class LiveConnections:
         self._on_retire(server_key)
         conn = self._loops.get(loop, {}).pop(server_key, None)
         if conn is not None:
-            task = loop.create_task(conn.close(), name=f"mcp-retire:{server_key[0]}")
+            task = loop.create_task(conn.owner.close(), name=f"mcp-retire:{server_key[0]}")
             self._closing.add(task)
             task.add_done_callback(self._closing.discard)

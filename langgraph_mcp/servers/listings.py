@@ -144,7 +144,7 @@ class Listing:
         lifetime = ttl_ms / 1000 if ttl_ms > 0 else max_age
         self.expires = time.monotonic() + lifetime if lifetime is not None else float("inf")
         self._conn = conn
-        self.generation = conn.sessions if conn is not None else 0
+        self.generation = conn.owner.sessions if conn is not None else 0
         """The connection's session (process or HTTP session) the tools were listed in."""
 
         self.dropped = False
@@ -156,7 +156,7 @@ class Listing:
         if self.dropped:
             return False
         conn = self._conn
-        if conn is not None and conn.sessions != self.generation:  # a new process or session since
+        if conn is not None and conn.owner.sessions != self.generation:  # a new process or session since
             return False
         return time.monotonic() < self.expires
 
@@ -168,7 +168,7 @@ async def fetch_listing(conn: ServerConnection, catalog: ServerCatalog) -> Listi
     """
     server, spec = conn.name, conn.spec
     try:
-        await conn.client()
+        await conn.owner.client()
     except ServerConnectionError as exc:
         raise ServerDiscoveryError(server, exc.detail) from exc
     attempts = 0

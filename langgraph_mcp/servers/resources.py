@@ -135,7 +135,7 @@ async def _paged(
     for _ in range(MAX_PAGES):
         page = await _request(conn, lambda client, cursor=cursor: fetch_page(client, cursor))  # type: ignore[misc]
         if cursor is None:
-            ttl_ms = page.ttl_ms if not conn.is_legacy else None
+            ttl_ms = page.ttl_ms if not conn.owner.is_legacy else None
         items.extend(items_of(page))
         cursor = page.next_cursor
         if cursor is None:
@@ -263,7 +263,7 @@ async def _read(
             )
         except Exception as exc:
             raise ResourceError(conn.name, uri, _detail(exc)) from exc
-        ttl_ms = result.ttl_ms if not conn.is_legacy else None
+        ttl_ms = result.ttl_ms if not conn.owner.is_legacy else None
         return to_blobs(result, conn.name), ttl_ms
 
     return list(await _cached(cache, (identity, conn.name, "resources/read", uri), cache_mode, fetch))

@@ -6,8 +6,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from langgraph_mcp.connection.connection import EraName, ServerConnection, era_of
-from langgraph_mcp.connection.owner import ConnectionState
+from langgraph_mcp.connection.connection import EraName, era_of
+from langgraph_mcp.connection.owner import ClientOwner, ConnectionState
 from langgraph_mcp.servers.listings import Listing
 
 
@@ -49,22 +49,24 @@ class ServerStatus:
 
 
 def status_of(
-    server: str, conn: ServerConnection | None, listing_error: BaseException | None, listing: Listing | None
+    server: str, owner: ClientOwner | None, listing_error: BaseException | None, listing: Listing | None
 ) -> ServerStatus:
-    """The status of ``server`` from its connection in this loop (``None``: closed or not usable in this run),
-    the error of its last failed listing, and its current listing."""
+    """The status of ``server`` from the owner of its connection in this loop (``None``: closed or not usable in
+    this run), the error of its last failed listing, and its current listing."""
     error = listing_error
-    if error is None and conn is not None and conn.backoff.in_outage:
-        error = conn.last_error
+    if error is None and owner is not None and owner.backoff.in_outage:
+        error = owner.last_error
     return ServerStatus(
         server=server,
-        state=conn.state if conn else "closed",
-        protocol_version=conn.protocol_version if conn else None,
-        era=era_of(conn.protocol_version) if conn else None,
-        server_info=conn.server_info.name if conn and conn.server_info else None,
+        state=owner.state if owner else "closed",
+        protocol_version=owner.protocol_version if owner else None,
+        era=era_of(owner.protocol_version) if owner else None,
+        server_info=owner.server_info.name if owner and owner.server_info else None,
         error=str(error) if error else None,
-        starts=conn.starts if conn else 0,
-        failures=conn.backoff.failures if conn else 0,
-        next_attempt_in=round(conn.backoff.wait_remaining(), 3) if conn and conn.backoff.in_outage else None,
+        starts=owner.starts if owner else 0,
+        failures=owner.backoff.failures if owner else 0,
+        next_attempt_in=round(owner.backoff.wait_remaining(), 3)
+        if owner and owner.backoff.in_outage
+        else None,
         tools=len(listing.tools) if listing is not None else None,
     )

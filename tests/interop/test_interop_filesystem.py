@@ -90,8 +90,12 @@ async def test_catalog_hints_and_default_verdicts(filesystem_spec: Any) -> None:
     try:
         tools = {t.name: t for t in await servers.list_tools()}
         conn = server_access(servers).connection("fs")
-        assert conn.protocol_version == LEGACY  # mode="auto": server/discover -> -32601, handshake fallback
-        assert conn.server_info is not None and conn.server_info.name == "secure-filesystem-server"
+        assert (
+            conn.owner.protocol_version == LEGACY
+        )  # mode="auto": server/discover -> -32601, handshake fallback
+        assert (
+            conn.owner.server_info is not None and conn.owner.server_info.name == "secure-filesystem-server"
+        )
     finally:
         await servers.aclose()
 

@@ -80,7 +80,7 @@ async def test_catalog_hints_and_default_verdicts(memory_spec: Any) -> None:
     servers = McpServers({"mem": memory_spec()})
     try:
         tools = {t.name: t for t in await servers.list_tools()}
-        assert server_access(servers).connection("mem").protocol_version == "2025-11-25"
+        assert server_access(servers).connection("mem").owner.protocol_version == "2025-11-25"
     finally:
         await servers.aclose()
     assert sorted(tools) == sorted(DECLARED)

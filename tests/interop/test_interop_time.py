@@ -49,7 +49,7 @@ async def test_catalog_hints_and_default_verdicts(time_spec: Any, build: str) ->
     servers = McpServers({"time": time_spec(build)})
     try:
         tools = {t.name: t for t in await servers.list_tools()}
-        info = server_access(servers).connection("time").server_info
+        info = server_access(servers).connection("time").owner.server_info
     finally:
         await servers.aclose()
     assert info is not None and info.name == "mcp-time"
@@ -70,7 +70,7 @@ async def test_eras_and_calls(time_spec: Any, build: str, mode: str, version: st
     servers = McpServers({"time": time_spec(build, mode=mode)})
     try:
         await servers.list_tools()
-        assert server_access(servers).connection("time").protocol_version == version
+        assert server_access(servers).connection("time").owner.protocol_version == version
         assert servers.server_status("time")["era"] == ("modern" if version == MODERN else "legacy")
         converted = await servers.call_tool(
             "time_convert_time", {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"}
@@ -107,7 +107,7 @@ async def test_unknown_tool_straight_to_the_server(time_spec: Any, build: str, m
     servers = McpServers({"time": time_spec(build, mode=mode)})
     try:
         conn = server_access(servers).connection("time")
-        await conn.client()
+        await conn.owner.client()
         if build == "latest":
             with pytest.raises(MCPError) as caught:
                 await conn.request(lambda c: c.session.call_tool("nope", {}), timeout=10)
@@ -167,7 +167,7 @@ async def test_stderr_noise_goes_to_the_server_logger(
     servers = McpServers({"time": time_spec("old")})
     try:
         await servers.list_tools()
-        assert server_access(servers).connection("time").protocol_version == LEGACY
+        assert server_access(servers).connection("time").owner.protocol_version == LEGACY
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and not _logged(caplog, "time", "Failed to validate request"):
             await anyio.sleep(0.05)
