@@ -44,7 +44,7 @@ async def test_a_call_waiting_its_turn_behind_an_exclusive_call_gives_up_unsent(
     servers = open_servers({"h": spec})
     conn = server_access(servers).connection("h")
     await conn.owner.client()
-    holder = await conn.start_call("hold", {})  # holds the connection's exclusive turn until released
+    holder = await conn.legacy.start_call("hold", {})  # holds the connection's exclusive turn until released
     with anyio.fail_after(10):  # the old code waited here until `hold` finished
         with pytest.raises(CallNotSentError) as caught:
             await servers.call_tool("h_add", {"a": 1, "b": 2})

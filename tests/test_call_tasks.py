@@ -17,7 +17,7 @@ from mcp.server.mcpserver import Context
 from opentelemetry import trace
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
-from langgraph_mcp.connection.connection import CallHandle, DoneEvent, ElicitEvent
+from langgraph_mcp.connection.legacy_calls import CallHandle, DoneEvent, ElicitEvent
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
 from langgraph_mcp.servers.mcp_servers import server_access
 from tests.support.helpers import OpenServers
@@ -50,7 +50,7 @@ async def test_a_parked_legacy_call_keeps_nothing_of_its_callers_context_alive(
     async def caller() -> tuple[CallHandle, weakref.ref[RunState]]:
         state = RunState()
         _CALLERS_STATE.set(state)  # only the caller's context holds it
-        handle = await conn.start_call("book_trip", {"destination": "Oslo"})
+        handle = await conn.legacy.start_call("book_trip", {"destination": "Oslo"})
         assert isinstance(await handle.next_event(10), ElicitEvent)  # parked inside its question
         return handle, weakref.ref(state)
 

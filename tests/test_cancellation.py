@@ -17,7 +17,7 @@ from mcp.server.mcpserver import AcceptedElicitation, Context
 
 import langgraph_mcp.connection.connection as connection_module
 from langgraph_mcp.config import InProcessServer
-from langgraph_mcp.connection.connection import DoneEvent, ElicitEvent
+from langgraph_mcp.connection.legacy_calls import DoneEvent, ElicitEvent
 from langgraph_mcp.connection.owner import ClientOwner
 from langgraph_mcp.examples.demo_server import DemoServer, TripDate, build_server
 from langgraph_mcp.servers.mcp_servers import server_access
@@ -57,7 +57,7 @@ async def test_a_caller_cancelled_during_the_abandon_grace_is_cancelled_and_the_
         {"demo": {"transport": "in_process", "server": srv, "mode": "legacy", "exclusive_tools": [STUBBORN]}}
     )
     conn = server_access(servers).connection("demo")
-    handle = await conn.start_call(STUBBORN, {})
+    handle = await conn.legacy.start_call(STUBBORN, {})
     event = await handle.next_event(10)
     assert isinstance(event, ElicitEvent)
 
@@ -78,7 +78,7 @@ async def test_a_caller_cancelled_during_the_abandon_grace_is_cancelled_and_the_
     assert srv.events.counts[f"{STUBBORN}.answered:error"] == 1
     assert srv.events.counts[f"{STUBBORN}.answered:accept"] == 0
     # ... nor the call holding its turn: a call that must run alone gets through.
-    handle2 = await conn.start_call(STUBBORN, {})
+    handle2 = await conn.legacy.start_call(STUBBORN, {})
     assert isinstance(await handle2.next_event(10), ElicitEvent)
     handle2.reply(types.ElicitResult(action="accept", content={"date": "2027-01-02"}))
     done = await handle2.next_event(10)

@@ -20,7 +20,7 @@ from mcp.server.mcpserver import Context
 from mcp.types import ToolAnnotations
 
 from langgraph_mcp import CallNotSentError
-from langgraph_mcp.connection.connection import DoneEvent
+from langgraph_mcp.connection.legacy_calls import DoneEvent
 from langgraph_mcp.connection.transport import HTTP_POOL_HEADROOM
 from langgraph_mcp.examples.demo_server import (
     EVENTS_FILE_ENV,
@@ -174,10 +174,10 @@ async def test_a_legacy_call_that_gets_no_http_connection_within_tool_timeout_is
     conn = server_access(servers).connection("demo")
     await conn.owner.client()
     # Nobody waits for this call's events, so its own tool_timeout never ends it: it holds the slot.
-    holder = await conn.start_call("sleep", {"seconds": 30})
+    holder = await conn.legacy.start_call("sleep", {"seconds": 30})
     try:
         with anyio.fail_after(20), pytest.raises(CallNotSentError) as raised:
-            await conn.start_call("echo", {"text": "hi"})
+            await conn.legacy.start_call("echo", {"text": "hi"})
         assert "max_connections" in str(raised.value) and "max_parked_calls" in str(raised.value)
         assert "not sent" in str(raised.value)
         assert "echo.request" not in demo.events.counts  # the server never saw it
@@ -185,6 +185,6 @@ async def test_a_legacy_call_that_gets_no_http_connection_within_tool_timeout_is
         await holder.abandon()
     # The slot is free again: the next call is sent and answered.
     with anyio.fail_after(20):
-        handle = await conn.start_call("echo", {"text": "again"})
+        handle = await conn.legacy.start_call("echo", {"text": "again"})
         event = await handle.next_event(10)
     assert isinstance(event, DoneEvent) and not event.result.is_error

@@ -20,7 +20,7 @@ from mcp.server.mcpserver import AcceptedElicitation, Context, MCPServer
 from pydantic import BaseModel
 
 from langgraph_mcp import ApprovalPolicy
-from langgraph_mcp.connection.connection import CallHandle
+from langgraph_mcp.connection.legacy_calls import CallHandle
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.servers.mcp_servers import server_access
 from tests.support.helpers import OpenServers, http_demo_server

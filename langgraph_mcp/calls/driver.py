@@ -37,15 +37,15 @@ from langgraph_mcp.calls.sampling import answer_sampling, refused_error
 from langgraph_mcp.calls.target import CallTarget
 from langgraph_mcp.calls.tasks import base_handle, durable_legs_here, follow_task, identity_digest, send_leg
 from langgraph_mcp.catalog import McpTool
-from langgraph_mcp.connection.connection import (
+from langgraph_mcp.connection.connection import ServerConnection
+from langgraph_mcp.connection.failures import is_connection_lost
+from langgraph_mcp.connection.legacy_calls import (
     CallHandle,
     DoneEvent,
     ElicitEvent,
     FailedEvent,
     ProgressCallback,
-    ServerConnection,
 )
-from langgraph_mcp.connection.failures import is_connection_lost
 from langgraph_mcp.connection.tasks import TaskCreated
 from langgraph_mcp.errors import (
     CallNotSentError,
@@ -305,7 +305,7 @@ async def _one_leg(
         if call.asker is not None and call.conn.offers_tasks and durable_legs_here():
             return await send_leg(send, call.task_base())
         return await send()
-    handle = await call.conn.start_call(
+    handle = await call.conn.legacy.start_call(
         call.tool.name, call.arguments, progress=call.progress, input_responses=responses, request_state=state
     )
     while True:
@@ -330,7 +330,7 @@ async def _legacy(call: _Call, paused: PausedRound | None) -> types.CallToolResu
             round_, relay = paused.round, paused.progress
     if handle is None:
         relay = ProgressRelay(call.progress) if call.progress is not None else None
-        handle = await conn.start_call(call.tool.name, call.arguments, progress=relay)
+        handle = await conn.legacy.start_call(call.tool.name, call.arguments, progress=relay)
     try:
         while True:
             event = await handle.next_event(conn.spec.tool_timeout)
@@ -388,7 +388,7 @@ async def _answer_parked(call: _Call, paused: PausedRound) -> CallHandle | None:
         await handle.abandon()
         call.start_over()
         return None
-    await conn.resume_legacy_call(handle)
+    await conn.legacy.resume(handle)
     if paused.progress is not None:
         paused.progress.target = call.progress  # the rest of the call streams to the resumed run
     handle.reply(to_elicit_result(next(iter(answers.values()))))

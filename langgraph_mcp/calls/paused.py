@@ -20,7 +20,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from langgraph_mcp.connection.connection import CallHandle, ProgressCallback, ServerConnection
+from langgraph_mcp.connection.connection import ServerConnection
+from langgraph_mcp.connection.legacy_calls import CallHandle, ProgressCallback
 from langgraph_mcp.errors import TooManyParkedCallsError
 
 logger = logging.getLogger("langgraph_mcp.elicitation")
@@ -94,7 +95,7 @@ class PausedRounds:
             if old.legacy_call is not None and old.legacy_call is not paused.legacy_call:
                 self._abandon(old.legacy_call)
         call = paused.legacy_call
-        if call is not None and self.open_legacy_calls() >= self.connection.parked_call_limit:
+        if call is not None and self.open_legacy_calls() >= self.connection.legacy.parked_call_limit:
             # Each open legacy call holds a response (an HTTP connection) until it is answered: past the cap the
             # call is cancelled on the server instead, and the resume re-issues it (the durable path) - but only
             # when running it twice is safe: many servers don't honour a cancellation and finish the first run.
@@ -104,7 +105,7 @@ class PausedRounds:
                 "MCP server %r: %d legacy calls already wait for an answer (max_parked_calls, or fewer than the "
                 "HTTP pool's max_connections); the call to %r is cancelled now and re-issued on resume",
                 self.connection.name,
-                self.connection.parked_call_limit,
+                self.connection.legacy.parked_call_limit,
                 call.tool,
             )
             self._abandon(call)
@@ -113,7 +114,7 @@ class PausedRounds:
         if paused.progress is not None:
             paused.progress.target = None  # the run that started the call is pausing
         if call is not None:
-            self.connection.pause_legacy_call(call)
+            self.connection.legacy.pause(call)
             # A timer, not a task, and in an empty context: anything scheduled from the graph task carries a copy
             # of its context (the paused run's config, stream and callbacks) and would keep that run alive.
             paused.expiry = asyncio.get_running_loop().call_later(
@@ -122,7 +123,7 @@ class PausedRounds:
 
     def _too_many(self, call: CallHandle) -> TooManyParkedCallsError:
         conn = self.connection
-        limit, cap = conn.parked_call_limit, conn.spec.max_parked_calls
+        limit, cap = conn.legacy.parked_call_limit, conn.spec.max_parked_calls
         why = (
             f"max_parked_calls={cap}"
             if limit == cap

@@ -21,7 +21,7 @@ T = TypeVar("T")
 class RequestJobs:
     """The in-flight registry of one connection, and one request run as an owner job within a timeout.
 
-    Calls started elsewhere (``ServerConnection.start_call``) register here too with :meth:`track`, so that
+    Calls started elsewhere (``LegacyCalls.start_call``) register here too with :meth:`track`, so that
     :meth:`fail_all` reaches every request in flight."""
 
     def __init__(self, name: str, owner: ClientOwner, failures: FailureReader) -> None:
