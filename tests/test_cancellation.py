@@ -15,7 +15,7 @@ import pytest
 from mcp import Client
 from mcp.server.mcpserver import AcceptedElicitation, Context
 
-import langgraph_mcp.connection.connection as connection_module
+import langgraph_mcp.connection.legacy_calls as legacy_calls_module
 from langgraph_mcp.config import InProcessServer
 from langgraph_mcp.connection.legacy_calls import DoneEvent, ElicitEvent
 from langgraph_mcp.connection.owner import ClientOwner
@@ -51,7 +51,7 @@ async def test_a_caller_cancelled_during_the_abandon_grace_is_cancelled_and_the_
     open_servers: OpenServers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A grace far longer than the test: the cancellation below lands inside it, never after it ran out.
-    monkeypatch.setattr(connection_module, "ABANDON_GRACE_SECONDS", 60.0)
+    monkeypatch.setattr(legacy_calls_module, "ABANDON_GRACE_SECONDS", 60.0)
     srv = stubborn_server()
     servers = open_servers(
         {"demo": {"transport": "in_process", "server": srv, "mode": "legacy", "exclusive_tools": [STUBBORN]}}
