@@ -330,6 +330,16 @@ def test_the_policy_example_shows_each_rule_deciding(tmp_path: Path) -> None:
     ]
 
 
+def test_the_remember_example_prints_what_the_readme_says(tmp_path: Path) -> None:
+    (program,) = [b for b in PROGRAMS if "revoke_approvals" in b.code]
+    printed = README.read_text(encoding="utf-8").split(program.code, 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+
+    result = run_program(program.code, tmp_path)
+
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.splitlines() == printed.splitlines()
+
+
 def test_persistence_recipe_pauses_in_one_process_and_resumes_in_another(tmp_path: Path) -> None:
     result = run_program(NAMED["persist.py"].code, tmp_path)
 
