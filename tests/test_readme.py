@@ -332,7 +332,12 @@ def test_the_policy_example_shows_each_rule_deciding(tmp_path: Path) -> None:
 
 def test_the_remember_example_prints_what_the_readme_says(tmp_path: Path) -> None:
     (program,) = [b for b in PROGRAMS if "revoke_approvals" in b.code]
-    printed = README.read_text(encoding="utf-8").split(program.code, 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+    printed = (
+        README.read_text(encoding="utf-8")
+        .split(program.code, 1)[1]
+        .split("```text\n", 1)[1]
+        .split("```", 1)[0]
+    )
 
     result = run_program(program.code, tmp_path)
 
