@@ -144,7 +144,7 @@ async def variants_for(stack: AsyncExitStack, era: str, transport: str, url: str
 
 
 async def measure(quick: bool) -> Section:
-    reps = 2 if quick else 9
+    reps = 2 if quick else 15
     section = Section(
         "p3",
         f"P3 fan-out: {FAN} parallel {SECONDS * 1000:.0f} ms calls",
@@ -155,6 +155,7 @@ async def measure(quick: bool) -> Section:
             "wall: median [p25–p75]",
             "× one call",
             "× hand-written Send fan-out",
+            "client CPU × hand-written",
             "runs with a full GC",
         ],
     )
@@ -165,22 +166,26 @@ async def measure(quick: bool) -> Section:
                     variants = await variants_for(stack, era, transport, url)
                     names = list(variants)
                     times: dict[str, list[float]] = {name: [] for name in names}
+                    cpu: dict[str, list[float]] = {name: [] for name in names}
                     for name in names:  # warm-up: a burst opens its HTTP connections, kept for the timed ones
                         await variants[name]()
                     base: dict[str, list[float]] = {name: [] for name in names}
                     hand: dict[str, list[float]] = {name: [] for name in names}
+                    hand_cpu: dict[str, list[float]] = {name: [] for name in names}
                     full_gcs = dict.fromkeys(names, 0)
                     for rep in range(reps):
                         for name in names[rep % len(names) :] + names[: rep % len(names)]:
                             if len(times[name]) >= SLOW_REPS and min(times[name]) > SLOW_SECONDS:
                                 continue  # serialised calls: two runs say it, more only cost minutes
                             with FullCollections() as collections:
-                                began = time.perf_counter()
+                                began, began_cpu = time.perf_counter(), time.process_time()
                                 await variants[name]()
                                 times[name].append(time.perf_counter() - began)
+                                cpu[name].append(time.process_time() - began_cpu)
                             full_gcs[name] += collections.count > 0
                             base[name].append(times["one call"][-1] if times["one call"] else 0.0)
                             hand[name].append(times[HAND][-1] if times[HAND] else 0.0)
+                            hand_cpu[name].append(cpu[HAND][-1] if cpu[HAND] else 0.0)
                 cell: dict[str, Any] = {}
                 for name in names:
                     wall = Summary.of(times[name])
@@ -193,6 +198,9 @@ async def measure(quick: bool) -> Section:
                     hand_pairs = zip(times[name], own or hand[name], strict=True)
                     vs_hand = [t / b for t, b in hand_pairs if b > 0]
                     hand_cell = Summary.of(vs_hand) if vs_hand and name.startswith("graph") else None
+                    cpu_pairs = zip(cpu[name], cpu[name] if name == HAND else hand_cpu[name], strict=True)
+                    cpu_vs_hand = [t / b for t, b in cpu_pairs if b > 0]
+                    cpu_cell = Summary.of(cpu_vs_hand) if cpu_vs_hand and name.startswith("graph") else None
                     section.rows.append(
                         [
                             era,
@@ -201,6 +209,7 @@ async def measure(quick: bool) -> Section:
                             wall.ms(),
                             ratio.ratio(),
                             hand_cell.ratio() if hand_cell else "",
+                            cpu_cell.ratio() if cpu_cell else "",
                             gc_runs,
                         ]
                     )
@@ -209,13 +218,17 @@ async def measure(quick: bool) -> Section:
                         "ratio": ratio.as_dict(),
                         "runs_with_full_gc": full_gcs[name],
                         **({"vs_hand_written_send": hand_cell.as_dict()} if hand_cell else {}),
+                        **({"cpu_vs_hand_written_send": cpu_cell.as_dict()} if cpu_cell else {}),
                     }
                 section.data[f"{era}/{transport}"] = cell
     section.notes.append(
         f"{reps} repetitions per variant, interleaved (a variant slower than {SLOW_SECONDS:g} s: {SLOW_REPS}); "
         "each ratio is to the latest `one call` before it. Every variant runs once untimed first (a first burst "
         "over HTTP opens its 32 connections). A run a full garbage collection landed in (~100 ms: the whole heap "
-        "of a process that imported langgraph) is that much slower; the last column counts them."
+        "of a process that imported langgraph) is that much slower; the last column counts them. `client CPU "
+        "× hand-written`: this process's CPU time for the run (the servers' is not in it) ÷ the latest "
+        "hand-written Send fan-out's: on a loaded machine it shows the client's own overhead with less noise "
+        "than wall time, which also waits for the server's share of the 2 cores."
     )
     section.notes.append(
         "Over HTTP the raw session (and the hand-written Send fan-out on it) uses the SDK's default HTTP client, which closes each POST's event stream just "
