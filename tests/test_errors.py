@@ -72,7 +72,7 @@ BUILTIN_RAISES: dict[tuple[str, str], str] = {
     ("examples/demo_server.py", "Registration._check_email"): (
         "the demo server's pydantic model validator (server side: becomes a validation error result)"
     ),
-    ("examples/demo_server.py", "build_server.workspace_file"): (
+    ("examples/demo_tools.py", "add_sharing_tools.workspace_file"): (
         "the demo server's resource handler (server side: FastMCP sends it as an MCP error, never raised here)"
     ),
 }
