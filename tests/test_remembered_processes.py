@@ -22,6 +22,8 @@ from langgraph.store.sqlite import SqliteStore
 from langgraph_mcp.humans.binding import APPROVAL_KEY_ENV
 from tests.support.helpers import OpenServers
 from tests.support.memory_support import WIRINGS, cfg, decide, deletes, demo, turn, wired
+from tests.test_cli_approvals import run_cli
+from tests.test_multiworker import pg_dsn, pg_server  # noqa: F401  (the PostgreSQL tier's fixtures)
 
 pytestmark = pytest.mark.anyio
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,3 +82,40 @@ async def test_remembered_decisions_reach_another_process(
     # a process with another approval key cannot verify the entries: it asks (fail closed)
     [other_key] = child(wiring, db, store_path, [["t5", "ann"]], key=None)
     assert other_key == {"interrupted": True, "deletes": 0}
+
+
+@pytest.mark.parametrize("wiring", ["route-through-gate", "middleware"])
+async def test_remembered_decisions_on_postgresql(
+    open_servers: OpenServers,
+    pg_dsn: str,  # noqa: F811  (the fixture imported above)
+    wiring: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The PostgreSQL tier: ``AsyncPostgresSaver`` + ``AsyncPostgresStore`` shared by two processes; the CLI lists
+    and revokes over the same database (``--store postgresql://...``)."""
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+    from langgraph.store.postgres.aio import AsyncPostgresStore
+
+    key = "one secret on every worker (test)"
+    monkeypatch.setenv(APPROVAL_KEY_ENV, key)
+    servers, srv = demo(open_servers)
+    async with (
+        AsyncPostgresStore.from_conn_string(pg_dsn) as store,
+        AsyncPostgresSaver.from_conn_string(pg_dsn) as saver,
+    ):
+        await store.setup()
+        graph = await wired(servers, wiring, store=store, checkpointer=saver)
+        out = await turn(graph, cfg("t1", "ann"))
+        await decide(graph, out, cfg("t1", "ann"), wiring, {"type": "approve", "remember": "principal"})
+    assert deletes(srv) == 1
+
+    ann, bob = child(wiring, pg_dsn, pg_dsn, [["t2", "ann"], ["t3", "bob"]], key=key)
+    assert ann == {"interrupted": False, "deletes": 1}  # ann's decision, in another process
+    assert bob == {"interrupted": True, "deletes": 1}  # bob: asked (nothing more ran)
+
+    listed = run_cli("approvals", "list", "--store", pg_dsn)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.startswith("principal ann  demo/delete_file  approve")
+    assert run_cli("approvals", "revoke", "--principal", "ann", "--store", pg_dsn).returncode == 0
+    [again] = child(wiring, pg_dsn, pg_dsn, [["t4", "ann"]], key=key)
+    assert again == {"interrupted": True, "deletes": 0}
