@@ -87,3 +87,23 @@ def test_the_cli_asks_in_the_terminal_approve_and_reject(tmp_path: Path, mode: s
     assert rejected.returncode == 1  # the call ended with an error result
     assert 'answered reject message="not today"  (you)' in rejected.stdout
     assert "Scripted reply" not in rejected.stdout
+
+
+@pytest.mark.parametrize("mode", ERAS)
+def test_the_cli_shows_the_completion_for_review_and_sends_the_edited_text(tmp_path: Path, mode: str) -> None:
+    db = tmp_path / "threads.sqlite"
+    config = sampler_config(tmp_path, mode, review_completion=True)
+    common = ["--config", str(config), "--policy", str(allow_policy(tmp_path))]
+    paused = run_cli(
+        "call", "sampler_summarize", *common, "--args", ARGS, "--thread", "t2", stdin="approve\n", db=db
+    )
+    assert paused.returncode == 3, paused.stderr  # the request approved; the completion waits (end of input)
+    out = paused.stdout
+    assert "paused completion review for sampler_summarize" in out
+    assert "your model (ScriptedSamplingModel) answered server 'sampler'" in out
+    assert "completion: Scripted reply to: Summarize: a long story" in out
+    answers = write_json(tmp_path / "answers.json", {"sampler_summarize": {"type": "edit", "text": "Short."}})
+    done = run_cli("resume", "--thread", "t2", "--answers", str(answers), "--no-input", db=db)
+    assert done.returncode == 0, done.stderr
+    assert 'answered edit text="Short."  (answers file)' in done.stdout
+    assert "summary: Short." in done.stdout
