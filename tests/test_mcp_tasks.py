@@ -388,3 +388,46 @@ async def test_a_tasks_status_is_a_tool_output_delta_of_its_call(server: TasksSe
         assert len(server.recorded("crunch", "start")) == 1
     finally:
         await servers.aclose()
+
+
+class SlowHandleSaver(InMemorySaver):
+    """A checkpointer whose write of a task handle lands late: held until the node reads the checkpoint back (what
+    waiting for the handle looks like) or the task's first status reaches the stream (a node that did not wait)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = asyncio.Event()
+        self.holding = False
+        self.events: list[str] = []
+
+    async def aput_writes(self, config: Any, writes: Any, task_id: str, task_path: str = "") -> None:
+        if any(isinstance(value, dict) and value.get("sent") == "task" for _, value in writes):
+            self.holding = True
+            await self.release.wait()
+            self.events.append("handle saved")
+        await super().aput_writes(config, writes, task_id, task_path)
+
+    async def aget_tuple(self, config: Any) -> Any:
+        if self.holding:
+            self.release.set()  # the node reads back while the write is pending: let it land
+        return await super().aget_tuple(config)
+
+
+async def test_the_node_polls_a_task_only_once_its_handle_is_in_the_checkpoint(server: TasksServer) -> None:
+    server.release()
+    saver = SlowHandleSaver()
+    servers = servers_for(server)
+    try:
+        graph = one_turn_graph(servers, [call("jobs_crunch", "c1", label="a")], saver, policy=NO_APPROVALS)
+        config = {"configurable": {"thread_id": "t"}}
+        out: dict[str, Any] = {}
+        async for mode, chunk in graph.astream(start(), config, stream_mode=["custom", "values"]):
+            if mode == "custom" and chunk.get("type") == "mcp_task_status":
+                saver.events.append("status")
+                saver.release.set()
+            elif mode == "values":
+                out = chunk
+    finally:
+        await servers.aclose()
+    assert text_of(tool_messages(out)["c1"]) == "crunched a"
+    assert saver.events[:2] == ["handle saved", "status"]

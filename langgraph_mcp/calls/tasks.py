@@ -7,8 +7,9 @@ saved value back, without running the body, when the node runs again (after an i
 ``ainvoke(None, config)``, on another worker). The leg's return value is tiny: ``{"sent": "answered"}`` for a
 leg the server answered directly (its result stays in memory), or the task handle (:class:`~langgraph_mcp.payloads.
 TaskHandle`: server, tool, task id, tool call id, credential identity) for a leg the server answered with a task.
-So the handle is on its way into the checkpoint before the first ``tasks/get``, and a node that runs again finds it
-and polls the same task: the ``tools/call`` is never sent again. A leg found saved as ``answered`` belongs to an
+LangGraph writes that value in the background and keeps no handle on the write, so before the first ``tasks/get``
+the node reads the checkpoint back until the handle is there (:func:`handle_saved`, bounded): the handle is in the
+checkpoint before the node waits on the task, and a node that runs again finds it and polls the same task: the ``tools/call`` is never sent again. A leg found saved as ``answered`` belongs to an
 earlier run whose outcome this process never saw (a paused or crashed attempt): it is skipped, and the call goes on
 as the driver's durable path always does (re-issued, questions answered from the stored answers).
 
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
@@ -36,7 +38,7 @@ from langgraph.config import get_config, get_stream_writer
 from langgraph.func import task
 from mcp.client.session import ClientSession
 
-from langgraph_mcp._compat import has_checkpointer, runs_async_tasks, tool_output_writer
+from langgraph_mcp._compat import has_checkpointer, kept_task_values, runs_async_tasks, tool_output_writer
 from langgraph_mcp.calls.rounds import round_questions, round_responses
 from langgraph_mcp.connection.connection import ServerConnection
 from langgraph_mcp.connection.failures import is_connection_lost
@@ -60,6 +62,8 @@ from langgraph_mcp.payloads import (
 )
 
 __all__ = ["TaskCall", "durable_legs_here", "follow_task", "identity_digest", "poll_delay", "send_leg"]
+
+logger = logging.getLogger(__name__)
 
 Outcome = types.CallToolResult | types.InputRequiredResult | TaskCreated
 
@@ -113,6 +117,8 @@ async def send_leg(send: Callable[[], Awaitable[Outcome]], base: TaskHandle) -> 
     while True:
         sent = _Sent()
         marker = await cast(Any, _leg)(sent, send, base)
+        if isinstance(sent.outcome, TaskCreated) and isinstance(marker, Mapping):
+            await handle_saved(marker)
         if sent.outcome is not None:
             return sent.outcome
         if sent.error is not None:
@@ -120,6 +126,41 @@ async def send_leg(send: Callable[[], Awaitable[Outcome]], base: TaskHandle) -> 
         if isinstance(marker, Mapping) and marker.get("sent") == "task":
             return cast(TaskHandle, marker["task"])
         # A leg of an earlier run whose outcome this process never saw: skip it (the call goes on from here).
+
+
+HANDLE_SAVE_WAIT = 10.0
+"""Seconds the node waits for a new task's handle to be readable in the checkpoint before it polls the task."""
+
+
+async def handle_saved(marker: Mapping[str, Any]) -> bool:
+    """Wait until the checkpoint shows ``marker`` (the leg's saved handle), so the node never waits on a task whose
+    handle a crash would lose. LangGraph writes a finished ``@task``'s value in the background and keeps no handle
+    on that write, so the node reads the checkpoint back (public API) until it is there. Bounded by
+    :data:`HANDLE_SAVE_WAIT`: past it the task is polled anyway (a warning says the handle may not be saved).
+    Returns whether it was seen."""
+    task_id = marker.get("task", {}).get("task_id") if isinstance(marker.get("task"), Mapping) else None
+    try:
+        configurable = get_config().get("configurable", {})
+    except RuntimeError:
+        return False
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + HANDLE_SAVE_WAIT
+    delay = 0.002
+    while True:
+        for value in await kept_task_values(configurable):
+            saved = value.get("task") if isinstance(value, Mapping) and value.get("sent") == "task" else None
+            if isinstance(saved, Mapping) and saved.get("task_id") == task_id:
+                return True
+        if loop.time() >= deadline:
+            logger.warning(
+                "MCP task %s: its handle was not readable in the checkpoint within %.0f s; polling it anyway "
+                "(a crash now would send the tools/call again on the next run)",
+                task_id,
+                HANDLE_SAVE_WAIT,
+            )
+            return False
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 0.1)
 
 
 def base_handle(server: str, tool: str, tool_call_id: str, identity: str) -> TaskHandle:
