@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import pydantic
 import pytest
 from langchain_core.messages import HumanMessage, ToolMessage
 from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
 
+from langgraph_mcp import ApprovalPolicy
 from langgraph_mcp.graph.memory import MEMORY_NAMESPACE, list_approvals, memory_namespace
 from langgraph_mcp.payloads import DecisionRecord
 from tests.servers.versioned_server import build_versioned_server
@@ -189,6 +191,45 @@ async def test_one_mcp_decision_per_remembered_call(open_servers: OpenServers, w
     assert (
         event["definition_hash"] == asked["definition_hash"] and event["args_digest"] == asked["args_digest"]
     )
+
+
+@pytest.mark.parametrize("wiring", WIRINGS)
+async def test_a_rule_locked_later_is_never_answered_by_memory(
+    open_servers: OpenServers, wiring: str
+) -> None:
+    servers, srv = demo(open_servers)
+    store = InMemoryStore()
+    graph = await wired(servers, wiring, store=store)
+    out = await turn(graph, cfg("t1", "ann"))
+    await decide(graph, out, cfg("t1", "ann"), wiring, {"type": "approve", "remember": "principal"})
+    assert len(list_approvals(store)) == 1 and deletes(srv) == 1
+
+    # the operator locks the rule: the entry is still there, and still genuine, but answers nothing
+    locked = ApprovalPolicy.load(
+        {"rules": [{"id": "deletes", "tool": "demo_delete_file", "verdict": "ask", "locked": True}]}
+    )
+    graph = await wired(servers, wiring, store=store, pol=locked)
+    out = await turn(graph, cfg("t2", "ann"))
+    [pending] = out["__interrupt__"]
+    assert pending.value["rule"] == "deletes" and "remember" not in pending.value
+    assert deletes(srv) == 1 and len(list_approvals(store)) == 1
+
+
+@pytest.mark.parametrize("wiring", ["gate-router", "route-through-gate"])
+async def test_a_sync_graph_remembers_too(open_servers: OpenServers, wiring: str) -> None:
+    servers, srv = demo(open_servers)
+    graph = await wired(servers, wiring, store=InMemoryStore())
+
+    def run() -> None:
+        out = graph.invoke({"messages": [HumanMessage("go")]}, cfg("t1", "ann"))
+        [pending] = out["__interrupt__"]
+        graph.invoke(
+            Command(resume={pending.id: {"type": "approve", "remember": "principal"}}), cfg("t1", "ann")
+        )
+        assert "__interrupt__" not in graph.invoke({"messages": [HumanMessage("go")]}, cfg("t2", "ann"))
+
+    await anyio.to_thread.run_sync(run)
+    assert deletes(srv) == 2
 
 
 def test_the_namespace_is_documented() -> None:
