@@ -116,17 +116,16 @@ class McpToolNode(RunnableCallable):
       (``on_unproven="ask"``, the default) or answered with an error ToolMessage saying why (``"error"``); a
       denied one gets an error ToolMessage. Give the node the gate's policy (the default policy otherwise).
     * Unknown tool → error ToolMessage naming close matches; a name two servers publish, or whose server could
-      not be listed, is never guessed (error ToolMessage).
-    * Transport failures and timeouts → error ToolMessage (``handle_tool_errors``, as in ``ToolNode``); LangGraph
-      interrupts always propagate.
+      not be listed, is never guessed. Transport failures and timeouts → error ToolMessage (``handle_tool_errors``,
+      as in ``ToolNode``); LangGraph interrupts always propagate.
     * A server's questions (elicitation) become ``mcp_elicitation`` interrupts; the graph needs a checkpointer.
-    * Progress notifications are streamed as ``{"type": "mcp_progress", ...}`` on ``stream_mode="custom"``, and the
-      server's log messages during the call as ``{"type": "mcp_log", ...}`` (see :mod:`langgraph_mcp.connection.logs`).
-    * ``agent_chat_ui=True`` (Agent Chat UI mode; ``compat=True`` is its deprecated spelling; with the same switch on the gate and ``route_through_gate``): the
-      calls of one task run one after another, so at most one question is pending; each ``mcp_elicitation``
-      also carries its ``HITLRequest`` card and is answered with ``{"decisions": [...]}``
-      (:mod:`langgraph_mcp.humans.hitl`). The cost: calls that would run in parallel run in sequence. Results
-      are plain strings (``to_tool_message(as_text=True)``): that UI shows a list of blocks as ``[object Object]``.
+    * ``stream_mode="custom"`` gets the call's progress (``mcp_progress``) and the server's log messages during it
+      (``mcp_log``, see :mod:`langgraph_mcp.connection.logs`).
+    * ``agent_chat_ui=True`` (Agent Chat UI mode, also on the gate and ``route_through_gate``; ``compat=True`` is
+      its deprecated spelling): a task's calls run one after another (at most one question pending, at the cost of
+      parallelism); each ``mcp_elicitation`` carries its ``HITLRequest`` card and is answered with ``{"decisions":
+      [...]}`` (:mod:`langgraph_mcp.humans.hitl`); results are plain strings, since that UI shows a list of blocks
+      as ``[object Object]``.
     """
 
     def __init__(
@@ -414,11 +413,11 @@ class _NodeCall:
         except (GraphBubbleUp, AuthorizationRequiredError, ServersClosedError, ToolChangedError):
             raise
         except NoCheckpointerError as exc:
-            return await _failed(run, exc, self._error(exc))
+            return await self._failed(run, exc, self._error(exc))
         except Exception as exc:
             if is_invalid_resume(exc):
                 raise
-            return await _failed(run, exc, node._error_message(exc, self.name, self.id))
+            return await self._failed(run, exc, node._error_message(exc, self.name, self.id))
         if isinstance(result, ToolMessage):  # an interceptor answered
             return result.model_copy(update={"tool_call_id": self.id, "name": result.name or self.name})
         return to_tool_message(
@@ -428,6 +427,11 @@ class _NodeCall:
             routing=target.routing,
             as_text=node.compat,  # Agent Chat UI renders only string content
         )
+
+    async def _failed(self, run: ToolRun | None, error: BaseException, message: ToolMessage) -> ToolMessage:
+        if run is not None:  # a failure the model is told about: the call's run ends with it
+            await run.failed(error, tool_call_id=self.id)
+        return message
 
     def _run_metadata(self, tool: McpTool) -> dict[str, Any]:
         """What a call's tool run carries: the call, the server and tool, and the gate's verdict if one judged it."""
@@ -439,14 +443,14 @@ class _NodeCall:
             "mcp_definition_hash": tool.definition_hash,
             **self.node._access.run_metadata(tool.server),
         }
-        record = self.record
+        record, judged = self.record, self.work.audit.get(self.id) or {}
         if record is not None:
-            verdict, decided_by = _verdict_of(record, self.work.audit.get(self.id))
+            verdict, decided_by = _verdict_of(record, judged)
             metadata.update(
                 mcp_verdict=verdict,
                 mcp_decided_by=decided_by,
                 mcp_decision=record["verdict"] if record["verdict"] != "allow" else None,
-                mcp_rule=str((self.work.audit.get(self.id) or {}).get("rule") or ""),
+                mcp_rule=str(judged.get("rule") or ""),
             )
         return metadata
 
@@ -472,13 +476,6 @@ def _call_task_sync(
 ) -> ToolMessage:
     context = contextvars.copy_context()  # this task's LangGraph config, for interrupt() inside the call
     return node._access.run_sync(lambda: node._run_one(call, work, node_config), context=context)
-
-
-async def _failed(run: ToolRun | None, error: BaseException, message: ToolMessage) -> ToolMessage:
-    """A failure the model is told about (``message``): the call's run, if any, ends with ``error``."""
-    if run is not None:
-        await run.failed(error, tool_call_id=message.tool_call_id)
-    return message
 
 
 def _verdict_of(
