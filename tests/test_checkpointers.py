@@ -19,7 +19,7 @@ from tests.support.checkpointers import (
     BlockedTypes,
     StrictSaver,
     open_checkpointer,
-    strict_guard,
+    strict_serde,
 )
 from tests.support.helpers import ERAS, OpenServers
 from tests.support.node_support import accept_all, call, in_process, one_turn_graph, start, tool_messages
@@ -49,12 +49,12 @@ def config(thread: str = "t1") -> Any:
 
 
 def test_strict_refuses_what_the_default_serializer_revives() -> None:
-    """A pydantic model in state: the in-memory saver gives the model back, the strict one only its fields."""
+    """A pydantic model in state: the default serializer gives the model back, the strict one only its fields."""
     permissive = holding(Booking(city="Rome"), InMemorySaver())
     permissive.invoke({"item": None}, config())
     assert permissive.get_state(config()).values["item"] == Booking(city="Rome")
 
-    strict = holding(Booking(city="Rome"), StrictSaver())
+    strict = holding(Booking(city="Rome"), InMemorySaver(serde=strict_serde()))
     with BlockedTypes() as blocked:
         strict.invoke({"item": None}, config())
         item = strict.get_state(config()).values["item"]
@@ -62,15 +62,15 @@ def test_strict_refuses_what_the_default_serializer_revives() -> None:
     assert blocked.seen and set(blocked.seen) == {f"{__name__}.Booking"}
 
 
-def test_the_strict_guard_fails_naming_the_type_and_passes_json_shaped_values() -> None:
-    with pytest.raises(AssertionError, match=r"test_checkpointers\.Booking.*JSON-shaped"), strict_guard():
-        graph = holding(Booking(city="Rome"), StrictSaver())
-        graph.invoke({"item": None}, config())
+def test_the_strict_saver_fails_where_a_type_is_refused_naming_it_and_keeps_json_shaped_values() -> None:
+    graph = holding(Booking(city="Rome"), StrictSaver())
+    graph.invoke({"item": None}, config())
+    with pytest.raises(AssertionError, match=r"test_checkpointers\.Booking.*JSON-shaped"):
         graph.get_state(config())
-    with strict_guard():
-        graph = holding({"city": "Rome", "when": ["2026-12-02"]}, StrictSaver())
-        graph.invoke({"item": None}, config())
-        assert graph.get_state(config()).values["item"] == {"city": "Rome", "when": ["2026-12-02"]}
+
+    graph = holding({"city": "Rome", "when": ["2026-12-02"]}, StrictSaver())
+    graph.invoke({"item": None}, config())
+    assert graph.get_state(config()).values["item"] == {"city": "Rome", "when": ["2026-12-02"]}
 
 
 @pytest.mark.parametrize("checkpointer", KINDS, indirect=True)

@@ -4,9 +4,12 @@
 ``JsonPlusSerializer(allowed_msgpack_modules=None)``, which revives only langgraph's own safe types (messages, ``Send``,
 ``Interrupt``, ``Command``, datetimes, UUIDs, ...) and hands anything else back as its plain serialized data, with a
 log line and a ``msgpack_blocked`` serde event. A payload that comes back as something other than what was saved would
-break a resume quietly, so :class:`StrictSaver` turns every such event into a failure naming the type. It keeps the
-checkpoints in memory (the in-memory saver serializes every checkpoint and write just as SQLite does); it is stricter
-than the environment variable in one respect, on purpose: ``compile()`` adds no allowlist from the graph's schemas.
+break a resume quietly, so :class:`StrictSaver` reads with :class:`RefusingSerializer`, which raises
+``AssertionError`` naming the type the moment it is refused (inside the ``ainvoke``/``get_state`` that read it). It
+keeps the checkpoints in memory (the in-memory saver serializes every checkpoint and write just as SQLite does); it
+is stricter than the environment variable in one respect, on purpose: ``compile()`` adds no allowlist from the
+graph's schemas. A graph builder in a test module may make its own ``StrictSaver()`` where each graph needs a saver
+of its own.
 
 The ``checkpointer`` / ``sync_checkpointer`` fixtures (tests/conftest.py) give one of :data:`KINDS`: ``strict``
 unless the test parametrizes it (``@pytest.mark.parametrize("checkpointer", KINDS, indirect=True)``) or the run asks
@@ -76,13 +79,6 @@ class BlockedTypes:
         )
 
 
-class StrictSaver(InMemorySaver):
-    """An ``InMemorySaver`` on :func:`strict_serde`: what a deployment with ``LANGGRAPH_STRICT_MSGPACK=true`` reads."""
-
-    def __init__(self) -> None:
-        super().__init__(serde=strict_serde())
-
-
 @contextlib.contextmanager
 def strict_guard() -> Iterator[None]:
     """Fail (``AssertionError``) on leaving when a strict serializer refused a type in between."""
@@ -91,6 +87,24 @@ def strict_guard() -> Iterator[None]:
     problem = blocked.problem()
     if problem is not None:
         raise AssertionError(problem)
+
+
+class RefusingSerializer(JsonPlusSerializer):
+    """:func:`strict_serde` that raises where the strict one would hand back plain data for a refused type."""
+
+    def __init__(self) -> None:
+        super().__init__(allowed_msgpack_modules=None)
+
+    def loads_typed(self, data: tuple[str, bytes]) -> Any:
+        with strict_guard():
+            return super().loads_typed(data)
+
+
+class StrictSaver(InMemorySaver):
+    """An ``InMemorySaver`` that reads as a deployment with ``LANGGRAPH_STRICT_MSGPACK=true`` does, failing loudly."""
+
+    def __init__(self) -> None:
+        super().__init__(serde=RefusingSerializer())
 
 
 @contextlib.asynccontextmanager
@@ -102,8 +116,7 @@ async def open_checkpointer(kind: str, path: Path) -> AsyncIterator[BaseCheckpoi
         async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
             yield saver
     elif kind == "strict":
-        with strict_guard():
-            yield StrictSaver()
+        yield StrictSaver()
     else:
         raise ValueError(f"unknown checkpointer kind {kind!r}: use one of {', '.join(KINDS)}")
 
@@ -117,8 +130,7 @@ def open_sync_checkpointer(kind: str, path: Path) -> Iterator[BaseCheckpointSave
         with contextlib.closing(sqlite3.connect(path, check_same_thread=False)) as conn:
             yield SqliteSaver(conn)
     elif kind == "strict":
-        with strict_guard():
-            yield StrictSaver()
+        yield StrictSaver()
     else:
         raise ValueError(f"unknown checkpointer kind {kind!r}: use one of {', '.join(KINDS)}")
 
