@@ -34,6 +34,7 @@ from langgraph_mcp import (
 )
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
 from langgraph_mcp.examples.scripted_model import DEMO_PROMPT, ScriptedChatModel
+from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import ERAS, HANG_GUARD, OpenServers, event_pids
 from tests.support.node_support import in_process
 
@@ -246,7 +247,7 @@ async def test_a_tool_that_is_not_an_mcp_tool_gets_the_non_mcp_verdict(open_serv
         model,
         tools=[*await servers.get_tools(), shout],
         middleware=[McpApprovalMiddleware(servers, ApprovalPolicy(non_mcp="ask"))],
-        checkpointer=InMemorySaver(),
+        checkpointer=StrictSaver(),
     )
     out = await asked.ainvoke({"messages": [HumanMessage("go")]}, CONFIG)
     assert {i.value["tool_call_id"] for i in out["__interrupt__"]} == {
@@ -259,7 +260,7 @@ async def test_a_tool_that_is_not_an_mcp_tool_gets_the_non_mcp_verdict(open_serv
         model,
         tools=[*await servers.get_tools(), shout],
         middleware=[McpApprovalMiddleware(servers)],
-        checkpointer=InMemorySaver(),
+        checkpointer=StrictSaver(),
     )
     out = await allowed.ainvoke({"messages": [HumanMessage("go")]}, {"configurable": {"thread_id": "2"}})
     assert ran == ["hi"]

@@ -29,6 +29,7 @@ from langgraph_mcp import (
 )
 from langgraph_mcp.errors import AnswerRefusedError
 from langgraph_mcp.examples.demo_server import build_server
+from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import ERAS, OpenServers, OpenServersSync
 from tests.support.node_support import call, in_process, one_turn_graph, text_of, tool_messages
 
@@ -60,7 +61,7 @@ def chat_graph(
     )
     builder.add_edge("approval_gate", "tools")
     builder.add_conditional_edges("tools", ToolCallsDone("agent"), ["agent"])
-    return builder.compile(checkpointer=checkpointer or InMemorySaver())
+    return builder.compile(checkpointer=checkpointer or StrictSaver())
 
 
 async def the_one_interrupt(graph: CompiledStateGraph[Any, Any, Any, Any]) -> Any:

@@ -22,7 +22,6 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
@@ -46,6 +45,7 @@ from tests.servers.identity_server import (
     binding_app,
     build_identity_server,
 )
+from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import ERAS, HANG_GUARD, OpenServers, serve_asgi
 from tests.support.node_support import call, one_turn_graph
 
@@ -75,7 +75,7 @@ def whoami_graph(servers: McpServers) -> CompiledStateGraph[Any, Any, Any, Any]:
     builder.add_edge(START, "agent")
     builder.add_edge("agent", "tools")
     builder.add_edge("tools", END)
-    return builder.compile(checkpointer=InMemorySaver())
+    return builder.compile(checkpointer=StrictSaver())
 
 
 class WhoamiModel(BaseChatModel):
@@ -354,7 +354,7 @@ def gated_graph(servers: McpServers, tool: str) -> CompiledStateGraph[Any, Any, 
     builder.add_edge("agent", "approval_gate")
     builder.add_conditional_edges("approval_gate", ToolCallRouter("tools", END), ["tools", END])
     builder.add_edge("tools", END)
-    return builder.compile(checkpointer=InMemorySaver())
+    return builder.compile(checkpointer=StrictSaver())
 
 
 async def failures_seen_by(servers: McpServers, token: str) -> tuple[set[str], str | None]:

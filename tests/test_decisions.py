@@ -6,7 +6,6 @@ import json
 from typing import Any, TypedDict
 
 import pytest
-from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.errors import is_invalid_resume
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command, interrupt
@@ -15,6 +14,7 @@ from pydantic import TypeAdapter, ValidationError
 from langgraph_mcp.errors import DecisionError
 from langgraph_mcp.humans.decisions import decision_json_schema, decision_response_schema, validate_decision
 from langgraph_mcp.payloads import ApprovalInterrupt, DecisionType
+from tests.support.checkpointers import StrictSaver
 
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -260,7 +260,7 @@ def review_graph(p: ApprovalInterrupt, *, compat: bool = False) -> Any:
     builder.add_node("review", review)
     builder.add_edge(START, "review")
     builder.add_edge("review", END)
-    return builder.compile(checkpointer=InMemorySaver())
+    return builder.compile(checkpointer=StrictSaver())
 
 
 def pending_ids(graph: Any, config: Any) -> list[str]:

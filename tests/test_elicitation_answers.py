@@ -11,7 +11,6 @@ from typing import Any, TypedDict, cast
 import jsonschema  # type: ignore[import-untyped]
 import mcp.types as types
 import pytest
-from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.errors import is_invalid_resume
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command, interrupt
@@ -28,6 +27,7 @@ from langgraph_mcp.humans.answers import (
 from langgraph_mcp.humans.forms import question_key, request_from_params
 from langgraph_mcp.humans.inspection import sensitive_fields, url_host
 from langgraph_mcp.payloads import ElicitationRequest, FormRequest, UrlRequest
+from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import HANG_GUARD
 
 # ----------------------------------------------------------------------------------------- fixtures
@@ -805,7 +805,7 @@ def _sync_graph() -> Any:
     graph.add_node("ask", ask)
     graph.add_edge(START, "ask")
     graph.add_edge("ask", END)
-    return graph.compile(checkpointer=InMemorySaver())
+    return graph.compile(checkpointer=StrictSaver())
 
 
 def _async_graph() -> Any:
@@ -817,7 +817,7 @@ def _async_graph() -> Any:
     graph.add_node("ask", ask)
     graph.add_edge(START, "ask")
     graph.add_edge("ask", END)
-    return graph.compile(checkpointer=InMemorySaver())
+    return graph.compile(checkpointer=StrictSaver())
 
 
 def test_graph_rejects_bad_answer_then_accepts_fix_on_same_interrupt() -> None:

@@ -26,13 +26,13 @@ import anyio
 import pytest
 import uvicorn
 from langchain_core.messages import AIMessage
-from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.types import Command
 
 from langgraph_mcp import ApprovalPolicy, McpServers, McpToolNode
 from langgraph_mcp.examples.demo_server import DemoServer, build_server, http_app
 from langgraph_mcp.servers.mcp_servers import server_access
+from tests.support.checkpointers import StrictSaver
 from tests.support.faults import CutResponses, calls_tool
 from tests.support.helpers import (
     ERAS,
@@ -169,7 +169,7 @@ def graph_of(servers: McpServers, name: str, args: dict[str, Any]) -> tuple[Any,
     builder.add_edge("tools", "after")
     builder.add_edge("after", END)
     call = AIMessage(content="", tool_calls=[{"id": "c1", "name": name, "args": args, "type": "tool_call"}])
-    return builder.compile(checkpointer=InMemorySaver()), {"messages": [call]}
+    return builder.compile(checkpointer=StrictSaver()), {"messages": [call]}
 
 
 def report(cell: str, rig_: Rig, outcome: str) -> None:

@@ -17,7 +17,6 @@ from typing import Any, TypeVar
 import anyio
 import pytest
 from langchain_core.messages import AIMessage, ToolMessage
-from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from mcp.server.mcpserver import MCPServer
 
@@ -30,6 +29,7 @@ from langgraph_mcp.errors import (
 )
 from langgraph_mcp.examples.demo_server import build_server, http_app
 from langgraph_mcp.servers.mcp_servers import server_access
+from tests.support.checkpointers import StrictSaver
 from tests.support.faults import (
     CutResponses,
     GarbleResponses,
@@ -69,7 +69,7 @@ def one_call_graph(servers: McpServers, name: str, args: dict[str, Any]) -> Any:
     graph.add_edge(START, "tools")
     graph.add_edge("tools", "after")
     graph.add_edge("after", END)
-    compiled = graph.compile(checkpointer=InMemorySaver())
+    compiled = graph.compile(checkpointer=StrictSaver())
     call = AIMessage(content="", tool_calls=[{"id": "c1", "name": name, "args": args}])
     return compiled, {"messages": [call]}
 

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolCall, ToolMessage
-from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import tools_condition
@@ -20,6 +19,7 @@ from langgraph_mcp.examples.demo_server import DemoServer, build_server
 from langgraph_mcp.graph.gate import approval_payload, create_approval_gate
 from langgraph_mcp.humans.policy import ApprovalPolicy, Verdict
 from langgraph_mcp.humans.resume import pending_for_thread, pending_interrupts, resume_command
+from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import OpenServers, OpenServersSync
 
 Graph = CompiledStateGraph[Any, Any, Any, Any]
@@ -86,7 +86,7 @@ def build_graph(
     builder.add_conditional_edges("agent", tools_condition, {"tools": "approval_gate", END: END})
     builder.add_conditional_edges("approval_gate", ToolCallRouter("tools", "agent"), ["tools", "agent"])
     builder.add_edge("tools", "agent")
-    return builder.compile(checkpointer=InMemorySaver())
+    return builder.compile(checkpointer=StrictSaver())
 
 
 def outside_scratch(c: ToolCall, tool: Any) -> str | None:

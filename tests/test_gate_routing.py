@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
-from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
@@ -20,6 +19,7 @@ from langgraph_mcp import (
     route_through_gate,
 )
 from langgraph_mcp.examples.demo_server import build_server
+from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import ERAS, OpenServers, OpenServersSync
 from tests.support.node_support import TOMORROW, call, fill, in_process, text_of, tool_messages
 
@@ -47,7 +47,7 @@ def gated_graph(
     )
     builder.add_edge("approval_gate", "tools")
     builder.add_conditional_edges("tools", ToolCallsDone("agent"), ["agent"])
-    return builder.compile(checkpointer=InMemorySaver())
+    return builder.compile(checkpointer=StrictSaver())
 
 
 @pytest.mark.parametrize("mode", ERAS)

@@ -18,13 +18,13 @@ import anyio
 import mcp.types as types
 import pytest
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command, Interrupt
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from langgraph_mcp import ApprovalPolicy, McpServers
 from tests.servers.concurrency_server import ConcurrencyServer
+from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import serve_asgi
 from tests.support.node_support import call, one_turn_graph, start, text_of, tool_messages
 
@@ -125,7 +125,7 @@ async def test_over_stdio_questions_that_cannot_be_told_apart_are_refused_never_
         # Three calls of a tool not yet seen to ask, all asking while in flight together: no way to tell whose
         # question is whose on stdio.
         calls = [call("c_ask", f"c{i}", tag=f"c{i}", meet=3) for i in range(3)]
-        graph = one_turn_graph(servers, calls, InMemorySaver(), policy=NO_APPROVALS)
+        graph = one_turn_graph(servers, calls, StrictSaver(), policy=NO_APPROVALS)
         out = await graph.ainvoke(start(), {"configurable": {"thread_id": "t1"}})
         assert "__interrupt__" not in out
         for message in tool_messages(out).values():
@@ -133,7 +133,7 @@ async def test_over_stdio_questions_that_cannot_be_told_apart_are_refused_never_
             assert "could not tell which of 3 concurrent tool calls (ask)" in text_of(message)
         # The tool now runs alone: the same three calls pause one after another and each gets its own answer.
         calls = [call("c_ask", f"c{i}", tag=f"c{i}") for i in range(3)]
-        graph = one_turn_graph(servers, calls, InMemorySaver(), policy=NO_APPROVALS)
+        graph = one_turn_graph(servers, calls, StrictSaver(), policy=NO_APPROVALS)
         cfg: Any = {"configurable": {"thread_id": "t2"}}
         out = await graph.ainvoke(start(), cfg)
         pending = out["__interrupt__"]

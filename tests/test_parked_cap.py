@@ -14,7 +14,6 @@ from typing import Any
 import anyio
 import pytest
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 from mcp.server.mcpserver import Context
 from mcp.types import ToolAnnotations
@@ -30,6 +29,7 @@ from langgraph_mcp.examples.demo_server import (
     build_server,
 )
 from langgraph_mcp.servers.mcp_servers import server_access
+from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import OpenServers, http_demo_server
 from tests.support.node_support import (
     TOMORROW,
@@ -77,7 +77,7 @@ async def test_a_legacy_pause_past_max_parked_calls_is_cancelled_and_replayed_on
         {"demo": {"url": url, "mode": "legacy", "max_parked_calls": 1, "tool_timeout": 10}}
     )
     graphs = {
-        name: one_turn_graph(servers, [call("demo_book_trip_again", "c1", destination=name)], InMemorySaver())
+        name: one_turn_graph(servers, [call("demo_book_trip_again", "c1", destination=name)], StrictSaver())
         for name in ("Rome", "Oslo")
     }
     pending = {}

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 from mcp.server.mcpserver import AcceptedElicitation, Context
 from mcp.types import ToolAnnotations
@@ -20,6 +19,7 @@ from pydantic import BaseModel
 from langgraph_mcp import ApprovalPolicy
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
 from langgraph_mcp.servers.mcp_servers import server_access
+from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import OpenServers, http_demo_server
 from tests.support.node_support import accept_all, call, one_turn_graph, start, text_of, tool_messages
 
@@ -82,7 +82,7 @@ async def two_pauses(open_servers: OpenServers, tool: str, **options: Any) -> tu
     arg = "payee" if tool == "pay" else "number"
     graphs = {
         name: one_turn_graph(
-            servers, [call(f"shop_{tool}", "c1", **{arg: name})], InMemorySaver(), policy=NO_APPROVALS
+            servers, [call(f"shop_{tool}", "c1", **{arg: name})], StrictSaver(), policy=NO_APPROVALS
         )
         for name in ("alice", "bob")
     }

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
-from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import tools_condition
@@ -24,6 +23,7 @@ from langgraph_mcp import (
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
 from langgraph_mcp.graph.node import ToolCallRouter
 from langgraph_mcp.payloads import ApprovalInterrupt
+from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import OpenServers
 from tests.support.node_support import call, in_process, text_of, tool_messages
 
@@ -92,7 +92,7 @@ def graph_for(servers: McpServers, policy: ApprovalPolicy, calls: list[Any], wir
         )
         builder.add_edge("approval_gate", "tools")
         builder.add_conditional_edges("tools", ToolCallsDone("agent"), ["agent"])
-    return builder.compile(checkpointer=InMemorySaver())
+    return builder.compile(checkpointer=StrictSaver())
 
 
 def setup(open_servers: OpenServers, calls: list[Any], wiring: str) -> tuple[DemoServer, Clock, Graph]:

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolCall, ToolMessage
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -32,6 +31,7 @@ from langgraph_mcp.humans.resume import (
 )
 from langgraph_mcp.payloads import ApprovalInterrupt, ElicitationInterrupt
 from tests.support import gate_two_process_child as child
+from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import HANG_GUARD, OpenServers
 
 CHILD = Path(__file__).resolve().parent / "support" / "gate_two_process_child.py"
@@ -271,7 +271,7 @@ def graph_and_servers(open_servers: OpenServers) -> tuple[CompiledStateGraph[Any
     builder.add_conditional_edges("agent", tools_condition, {"tools": "approval_gate", END: END})
     builder.add_conditional_edges("approval_gate", ToolCallRouter("tools", "agent"), ["tools", "agent"])
     builder.add_edge("tools", "agent")
-    return builder.compile(checkpointer=InMemorySaver()), servers
+    return builder.compile(checkpointer=StrictSaver()), servers
 
 
 @pytest.mark.anyio

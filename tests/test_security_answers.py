@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.errors import is_invalid_resume
 from langgraph.types import Command
 from pydantic import ValidationError
@@ -20,6 +19,7 @@ from pydantic import ValidationError
 from langgraph_mcp import ApprovalPolicy, DecisionError, McpServers, ResumeError, _compat, resume_command
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.humans.decisions import validate_decision
+from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import ERAS, OpenServers, demo_entry
 from tests.support.node_support import call, fill, one_turn_graph, start, tool_messages
 from tests.support.security_support import (
@@ -176,9 +176,7 @@ async def gated_schema_graph(
     output and the server's record of the calls it ran."""
     server, ran = schema_server()
     servers = open_servers({"schemas": await open_servers.enter(demo_entry(transport, mode, server=server))})
-    graph = WIRINGS[wiring](
-        servers, ApprovalPolicy(), [call(f"schemas_{tool}", "c1", **args)], InMemorySaver()
-    )
+    graph = WIRINGS[wiring](servers, ApprovalPolicy(), [call(f"schemas_{tool}", "c1", **args)], StrictSaver())
     out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
     return graph, out, ran
 

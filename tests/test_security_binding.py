@@ -27,7 +27,6 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolCall, ToolMessage
-from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import tools_condition
 from langgraph.types import Command
@@ -44,6 +43,7 @@ from langgraph_mcp import (
 )
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
 from tests.servers.versioned_server import VersionedServer, build_versioned_server, events, stdio_spec
+from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import ERAS, OpenServers, demo_entry, event_pids, serve_asgi
 from tests.support.security_support import Graph, scripted
 
@@ -88,7 +88,7 @@ def wire(
         builder.add_conditional_edges("agent", router, ["approval_gate", "tools", END])
         builder.add_edge("approval_gate", "tools")
         builder.add_conditional_edges("tools", ToolCallsDone("agent"), ["agent"])
-    return builder.compile(checkpointer=checkpointer or InMemorySaver())
+    return builder.compile(checkpointer=checkpointer or StrictSaver())
 
 
 def build(wiring: str, servers: McpServers) -> Graph:

@@ -13,7 +13,6 @@ import anyio
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolCall, ToolMessage
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, MessagesState, StateGraph
 
 from langgraph_mcp import (
@@ -28,6 +27,7 @@ from langgraph_mcp import (
 from langgraph_mcp.calls.tools import make_langchain_tools
 from langgraph_mcp.examples.demo_server import build_server, http_app
 from langgraph_mcp.servers.mcp_servers import server_access
+from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import ERAS, OpenServers, demo_entry, http_demo_server, serve_asgi
 from tests.support.security_support import (
     SECURITY_TRANSPORTS,
@@ -131,7 +131,7 @@ async def test_a_prefix_free_server_that_failed_to_list_could_publish_any_name(
         on_connection_error="ignore",
     )
     graph = WIRINGS["gate_router"](
-        servers, ApprovalPolicy(), [call("delete_file", "rm", path="x")], InMemorySaver()
+        servers, ApprovalPolicy(), [call("delete_file", "rm", path="x")], StrictSaver()
     )
     out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
     [pending] = out["__interrupt__"]
@@ -139,9 +139,7 @@ async def test_a_prefix_free_server_that_failed_to_list_could_publish_any_name(
     # A tool listed by a healthy server is asked about too while 'bare' could also publish its name.
     listed = await servers.resolve_tool("demo_list_files")
     assert [t.server for t in listed.tools] == ["demo"] and set(listed.unknown) == {"bare"}
-    graph = WIRINGS["gate_router"](
-        servers, ApprovalPolicy(), [call("demo_list_files", "ls")], InMemorySaver()
-    )
+    graph = WIRINGS["gate_router"](servers, ApprovalPolicy(), [call("demo_list_files", "ls")], StrictSaver())
     out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg("t2"))
     [pending] = out["__interrupt__"]
     assert pending.value["server"] == "demo" and "'bare'" in pending.value["reason"]
@@ -212,7 +210,7 @@ def plain_graph(servers: McpServers, calls: list[ToolCall], *, fan_out: bool) ->
     else:
         builder.add_edge("agent", "tools")
     builder.add_edge("tools", "__end__")
-    return builder.compile(checkpointer=InMemorySaver())
+    return builder.compile(checkpointer=StrictSaver())
 
 
 DUPLICATES = {

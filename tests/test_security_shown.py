@@ -11,12 +11,12 @@ import io
 from typing import Any
 
 import pytest
-from langgraph.checkpoint.memory import InMemorySaver
 from rich.console import Console
 
 from langgraph_mcp.cli.prompts import ask_url
 from langgraph_mcp.humans.forms import request_from_params
 from langgraph_mcp.humans.inspection import inspect_url, sensitive_fields, url_host
+from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import ERAS, OpenServers, demo_entry
 from tests.support.node_support import call, one_turn_graph, start
 from tests.support.security_support import SECURITY_TRANSPORTS, url_server
@@ -78,7 +78,7 @@ async def test_url_payloads_carry_the_browser_host_and_the_flag(
     )
     seen: list[dict[str, Any]] = []
     for i, _ in enumerate(URLS):
-        graph = one_turn_graph(servers, [call("links_open_link", f"c{i}", i=i)], InMemorySaver())
+        graph = one_turn_graph(servers, [call("links_open_link", f"c{i}", i=i)], StrictSaver())
         out = await graph.ainvoke(start(), {"configurable": {"thread_id": f"t{i}"}})
         [question] = out["__interrupt__"]
         [request] = question.value["requests"].values()
@@ -169,12 +169,12 @@ async def test_a_form_asking_for_secrets_is_flagged(
     open_servers: OpenServers, transport: str, mode: str
 ) -> None:
     servers = open_servers({"demo": await open_servers.enter(demo_entry(transport, mode))})
-    graph = one_turn_graph(servers, [call("demo_login", "c1", service="mail")], InMemorySaver())
+    graph = one_turn_graph(servers, [call("demo_login", "c1", service="mail")], StrictSaver())
     out = await graph.ainvoke(start(), {"configurable": {"thread_id": "t"}})
     [question] = out["__interrupt__"]
     [request] = question.value["requests"].values()
     assert request["asks_for_secrets"] is True and "password" in request["sensitive"]
-    graph = one_turn_graph(servers, [call("demo_book_trip", "c2", destination="Rome")], InMemorySaver())
+    graph = one_turn_graph(servers, [call("demo_book_trip", "c2", destination="Rome")], StrictSaver())
     out = await graph.ainvoke(start(), {"configurable": {"thread_id": "t2"}})
     [question] = out["__interrupt__"]
     [request] = question.value["requests"].values()

@@ -13,11 +13,11 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.checkpoint.memory import InMemorySaver
 
 from langgraph_mcp import ApprovalPolicy
 from langgraph_mcp.examples.demo_server import build_server
 from tests.servers.library_server import LibraryServer
+from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import ERAS, OpenServers, serve_asgi
 from tests.support.node_support import call, one_turn_graph, start
 
@@ -34,7 +34,7 @@ async def run_chatty(
     lib = LibraryServer()
     base = await open_servers.enter(serve_asgi(lib.server.streamable_http_app()))
     servers = open_servers({"lib": {"url": f"{base}/mcp", "mode": mode, **options}})
-    graph = one_turn_graph(servers, [call("lib_chatty", "c1")], InMemorySaver(), policy=NO_APPROVALS)
+    graph = one_turn_graph(servers, [call("lib_chatty", "c1")], StrictSaver(), policy=NO_APPROVALS)
     with caplog.at_level(logging.DEBUG, logger="langgraph_mcp.server.lib"):
         events = [
             chunk

@@ -11,7 +11,6 @@ from langchain.agents import create_agent
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.errors import GraphInterrupt
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
@@ -20,6 +19,7 @@ from langgraph.types import Command
 from langgraph_mcp import McpApprovalMiddleware, McpServers, resume_command
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
 from langgraph_mcp.examples.scripted_model import ScriptedChatModel
+from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import ERAS, OpenServers, OpenServersSync
 from tests.support.node_support import accept_all, call, in_process, one_turn_graph, start, text_of
 from tests.test_policy_gate import WIRINGS, setup
@@ -91,12 +91,12 @@ def tool_node_graph(tools: list[Any], calls: list[Any]) -> Any:
     builder.add_edge(START, "agent")
     builder.add_edge("agent", "tools")
     builder.add_edge("tools", END)
-    return builder.compile(checkpointer=InMemorySaver())
+    return builder.compile(checkpointer=StrictSaver())
 
 
 async def graph_for(wiring: str, servers: McpServers, calls: list[Any]) -> Any:
     if wiring == "node":
-        return one_turn_graph(servers, calls, InMemorySaver())
+        return one_turn_graph(servers, calls, StrictSaver())
     return tool_node_graph(await servers.get_tools(), calls)
 
 
