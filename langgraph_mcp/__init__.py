@@ -180,7 +180,7 @@ _MOVED: dict[str, str | None] = {
     "validation_errors": "errors",
     "call_tasks": "connection.calls",
     "client_owner": "connection.owner",
-    "backoff": "connection.owner",
+    "backoff": "connection.backoff",
     "transport": "connection.transport",
     "stderr_capture": "connection.transport",
     "http_keepalive": "connection.http",

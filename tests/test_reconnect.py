@@ -14,7 +14,7 @@ import anyio
 import pytest
 
 from langgraph_mcp import McpServers, ServerConnectionError
-from langgraph_mcp.connection.owner import ReconnectBackoff
+from langgraph_mcp.connection.backoff import ReconnectBackoff
 from langgraph_mcp.errors import ServerUnavailableError
 from langgraph_mcp.examples.demo_server import http_app
 from langgraph_mcp.servers.mcp_servers import server_access

@@ -1,119 +1,33 @@
-"""The task that owns one server's client: start, restart with backoff, stop.
+"""Keeps one live ``mcp.Client`` for one server: starts it on first use, restarts it with backoff, stops it.
 
-Reconnect backoff for one server: exponential, capped and jittered, with a bounded number of attempts per outage.
-
-Keeps one live ``mcp.Client`` for one server: the owner task that holds it, starts, restarts with backoff, stops.
-
-Why an owner task: anyio requires a ``Client`` to be entered and exited by the same task, and any exception that
-leaves ``async with Client`` comes out wrapped in an ``ExceptionGroup`` — which would turn a LangGraph interrupt
-into a crash. So no caller ever runs inside the ``async with``: the owner enters it and runs a task group whose
-jobs (the connection's requests) belong to it, not to their callers.
+The owner task itself (entering and holding the client) is :mod:`~langgraph_mcp.connection.owner_task`'s; the
+backoff :mod:`~langgraph_mcp.connection.backoff`'s.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
-import logging
-import random
-import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any, Literal, TextIO, cast
+from typing import Any, Literal
 
-import anyio
-import anyio.abc
-import mcp.types as types
 from mcp import Client
-from mcp.client.subscriptions import PromptsListChanged, ResourcesListChanged, ToolsListChanged
-from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from langgraph_mcp.config import ServerSpec, StdioServer
-from langgraph_mcp.connection.calls import CallTasks
-from langgraph_mcp.connection.failures import describe_error, flatten_exception
-from langgraph_mcp.connection.oauth import RefreshFirst
-from langgraph_mcp.connection.timers import deadline
-from langgraph_mcp.connection.transport import StderrCapture, TransportWatch, command_line, make_client
-from langgraph_mcp.errors import (
-    AuthorizationRequiredError,
-    InvalidResponseError,
-    ServerConnectionError,
-    ServerUnavailableError,
-)
-
-
-@dataclass
-class ReconnectBackoff:
-    """When the next connection attempt may run, and how many attempts the current outage has used.
-
-    An *outage* starts when a live connection dies or a start fails, and ends with the next successful start.
-    Within an outage up to ``attempts`` restarts run back to back (each after its backoff delay); once they are
-    used up the server is *down*: calls fail at once until the delay has passed, then one more attempt runs,
-    with a doubled delay after each failure (up to ``max_delay``). Jitter spreads reconnects of many workers.
-    """
-
-    attempts: int
-    """Restarts allowed per outage (the server's ``restart_attempts``)."""
-    initial_delay: float
-    max_delay: float
-    failures: int = 0
-    """Failed starts (or deaths) in the current outage; 0 while healthy."""
-    retry_at: float = 0.0
-    """``time.monotonic()`` before which no new attempt starts."""
-    _rng: random.Random = field(default_factory=random.Random, repr=False)
-
-    @property
-    def in_outage(self) -> bool:
-        return self.failures > 0
-
-    @property
-    def exhausted(self) -> bool:
-        """This outage used all its restarts: only one attempt per backoff period from now on."""
-        return self.failures > self.attempts
-
-    def delay(self) -> float:
-        """The delay before the next attempt: ``initial * 2**(failures-1)``, capped, times a jitter in [0.5, 1];
-        none before the first restart of an outage."""
-        if self.failures == 0:
-            return 0.0
-        if self.failures == 1 and self.attempts > 0:
-            return 0.0  # the first restart of an outage runs at once (a crashed server is usually just restarted)
-        base: float = min(self.max_delay, self.initial_delay * 2.0 ** min(self.failures - 1, 30))
-        return base * (0.5 + self._rng.random() / 2)
-
-    def wait_remaining(self) -> float:
-        return max(0.0, self.retry_at - time.monotonic())
-
-    def failed(self) -> float:
-        """Record one failure (a failed start or a dead connection); returns the delay before the next attempt."""
-        self.failures += 1
-        delay = self.delay()
-        self.retry_at = time.monotonic() + delay
-        return delay
-
-    def succeeded(self) -> None:
-        self.failures = 0
-        self.retry_at = 0.0
-
-
-logger = logging.getLogger("langgraph_mcp.connection")
-
-# How long stopping waits for the owner task (which stops the server process) to finish.
-OWNER_STOP_SECONDS = 10.0
+from langgraph_mcp.config import ServerSpec
+from langgraph_mcp.connection.backoff import ReconnectBackoff
+from langgraph_mcp.connection.failures import describe_error
+from langgraph_mcp.connection.owner_task import OWNER_STOP_SECONDS as OWNER_STOP_SECONDS
+from langgraph_mcp.connection.owner_task import ListChanged as ListChanged
+from langgraph_mcp.connection.owner_task import ListKind as ListKind
+from langgraph_mcp.connection.owner_task import OwnerTask
+from langgraph_mcp.errors import ServerConnectionError, ServerUnavailableError
 
 ConnectionState = Literal["idle", "connected", "reconnecting", "down", "closed"]
-ListKind = Literal["tools", "resources", "prompts"]
-"""Which of its listings a server said changed (``notifications/<kind>/list_changed``, or a listen event)."""
-ListChanged = Callable[[str, ListKind], None]
-"""Called with (server, kind) when a server says one of its listings changed."""
 
 
-class ClientOwner:
-    """The owner task of one server's ``Client``, and the start/restart policy around it (one per event loop).
-
-    One job — one client from start to stop — in ~300 lines, because the start policy (outages, backoff, the
-    first-ever start) and the owner task's exit handling (which error to keep, whose state to clear) read and
-    write the same state; split, each half would reach into the other."""
+class ClientOwner(OwnerTask):
+    """The client of one server (one per event loop): started by the first caller that needs it, restarted after
+    a death (up to ``restart_attempts`` per outage, then one attempt per backoff period), stopped for good by
+    :meth:`close`. The owner task it runs is :class:`~langgraph_mcp.connection.owner_task.OwnerTask`'s."""
 
     def __init__(
         self,
@@ -126,109 +40,29 @@ class ClientOwner:
         on_connected: Callable[[Client], Awaitable[None]],
         on_list_changed: ListChanged | None = None,
     ) -> None:
-        self.name = name
-        self.spec = spec
-        self._options = options
-        """The callbacks and options the connection gives every ``Client`` it starts."""
-        self._on_invalid = on_invalid
-        self._on_new_session = on_new_session
-        self._on_connected = on_connected
-        self._on_list_changed = on_list_changed
-        self._client: Client | None = None
-        self._task_group: anyio.abc.TaskGroup | None = None
-        self._call_tasks: CallTasks | None = None
-        self._legacy = False
-        """The live client negotiated a 2025-11-25-or-earlier version."""
-        self._owner: asyncio.Task[None] | None = None
-        self._stop: asyncio.Event | None = None
-        self._ready: asyncio.Event | None = None
+        super().__init__(
+            name,
+            spec,
+            options=options,
+            on_invalid=on_invalid,
+            on_new_session=on_new_session,
+            on_connected=on_connected,
+            on_list_changed=on_list_changed,
+        )
         self._start_lock = asyncio.Lock()
-        self._error: BaseException | None = None
-        self._starts = 0
         self._sessions = 0
         self._connected_once = False
         self.backoff = ReconnectBackoff(
             spec.restart_attempts, spec.reconnect_backoff, spec.reconnect_backoff_max
         )
         """When the next (re)connect may run, and how many this outage has used."""
-        self._watch: TransportWatch | None = None
-        self._stderr: StderrCapture | None = None
         self.closed = False
-
-    @property
-    def current(self) -> Client | None:
-        """The live client, or ``None`` (not started, dead, or stopped)."""
-        return self._client
-
-    @property
-    def task_group(self) -> anyio.abc.TaskGroup | None:
-        """The owner's task group: jobs started in it run in the task that holds the client."""
-        return self._task_group
-
-    @property
-    def call_tasks(self) -> CallTasks | None:
-        """The live session's legacy call tasks (ended with the task group), or ``None``."""
-        return self._call_tasks
-
-    def note_error(self, error: BaseException) -> None:
-        """Remember ``error`` as the last thing that went wrong (for status and the next error message)."""
-        self._error = error
-
-    async def wait_stopped(self, timeout: float = OWNER_STOP_SECONDS) -> None:
-        await self._wait_owner(timeout)
-
-    def spawn(self, coro: Awaitable[None]) -> None:
-        """Run ``coro`` as a background job of the owner task (cancelled with the connection)."""
-        tg = self._task_group
-
-        async def run() -> None:
-            await coro
-
-        if tg is not None:
-            tg.start_soon(run)
-        else:
-            asyncio.get_running_loop().create_task(run())
-
-    @property
-    def started(self) -> bool:
-        return self._client is not None
-
-    @property
-    def alive(self) -> bool:
-        """Connected, and the transport has not reported the server gone."""
-        return self._client is not None and not self._transport_ended()
-
-    async def transport_ended(self) -> None:
-        """Return once the current transport has reported the server gone (at once if there is none)."""
-        if self._watch is not None:
-            await self._watch.wait_ended()
-
-    @property
-    def protocol_version(self) -> str | None:
-        return self._client.protocol_version if self._client is not None else None
-
-    @property
-    def is_legacy(self) -> bool:
-        return self._client is not None and self._legacy  # read on every call: kept, not recomputed
-
-    @property
-    def server_info(self) -> types.Implementation | None:
-        return self._client.server_info if self._client is not None else None
-
-    @property
-    def starts(self) -> int:
-        """How many times this connection was (re)started."""
-        return self._starts
 
     @property
     def sessions(self) -> int:
         """How many times this connection came up: each is a new server process (stdio) or session (HTTP), whose
         tools may differ from the last one's (a listing is only good for the session it was made in)."""
         return self._sessions
-
-    @property
-    def last_error(self) -> BaseException | None:
-        return self._error
 
     @property
     def state(self) -> ConnectionState:
@@ -312,155 +146,6 @@ class ClientOwner:
             self.name, f"unavailable: {what}; next attempt in {retry_in:.1f}s", retry_in=retry_in
         )
 
-    def _transport_ended(self) -> bool:
-        return self._watch is not None and self._watch.ended
-
-    async def _start(self) -> None:
-        # A dead connection's owner may still be shutting its server down: let it finish first, so two owners
-        # never share this object's state (the old one's cleanup would clear the new client) and no process leaks.
-        await self._wait_owner()
-        self._starts += 1
-        self._on_new_session()
-        self._stop = asyncio.Event()
-        self._ready = asyncio.Event()
-        self._error = None
-        self._watch = TransportWatch(self.name, self._on_invalid)
-        # A fresh context, not a copy of the first caller's: the owner and every task of its client live as long as
-        # the connection and must not keep that caller's context (a graph run, its config) alive.
-        self._owner = asyncio.get_running_loop().create_task(
-            self._own(), name=f"mcp-owner:{self.name}", context=contextvars.Context()
-        )
-        try:
-            # Not wait_for (one more task, and a timer holding a copy of this caller's context - its graph run -
-            # in the loop's heap for connect_timeout even once connected): a deadline in an empty context.
-            async with deadline(self.spec.connect_timeout):
-                await self._ready.wait()
-        except TimeoutError:
-            self._stop.set()
-            # The owner is still in the handshake, where its stop event can't reach it: cancel it, so the failed
-            # start leaves no task, server process or pipe behind (and doesn't wait OWNER_STOP_SECONDS for them).
-            self._owner.cancel()
-            await self._wait_owner()
-            error = self._error
-            detail = f"did not connect within {self.spec.connect_timeout:g}s"
-            if isinstance(error, InvalidResponseError):
-                detail += f" ({error.detail})"
-            self._error = ServerConnectionError(self.name, detail)
-            raise self._error from None
-        if self._client is None:
-            cause = self._error
-            await self._wait_owner()
-            if isinstance(cause, AuthorizationRequiredError):
-                # Not an outage: nothing is wrong with the server, a person has to sign in. No backoff, so the
-                # start after the sign-in goes ahead at once.
-                raise cause
-            if isinstance(cause, RefreshFirst):  # the tokens are marked expired: this start refreshes them
-                await self._start()
-                return
-            failure = ServerConnectionError(
-                self.name, f"could not connect: {describe_error(cause)}" + self._stdio_context()
-            )
-            self._error = failure
-            raise failure from cause
-
-    def _stdio_context(self) -> str:
-        """For a stdio server that did not come up: its command line and the last lines it wrote to stderr."""
-        if not isinstance(self.spec, StdioServer):
-            return ""
-        text = f"; command: {command_line(self.spec)}"
-        lines = self._stderr.tail() if self._stderr is not None else []
-        if lines:
-            text += "; its stderr ended with:\n    " + "\n    ".join(lines)
-        elif self._stderr is not None:
-            text += "; it wrote nothing to stderr"
-        return text
-
-    async def _own(self) -> None:
-        assert self._stop is not None and self._ready is not None and self._watch is not None
-        stderr = StderrCapture(self.name, self.spec.stderr) if isinstance(self.spec, StdioServer) else None
-        self._stderr = stderr
-        try:
-            async with self._make_client(stderr) as client, anyio.create_task_group() as tg:
-                if self.spec.mode == "modern" and client.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
-                    raise ServerConnectionError(
-                        self.name,
-                        f"negotiated {client.protocol_version}, but mode='modern' requires 2026-07-28; "
-                        "use mode='auto' or 'legacy' for this server",
-                    )
-                await self._on_connected(client)
-                calls = CallTasks()
-                tg.start_soon(calls.hold)
-                self._legacy = client.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS
-                self._client = client
-                self._task_group = tg
-                self._call_tasks = calls
-                if self._on_list_changed is not None and (kinds := _announced_changes(client)):
-                    tg.start_soon(self._watch_list_changes, client, kinds)
-                self._ready.set()
-                await self._stop.wait()
-                tg.cancel_scope.cancel()
-        except BaseException as exc:  # the owner must never crash the loop; the error is reported to callers
-            stopping = _process_stopping(exc)
-            if stopping is not None:
-                # KeyboardInterrupt, SystemExit: not a connection failure to report but the process stopping. Raised
-                # bare: asyncio stops the loop for these exact types, not for a group holding one.
-                raise stopping from None
-            leaf = flatten_exception(exc)
-            if self._error is None or not isinstance(leaf, asyncio.CancelledError):
-                self._error = leaf
-            if not isinstance(leaf, asyncio.CancelledError):
-                logger.debug("MCP server %r connection ended: %r", self.name, leaf)
-            task = asyncio.current_task()
-            if isinstance(leaf, asyncio.CancelledError) and task is not None and task.cancelling():
-                raise  # the owner task itself is being cancelled (loop shutdown): never swallow that
-        finally:
-            if self._owner is asyncio.current_task():  # never clear a newer owner's state
-                self._client = None
-                self._task_group = None
-                self._call_tasks = None
-                self._ready.set()
-            if stderr is not None:
-                stderr.close()
-
-    async def _watch_list_changes(self, client: Client, kinds: set[ListKind]) -> None:
-        """2026-07-28 servers announce listing changes only on a ``subscriptions/listen`` stream."""
-        try:
-            async with client.listen(
-                tools_list_changed="tools" in kinds,
-                resources_list_changed="resources" in kinds,
-                prompts_list_changed="prompts" in kinds,
-            ) as subscription:
-                async for event in subscription:
-                    kind = _LISTEN_EVENTS.get(type(event))
-                    if kind is not None and self._on_list_changed is not None:
-                        self._on_list_changed(self.name, kind)
-        except Exception as exc:  # a lost or refused subscription only costs freshness, never a call
-            logger.debug("MCP server %r: list-change subscription ended: %r", self.name, exc)
-
-    def _make_client(self, stderr: StderrCapture | None) -> Client:
-        spec = self.spec
-        assert self._watch is not None
-        common: dict[str, Any] = {
-            # "modern" still probes (server/discover) rather than pinning the version: the probe waits for the
-            # server to be up within connect_timeout and brings its real capabilities; legacy-only is refused.
-            "mode": "auto" if spec.mode == "modern" else spec.mode,
-            "client_info": types.Implementation(name="langgraph-mcp", version="0.1.0"),
-            **self._options(),
-        }
-        writer = cast(TextIO, stderr.writer) if stderr is not None else None
-        return make_client(spec, self._watch, stderr=writer, common=common)
-
-    async def _wait_owner(self, timeout: float = OWNER_STOP_SECONDS) -> None:
-        """Wait (bounded) for the owner task to finish; a cancellation of *this* caller still propagates."""
-        owner = self._owner
-        if owner is None or owner.done():
-            return
-        try:
-            async with deadline(timeout):  # no timer left holding this caller's context (see deadlines)
-                await asyncio.wait([owner])
-        except TimeoutError:
-            logger.warning("MCP server %r: its connection did not stop within %gs", self.name, timeout)
-
     def mark_dead(self, error: BaseException, client: Client | None = None) -> None:
         """The transport failed: stop the owner so the next call reconnects (once per death).
 
@@ -480,38 +165,3 @@ class ClientOwner:
         if self._stop is not None:
             self._stop.set()
         await self._wait_owner()
-
-
-def _process_stopping(exc: BaseException) -> BaseException | None:
-    """The ``KeyboardInterrupt``, ``SystemExit`` (any ``BaseException`` that is neither an ``Exception`` nor a
-    cancellation) in ``exc`` or its (nested) group, or ``None``."""
-    if isinstance(exc, BaseExceptionGroup):
-        for inner in exc.exceptions:
-            if (found := _process_stopping(inner)) is not None:
-                return found
-        return None
-    return None if isinstance(exc, Exception | asyncio.CancelledError) else exc
-
-
-_LISTEN_EVENTS: dict[type, ListKind] = {
-    ToolsListChanged: "tools",
-    ResourcesListChanged: "resources",
-    PromptsListChanged: "prompts",
-}
-
-
-def _announced_changes(client: Client) -> set[ListKind]:
-    """The listings a 2026-07-28 server says it announces changes of (its ``listChanged`` capabilities)."""
-    if client.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
-        return set()  # legacy servers push notifications/<kind>/list_changed to the message handler
-    caps = client.server_capabilities
-    if caps is None:
-        return set()
-    kinds: set[ListKind] = set()
-    if caps.tools and caps.tools.list_changed:
-        kinds.add("tools")
-    if caps.resources and caps.resources.list_changed:
-        kinds.add("resources")
-    if caps.prompts and caps.prompts.list_changed:
-        kinds.add("prompts")
-    return kinds
