@@ -15,13 +15,11 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import aiosqlite
 import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolCall, ToolMessage
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import tools_condition
 from langgraph.types import Command, Interrupt
@@ -42,6 +40,7 @@ from langgraph_mcp import (
 from langgraph_mcp.examples.demo_graph import build_graph
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.examples.scripted_model import ScriptedChatModel
+from tests.support.checkpointers import open_checkpointer
 from tests.support.helpers import ERAS
 from tests.support.node_support import accept_all, in_process
 
@@ -243,15 +242,9 @@ def check_turn(out: dict[str, Any], model: CountingModel, n: int) -> None:
     assert sorted(answered) == sorted(c["id"] for c in proposal.tool_calls) and len(answered) == n
 
 
-@contextlib.asynccontextmanager
-async def sqlite_saver(path: Path) -> AsyncIterator[AsyncSqliteSaver]:
-    async with aiosqlite.connect(path) as conn:
-        saver = AsyncSqliteSaver(conn)
-        await saver.setup()
-        yield saver
-
-
-async def build(wiring: str, servers: McpServers, model: CountingModel, saver: AsyncSqliteSaver) -> Any:
+async def build(
+    wiring: str, servers: McpServers, model: CountingModel, saver: BaseCheckpointSaver[Any]
+) -> Any:
     graph = WIRINGS[wiring](servers, model, saver)
     return await graph if wiring.startswith("create_agent") else graph
 
@@ -265,7 +258,7 @@ async def test_model_runs_once_after_every_call_has_its_tool_message(
     db = tmp_path / "threads.sqlite"
     servers = new_servers(era)
     try:
-        async with sqlite_saver(db) as saver:
+        async with open_checkpointer("sqlite", db) as saver:
             graph = await build(wiring, servers, model, saver)
             out = await graph.ainvoke({"messages": [HumanMessage("go")]}, config)
             if pause == "none":
@@ -277,7 +270,7 @@ async def test_model_runs_once_after_every_call_has_its_tool_message(
         if restart:  # a new process in effect: new connections, a new graph, the checkpoint file reopened
             await servers.aclose()
             servers = new_servers(era)
-            async with sqlite_saver(db) as saver:
+            async with open_checkpointer("sqlite", db) as saver:
                 graph = await build(wiring, servers, model, saver)
                 while out.get("__interrupt__"):
                     out = await graph.ainvoke(answers_for(out["__interrupt__"]), config)
