@@ -59,6 +59,8 @@ class ServerAccess:
         self.approval_key = ApprovalKey(secret.get_secret_value() if secret is not None else None)
         """Signs and verifies decisions (see :mod:`langgraph_mcp.humans.binding`)."""
         self._identities: dict[str, str] = {}
+        self._routing = {name: config.routing_for(name) for name in config.servers}
+        """Where each server's tool output goes, read once from the config (as its catalog is)."""
 
     # ------------------------------------------------------------------------------------------- lifecycle
 
@@ -119,7 +121,8 @@ class ServerAccess:
 
     def routing_for(self, server: str) -> OutputRouting:
         """Where ``server``'s tool output goes (the model, the artifact, both)."""
-        return self.config.routing_for(server)
+        routing = self._routing.get(server)
+        return routing if routing is not None else self.config.routing_for(server)
 
     def server_identity(self, server: str) -> str:
         """``server``'s name and where it is reached: what a decision about one of its calls is bound to."""
