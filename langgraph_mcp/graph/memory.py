@@ -321,7 +321,6 @@ def _lookup(
     key: ApprovalKey,
     verdict: Verdict,
     tool: McpTool | None,
-    *,
     identity: str,
     thread_id: str,
     principal: str | None,
@@ -354,16 +353,7 @@ def recall(
 ) -> Recall:
     """The remembered decision that answers this ``ask`` (the newest that applies), if any; void store entries found
     on the way are deleted. Never answers a verdict that is not an unlocked ``ask``."""
-    lookup = _lookup(
-        key,
-        verdict,
-        tool,
-        identity=identity,
-        thread_id=thread_id,
-        principal=principal,
-        arguments=arguments,
-        has_store=store is not None,
-    )
+    lookup = _lookup(key, verdict, tool, identity, thread_id, principal, arguments, store is not None)
     if lookup is None:
         return Recall(None)
     items: list[Any] = store.batch(lookup.gets()) if store is not None else [None] * len(lookup.owners)
@@ -393,16 +383,7 @@ async def arecall(
     arguments: Mapping[str, Any] | None,
 ) -> Recall:
     """:func:`recall` for async code (works with sync-only stores too)."""
-    lookup = _lookup(
-        key,
-        verdict,
-        tool,
-        identity=identity,
-        thread_id=thread_id,
-        principal=principal,
-        arguments=arguments,
-        has_store=store is not None,
-    )
+    lookup = _lookup(key, verdict, tool, identity, thread_id, principal, arguments, store is not None)
     if lookup is None:
         return Recall(None)
     items = await _abatch(store, list(lookup.gets())) if store is not None else [None] * len(lookup.owners)
