@@ -51,7 +51,7 @@ async def test_thread_memory_without_a_store(open_servers: OpenServers, wiring: 
     assert "__interrupt__" in out and deletes(srv) == 2
 
 
-@pytest.mark.parametrize("wiring", WIRINGS)
+@pytest.mark.parametrize("wiring", [*WIRINGS, "gate-router-agent-chat-ui"])
 async def test_principal_memory_in_the_store_across_threads(open_servers: OpenServers, wiring: str) -> None:
     servers, srv = demo(open_servers)
     store = InMemoryStore()

@@ -71,10 +71,11 @@ def gate_graph(
 
     builder = StateGraph(MessagesState)
     builder.add_node("agent", agent)
-    builder.add_node("approval_gate", create_approval_gate(servers, pol))
-    builder.add_node("tools", McpToolNode(servers, policy=pol))
+    ui = wiring == "gate-router-agent-chat-ui"  # Agent Chat UI mode: {"decisions": [decision]} answers
+    builder.add_node("approval_gate", create_approval_gate(servers, pol, agent_chat_ui=ui))
+    builder.add_node("tools", McpToolNode(servers, policy=pol, agent_chat_ui=ui))
     builder.add_edge(START, "agent")
-    if wiring == "gate-router":
+    if wiring.startswith("gate-router"):
         builder.add_conditional_edges("agent", tools_condition, {"tools": "approval_gate", END: END})
         builder.add_conditional_edges("approval_gate", ToolCallRouter("tools", "agent"), ["tools", "agent"])
         builder.add_edge("tools", "agent")
@@ -125,7 +126,7 @@ def cfg(thread: str, user: str | None = None) -> Any:
 
 
 def answer(value: dict[str, Any], wiring: str) -> Any:
-    return {"decisions": [value]} if wiring == "middleware" else value
+    return {"decisions": [value]} if wiring in ("middleware", "gate-router-agent-chat-ui") else value
 
 
 async def turn(graph: Graph, config: Any, text: str = "go") -> dict[str, Any]:
