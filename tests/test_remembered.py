@@ -235,3 +235,43 @@ async def test_a_sync_graph_remembers_too(open_servers: OpenServers, wiring: str
 def test_the_namespace_is_documented() -> None:
     assert MEMORY_NAMESPACE == ("langgraph_mcp", "approvals")
     assert memory_namespace("principal", "a.b%c") == ("langgraph_mcp", "approvals", "principal", "a%2Eb%25c")
+
+
+def test_remember_is_checked_against_what_the_payload_offers() -> None:
+    from langgraph_mcp.errors import DecisionError
+    from langgraph_mcp.humans.decisions import decision_json_schema, validate_decision
+
+    payload: Any = {
+        "type": "mcp_approval",
+        "tool_call_id": "c1",
+        "server": "demo",
+        "tool": "delete_file",
+        "published_name": "demo_delete_file",
+        "arguments": {},
+        "hints": None,
+        "reason": "r",
+        "allowed_decisions": ["approve", "edit", "reject"],
+        "description": "d",
+        "remember": ["thread"],
+        "remember_unavailable": {"principal": "the graph has no LangGraph store"},
+    }
+    assert validate_decision(payload, {"type": "reject", "message": "no", "remember": "thread"}) == {
+        "type": "reject",
+        "message": "no",
+        "remember": "thread",
+    }
+    with pytest.raises(DecisionError, match="for the principal: the graph has no LangGraph store"):
+        validate_decision(payload, {"type": "approve", "remember": "principal"})
+    with pytest.raises(DecisionError, match="'remember' must be one of 'thread', 'principal'"):
+        validate_decision(payload, {"type": "approve", "remember": "forever"})
+    with pytest.raises(DecisionError, match="has no 'remember'"):
+        validate_decision(
+            payload,
+            {"type": "edit", "edited_action": {"name": "demo_delete_file", "args": {}}, "remember": "thread"},
+        )
+    schema = decision_json_schema(payload)
+    approve = next(b for b in schema["oneOf"] if b["title"] == "approve")
+    assert approve["properties"]["remember"] == {"enum": ["thread"]}
+    del payload["remember"]
+    with pytest.raises(DecisionError, match="no scope is offered"):
+        validate_decision(payload, {"type": "approve", "remember": "thread"})
