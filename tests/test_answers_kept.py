@@ -23,6 +23,7 @@ from langgraph_mcp import ApprovalPolicy, McpServers
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.servers.mcp_servers import server_access
 from tests.support.helpers import (
+    HANG_GUARD,
     OpenServers,
     child_pids,
     event_pids,
@@ -123,7 +124,7 @@ async def test_legacy_http_server_restarted_while_paused_the_answer_is_replayed_
         out = await graph.ainvoke(start(), config())
         (pending,) = out["__interrupt__"]
         first.kill()  # the server dies while the call is parked in its question (its POST stream open)
-        first.wait(10)
+        first.wait(HANG_GUARD)
         second = await start_http_demo(port, events, tmp_path / "second.log", started)
         out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), config())
         message = tool_messages(out)["c1"]
@@ -136,7 +137,7 @@ async def test_legacy_http_server_restarted_while_paused_the_answer_is_replayed_
         for process in started:
             if process.poll() is None:
                 process.terminate()
-                process.wait(10)
+                process.wait(HANG_GUARD)
 
 
 # ------------------------------------------------------------------------------------------------ item 8

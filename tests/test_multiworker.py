@@ -30,7 +30,7 @@ import pytest
 
 from langgraph_mcp.examples.demo_server import build_server
 from tests.support import pg_cluster
-from tests.support.helpers import ERAS, http_demo_server, process_exists, stdio_demo_spec
+from tests.support.helpers import ERAS, HANG_GUARD, http_demo_server, process_exists, stdio_demo_spec
 
 pytestmark = pytest.mark.anyio
 ROOT = Path(__file__).resolve().parents[1]
@@ -127,7 +127,7 @@ class WorkerProcess:
         if self.proc.stdin is not None and not self.proc.stdin.is_closing():
             self.proc.stdin.close()
         try:
-            await asyncio.wait_for(self.proc.wait(), 30)
+            await asyncio.wait_for(self.proc.wait(), HANG_GUARD)
         except TimeoutError:
             self.proc.kill()
             await self.proc.wait()

@@ -38,8 +38,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.helpers import HANG_GUARD
+
 README = Path(__file__).resolve().parents[1] / "README.md"
-TIMEOUT = 90
+TIMEOUT = HANG_GUARD
 _FENCE = re.compile(r"^```(?P<info>[^\n`]*)\n(?P<body>.*?)^```\s*$", re.S | re.M)
 
 

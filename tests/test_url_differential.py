@@ -17,6 +17,7 @@ import subprocess
 import pytest
 
 from langgraph_mcp.humans.inspection import inspect_url
+from tests.support.helpers import HANG_GUARD
 
 SCHEMES = ["http", "https", "HTTPS", "hTtP"]
 SEPARATORS = ["//", "/", "\\\\", "///", "", "/\\", "\\/", " //", "//\t"]
@@ -113,7 +114,7 @@ def node_reading(urls: list[str]) -> list[tuple[str, str] | None]:
         input=json.dumps(urls),
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_GUARD,
         check=True,
     )
     return [tuple(item) if item is not None else None for item in json.loads(done.stdout)]
