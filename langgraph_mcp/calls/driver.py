@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
-from dataclasses import dataclass
 from typing import Any, cast
 
 import mcp.types as types
@@ -34,7 +33,7 @@ from langgraph_mcp.calls.asker import InterruptAsker
 from langgraph_mcp.calls.paused import PausedRound, ProgressRelay
 from langgraph_mcp.calls.rounds import round_questions, round_responses, sampling_requests
 from langgraph_mcp.calls.sampling import answer_sampling, refused_error
-from langgraph_mcp.calls.target import CallTarget
+from langgraph_mcp.calls.target import CallTarget, DrivenCall
 from langgraph_mcp.calls.tasks import base_handle, durable_legs_here, follow_task, identity_digest, send_leg
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.connection.connection import ServerConnection
@@ -49,19 +48,15 @@ from langgraph_mcp.connection.legacy_calls import (
 from langgraph_mcp.connection.tasks import TaskCreated
 from langgraph_mcp.errors import (
     CallNotSentError,
-    ElicitationUnavailableError,
     ServerConnectionError,
     ServerError,
     ToolChangedError,
-    TooManyRoundsError,
 )
 from langgraph_mcp.humans.answers import to_elicit_result
 from langgraph_mcp.humans.forms import question_key, request_from_params
 from langgraph_mcp.payloads import (
-    ELICITATION_INTERRUPT_TYPE,
     TASK_HANDLE_TYPE,
     ElicitationAnswers,
-    ElicitationInterrupt,
     ElicitationRequest,
     TaskHandle,
 )
@@ -86,10 +81,10 @@ async def run_call(
     the tool is no longer what the server lists (a restart, a new session), :class:`~langgraph_mcp.errors.
     ToolChangedError` is raised and nothing is sent."""
     with target.held():
-        return await _run(_Call(target, arguments, tool_call_id, asker, progress))
+        return await _run(DrivenCall(target, arguments, tool_call_id, asker, progress))
 
 
-async def _run(call: _Call) -> types.CallToolResult:
+async def _run(call: DrivenCall) -> types.CallToolResult:
     target, asker = call.target, call.asker
     conn, tool = target.conn, target.tool
     attempts = 0
@@ -123,70 +118,17 @@ async def _run(call: _Call) -> types.CallToolResult:
             raise
 
 
-@dataclass(frozen=True)
-class _Call:
-    """One tool call being driven: where it goes, what it sends, and who answers its questions."""
-
-    target: CallTarget
-    arguments: dict[str, Any]
-    tool_call_id: str
-    asker: InterruptAsker | None
-    progress: ProgressCallback | None
-
-    @property
-    def conn(self) -> ServerConnection:
-        return self.target.conn
-
-    @property
-    def tool(self) -> McpTool:
-        return self.target.tool
-
-    def task_base(self) -> TaskHandle:
-        tool = self.tool
-        digest = identity_digest(tool.server, self.target.identity.key)
-        return base_handle(tool.server, tool.name, self.tool_call_id, digest)
-
-    def ask(
-        self, round_: int, requests: dict[str, ElicitationRequest], live: PausedRound | None = None
-    ) -> ElicitationAnswers:
-        """Answers for one round (stored, or a new interrupt). When the graph must pause, ``live`` (an open legacy
-        call or a modern requestState) is kept so a same-process resume can continue it (see the asker)."""
-        if self.asker is None:
-            detail = (
-                f"MCP tool {self.tool.published_name!r} asked for user input; run it through McpToolNode (or the "
-                "tools from get_tools() inside a graph with a checkpointer) so the question can become an interrupt"
-            )
-            raise ElicitationUnavailableError(self.tool.server, detail, tool=self.tool.name, message=detail)
-        payload: ElicitationInterrupt = {
-            "type": ELICITATION_INTERRUPT_TYPE,
-            "tool_call_id": self.tool_call_id,
-            "server": self.tool.server,
-            "tool": self.tool.name,
-            "published_name": self.tool.published_name,
-            "arguments": self.arguments,
-            "round": round_,
-            "requests": requests,
-        }
-        return self.asker.answer(payload, requests, (self.target.paused, live) if live is not None else None)
-
-    def start_over(self) -> None:
-        if self.asker is not None:
-            self.asker.start_over()
-
-    def check_rounds(self, round_: int, what: str) -> None:
-        cap = self.conn.spec.max_elicitation_rounds
-        if round_ > cap:
-            detail = (
-                f"MCP tool {self.tool.published_name!r} on server {self.tool.server!r} asked more than {cap} "
-                f"{what} (max_elicitation_rounds); stopped it"
-            )
-            raise TooManyRoundsError(self.tool.server, detail, tool=self.tool.name, message=detail)
+def _task_base(call: DrivenCall) -> TaskHandle:
+    """What a task handle of this call holds besides the task (server, tool, call id, the credentials' digest)."""
+    tool = call.tool
+    digest = identity_digest(tool.server, call.target.identity.key)
+    return base_handle(tool.server, tool.name, call.tool_call_id, digest)
 
 
 # ------------------------------------------------------------------------------------------------ modern era
 
 
-async def _modern(call: _Call, paused: PausedRound | None) -> types.CallToolResult:
+async def _modern(call: DrivenCall, paused: PausedRound | None) -> types.CallToolResult:
     conn = call.conn
     responses: dict[str, Any] | None = None
     state: str | None = None
@@ -240,7 +182,7 @@ async def _modern(call: _Call, paused: PausedRound | None) -> types.CallToolResu
         state = result.request_state
 
 
-async def _answer_samples(call: _Call, raw: dict[str, Any]) -> dict[str, Any]:
+async def _answer_samples(call: DrivenCall, raw: dict[str, Any]) -> dict[str, Any]:
     """The completions for a 2026-07-28 round's sampling requests (see :mod:`.sampling`); a refusal stops the
     call, since a round's answers can't carry one."""
     sampled: dict[str, Any] = {}
@@ -252,11 +194,11 @@ async def _answer_samples(call: _Call, raw: dict[str, Any]) -> dict[str, Any]:
     return sampled
 
 
-async def _follow(call: _Call, created: TaskCreated | TaskHandle) -> types.CallToolResult:
+async def _follow(call: DrivenCall, created: TaskCreated | TaskHandle) -> types.CallToolResult:
     """Follow a task the server created for this call (now, or in an earlier run: the saved handle)."""
     if isinstance(created, TaskCreated):
         handle: TaskHandle = {
-            **call.task_base(),
+            **_task_base(call),
             "task_id": created.task_id,
             "poll_interval_ms": created.poll_interval_ms,
         }
@@ -270,7 +212,7 @@ async def _follow(call: _Call, created: TaskCreated | TaskHandle) -> types.CallT
     return await follow_task(call, handle)
 
 
-def _foreign_handle(call: _Call, handle: TaskHandle) -> str | None:
+def _foreign_handle(call: DrivenCall, handle: TaskHandle) -> str | None:
     """Why a saved handle must not be polled by this call (``None``: it may)."""
     if handle.get("type") != TASK_HANDLE_TYPE or not handle.get("task_id"):
         return "is not a task handle"
@@ -280,13 +222,13 @@ def _foreign_handle(call: _Call, handle: TaskHandle) -> str | None:
         call.tool_call_id,
     ):
         return f"belongs to server {handle['server']!r}, tool {handle['tool']!r}, call {handle['tool_call_id']!r}"
-    if handle["identity"] != call.task_base()["identity"]:
+    if handle["identity"] != _task_base(call)["identity"]:
         return "was created with other credentials than this run sends"
     return None
 
 
 async def _one_leg(
-    call: _Call, responses: dict[str, Any] | None, state: str | None
+    call: DrivenCall, responses: dict[str, Any] | None, state: str | None
 ) -> types.CallToolResult | types.InputRequiredResult | TaskCreated | TaskHandle:
     if (
         not call.conn.owner.is_legacy
@@ -303,7 +245,7 @@ async def _one_leg(
 
         # A task handle goes into the checkpoint: a server that offers tasks, an answerable call, a durable run.
         if call.asker is not None and call.conn.offers_tasks and durable_legs_here():
-            return await send_leg(send, call.task_base())
+            return await send_leg(send, _task_base(call))
         return await send()
     handle = await call.conn.legacy.start_call(
         call.tool.name, call.arguments, progress=call.progress, input_responses=responses, request_state=state
@@ -320,7 +262,7 @@ async def _one_leg(
 # ------------------------------------------------------------------------------------------------ legacy era
 
 
-async def _legacy(call: _Call, paused: PausedRound | None) -> types.CallToolResult:
+async def _legacy(call: DrivenCall, paused: PausedRound | None) -> types.CallToolResult:
     conn = call.conn
     handle: CallHandle | None = None
     round_ = 0
@@ -371,7 +313,7 @@ async def _legacy(call: _Call, paused: PausedRound | None) -> types.CallToolResu
         raise
 
 
-async def _answer_parked(call: _Call, paused: PausedRound) -> CallHandle | None:
+async def _answer_parked(call: DrivenCall, paused: PausedRound) -> CallHandle | None:
     """The fast path: the call is still open inside its question, and gets its answer directly. ``None`` when the
     server went away while it was parked (the durable path then re-issues it and answers it from storage)."""
     conn, handle = call.conn, paused.legacy_call
@@ -423,7 +365,7 @@ def _legacy_requests(match: Any, event: ElicitEvent) -> dict[str, ElicitationReq
     return {question_key(params.message, schema, url, match): request}
 
 
-async def _url_required(call: _Call, error: MCPError) -> types.CallToolResult:
+async def _url_required(call: DrivenCall, error: MCPError) -> types.CallToolResult:
     """A legacy ``-32042``: show the URLs as one interrupt; once the user has been there, retry the call."""
     conn = call.conn
     elicitations = UrlElicitationRequiredError.from_error(error.error).elicitations

@@ -29,7 +29,7 @@ import json
 import weakref
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Protocol, cast
+from typing import Any, cast
 
 import mcp.types as types
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -38,6 +38,7 @@ from langgraph.func import task
 
 from langgraph_mcp._compat import has_checkpointer, kept_task_values, runs_async_tasks
 from langgraph_mcp.calls.asker import InterruptAsker
+from langgraph_mcp.calls.target import DrivenCall
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.connection.connection import ServerConnection
 from langgraph_mcp.errors import SamplingRefusedError, UnsupportedRequestError
@@ -54,26 +55,10 @@ from langgraph_mcp.humans.sampling import (
 )
 from langgraph_mcp.payloads import SAMPLING_REVIEW_INTERRUPT_TYPE, CompletionDecision, SamplingInterrupt
 
-__all__ = ["SamplingCall", "answer_sampling", "refusal"]
+__all__ = ["answer_sampling", "refusal"]
 
 USER_REJECTED = -1
 """The JSON-RPC error code MCP names for a user's rejection of a sampling request."""
-
-
-class SamplingCall(Protocol):
-    """What answering a sampling request needs from the call driver's call."""
-
-    @property
-    def conn(self) -> ServerConnection: ...
-
-    @property
-    def tool(self) -> McpTool: ...
-
-    @property
-    def tool_call_id(self) -> str: ...
-
-    @property
-    def asker(self) -> InterruptAsker | None: ...
 
 
 def _configurable() -> Mapping[str, Any]:
@@ -98,7 +83,7 @@ def refusal(why: str) -> types.ErrorData:
 
 
 async def answer_sampling(
-    call: SamplingCall, params: types.CreateMessageRequestParams
+    call: DrivenCall, params: types.CreateMessageRequestParams
 ) -> types.CreateMessageResult | types.ErrorData:
     """The answer to one sampling request (a completion, or a refusal); raises ``GraphInterrupt`` to ask a human
     first (the call's asker keeps its place among the stored decisions)."""

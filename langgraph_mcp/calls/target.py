@@ -3,7 +3,9 @@
 The servers layer resolves it (:meth:`langgraph_mcp.servers.access.ServerAccess.call_target`): this event loop's
 connection for the run's credentials, the paused rounds kept on it, the headers, the output routing and the listing
 the tool was judged on. The driver (:mod:`.driver`) and the interceptors (:mod:`.interceptors`) take only this
-object; nothing in them reaches back up to the servers layer.
+object; nothing in them reaches back up to the servers layer. While the driver runs the call, it is a
+:class:`DrivenCall` (the target, the arguments, who answers its questions), which is also what answering its sampling
+requests (:mod:`.sampling`) and following its task (:mod:`.tasks`) take.
 """
 
 from __future__ import annotations
@@ -11,16 +13,24 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
-from langgraph_mcp.calls.paused import PausedRounds
+from langgraph_mcp.calls.asker import InterruptAsker
+from langgraph_mcp.calls.paused import PausedRound, PausedRounds
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.config import OutputRouting
-from langgraph_mcp.connection.connection import ServerConnection
+from langgraph_mcp.connection.connection import ProgressCallback, ServerConnection
 from langgraph_mcp.connection.logs import LOG_SINK, LogSink
 from langgraph_mcp.credentials import Identity
+from langgraph_mcp.errors import ElicitationUnavailableError, TooManyRoundsError
+from langgraph_mcp.payloads import (
+    ELICITATION_INTERRUPT_TYPE,
+    ElicitationAnswers,
+    ElicitationInterrupt,
+    ElicitationRequest,
+)
 
-__all__ = ["CallTarget", "ToolListing"]
+__all__ = ["CallTarget", "DrivenCall", "ToolListing"]
 
 
 class ToolListing(Protocol):
@@ -97,3 +107,59 @@ class CallTarget:
 
 
 _NOTHING_TO_HOLD = contextlib.nullcontext()
+
+
+@dataclass(frozen=True)
+class DrivenCall:
+    """One tool call being driven (by :mod:`.driver`, and by :mod:`.sampling` and :mod:`.tasks` for it): where it
+    goes, what it sends, and who answers its questions."""
+
+    target: CallTarget
+    arguments: dict[str, Any]
+    tool_call_id: str
+    asker: InterruptAsker | None
+    progress: ProgressCallback | None
+
+    @property
+    def conn(self) -> ServerConnection:
+        return self.target.conn
+
+    @property
+    def tool(self) -> McpTool:
+        return self.target.tool
+
+    def ask(
+        self, round_: int, requests: dict[str, ElicitationRequest], live: PausedRound | None = None
+    ) -> ElicitationAnswers:
+        """Answers for one round (stored, or a new interrupt). When the graph must pause, ``live`` (an open legacy
+        call or a modern requestState) is kept so a same-process resume can continue it (see the asker)."""
+        if self.asker is None:
+            detail = (
+                f"MCP tool {self.tool.published_name!r} asked for user input; run it through McpToolNode (or the "
+                "tools from get_tools() inside a graph with a checkpointer) so the question can become an interrupt"
+            )
+            raise ElicitationUnavailableError(self.tool.server, detail, tool=self.tool.name, message=detail)
+        payload: ElicitationInterrupt = {
+            "type": ELICITATION_INTERRUPT_TYPE,
+            "tool_call_id": self.tool_call_id,
+            "server": self.tool.server,
+            "tool": self.tool.name,
+            "published_name": self.tool.published_name,
+            "arguments": self.arguments,
+            "round": round_,
+            "requests": requests,
+        }
+        return self.asker.answer(payload, requests, (self.target.paused, live) if live is not None else None)
+
+    def start_over(self) -> None:
+        if self.asker is not None:
+            self.asker.start_over()
+
+    def check_rounds(self, round_: int, what: str) -> None:
+        cap = self.conn.spec.max_elicitation_rounds
+        if round_ > cap:
+            detail = (
+                f"MCP tool {self.tool.published_name!r} on server {self.tool.server!r} asked more than {cap} "
+                f"{what} (max_elicitation_rounds); stopped it"
+            )
+            raise TooManyRoundsError(self.tool.server, detail, tool=self.tool.name, message=detail)

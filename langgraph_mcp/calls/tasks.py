@@ -31,7 +31,7 @@ import hashlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any, cast
 
 import mcp.types as types
 from langgraph.config import get_config, get_stream_writer
@@ -40,6 +40,7 @@ from mcp.client.session import ClientSession
 
 from langgraph_mcp._compat import has_checkpointer, kept_task_values, runs_async_tasks, tool_output_writer
 from langgraph_mcp.calls.rounds import round_questions, round_responses
+from langgraph_mcp.calls.target import DrivenCall
 from langgraph_mcp.connection.connection import ServerConnection
 from langgraph_mcp.connection.failures import is_connection_lost
 from langgraph_mcp.connection.tasks import (
@@ -55,13 +56,11 @@ from langgraph_mcp.errors import ServerConnectionError
 from langgraph_mcp.payloads import (
     TASK_HANDLE_TYPE,
     TASK_STATUS_EVENT_TYPE,
-    ElicitationAnswers,
-    ElicitationRequest,
     TaskHandle,
     TaskStatusEvent,
 )
 
-__all__ = ["TaskCall", "durable_legs_here", "follow_task", "identity_digest", "poll_delay", "send_leg"]
+__all__ = ["durable_legs_here", "follow_task", "identity_digest", "poll_delay", "send_leg"]
 
 logger = logging.getLogger(__name__)
 
@@ -181,17 +180,6 @@ def poll_delay(poll_interval_ms: float | None, floor: float, cap: float) -> floa
     return min(max(wanted, floor), max(cap, floor))
 
 
-class TaskCall(Protocol):
-    """What following a task needs from the call driver's call."""
-
-    @property
-    def conn(self) -> ServerConnection: ...
-
-    def ask(self, round_: int, requests: dict[str, ElicitationRequest]) -> ElicitationAnswers: ...
-
-    def check_rounds(self, round_: int, what: str) -> None: ...
-
-
 class _Status:
     """Status changes of one task on the graph's custom stream (nowhere outside a graph run)."""
 
@@ -229,7 +217,7 @@ def _error(text: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
 
 
-async def follow_task(call: TaskCall, handle: TaskHandle) -> types.CallToolResult:
+async def follow_task(call: DrivenCall, handle: TaskHandle) -> types.CallToolResult:
     """Poll the task to its end and give the ``CallToolResult`` it stands for; questions become interrupts."""
     conn = call.conn
     spec = conn.spec
