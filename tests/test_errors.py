@@ -53,6 +53,16 @@ BUILTIN_RAISES: dict[tuple[str, str], str] = {
     ("humans/sampling.py", "_HitlSamplingDecision._fits_its_type"): (
         "a pydantic validator of a sampling decision (Agent Chat UI shape), as above"
     ),
+    ("humans/sampling.py", "CompletionDecisionModel._fits_its_type"): (
+        "a pydantic validator of a completion review's decision: pydantic turns the ValueError into the "
+        "ValidationError LangGraph refuses the resume with (the same interrupt stays pending)"
+    ),
+    ("humans/sampling.py", "_HitlCompletionDecision._fits_its_type"): (
+        "a pydantic validator of a completion review's decision (Agent Chat UI shape), as above"
+    ),
+    ("graph/memory.py", "list_approvals"): (
+        "a Python API called with an owner but no scope: a programming error in the caller, like a TypeError"
+    ),
     ("config.py", "HttpServer._one_way_to_authenticate"): (
         "a pydantic validator: pydantic turns the ValueError into a ValidationError, reported as ConfigError"
     ),

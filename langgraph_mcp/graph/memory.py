@@ -46,6 +46,7 @@ from langchain_core.messages import BaseMessage
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 
 from langgraph_mcp.catalog import McpTool, args_digest
+from langgraph_mcp.errors import DecisionError
 from langgraph_mcp.humans.binding import ApprovalKey
 from langgraph_mcp.humans.policy import Verdict
 from langgraph_mcp.payloads import (
@@ -198,7 +199,7 @@ def signed_entry(
     ``definition_hash`` (``identity``: :func:`~langgraph_mcp.humans.binding.server_identity`)."""
     kind = decision["type"]
     if kind not in ("approve", "reject"):
-        raise ValueError(f"only approve and reject decisions are remembered, not {kind!r}")
+        raise DecisionError(f"only approve and reject decisions are remembered, not {kind!r}")
     message = decision.get("message") if kind == "reject" else None
     fields: dict[str, Any] = {
         "v": 1,
@@ -401,7 +402,7 @@ def remember(store: BaseStore | None, entry: RememberedDecision) -> bool:
     message it answers with (``response_metadata[MEMORY_METADATA_KEY]``)."""
     if store is None:
         if entry["scope"] == "principal":  # refused before the answer was saved; never silently dropped
-            raise ValueError("a principal's remembered decision needs the graph's LangGraph store")
+            raise DecisionError("a principal's remembered decision needs the graph's LangGraph store")
         return False
     store.put(memory_namespace(entry["scope"], entry["owner"]), entry_key(entry), dict(entry), index=False)
     return True
