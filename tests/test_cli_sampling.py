@@ -107,3 +107,15 @@ def test_the_cli_shows_the_completion_for_review_and_sends_the_edited_text(tmp_p
     assert done.returncode == 0, done.stderr
     assert 'answered edit text="Short."  (answers file)' in done.stdout
     assert "summary: Short." in done.stdout
+
+
+def test_yes_approves_sampling_requests_and_completions() -> None:
+    from langgraph_mcp.cli.responders import AutoResponder
+    from langgraph_mcp.humans.resume import PendingMcpInterrupt
+
+    request = {"type": "mcp_sampling", "tool_call_id": "c1", "server": "sampler", "published_name": "s_x"}
+    review = {**request, "type": "mcp_sampling_review", "completion": "text"}
+    for kind, payload in (("sampling", request), ("sampling_review", review)):
+        item = PendingMcpInterrupt("a" * 32, kind, "c1", payload)  # type: ignore[arg-type]
+        reply = AutoResponder().reply(item)
+        assert reply is not None and reply.value == {"type": "approve"} and reply.how == "--yes"
