@@ -93,9 +93,16 @@ async def test_the_review_shows_the_completion_and_the_server_gets_exactly_the_d
 
 
 @pytest.mark.parametrize("mode", ERAS)
-@pytest.mark.parametrize("edit", [False, True])
+@pytest.mark.parametrize(
+    ("decision", "expected"),
+    [
+        ({"type": "approve"}, FIRST),
+        ({"type": "edit", "text": "Edited after restart"}, "Edited after restart"),
+        ({"type": "reject"}, None),
+    ],
+)
 async def test_a_restart_between_the_completion_and_its_review_shows_the_same_text(
-    open_servers: OpenServers, mode: str, edit: bool, tmp_path: Path
+    open_servers: OpenServers, mode: str, decision: dict[str, Any], expected: str | None, tmp_path: Path
 ) -> None:
     srv, seen = build_server()
     db = str(tmp_path / "checkpoints.db")
@@ -119,11 +126,12 @@ async def test_a_restart_between_the_completion_and_its_review_shows_the_same_te
         out = await graph.ainvoke(None, config())  # a re-run without an answer shows the same review again
         (shown,) = pending_interrupts(out)
         assert shown.interrupt_id == review.interrupt_id and shown.sampling_review["completion"] == FIRST
-        decision = {"type": "edit", "text": "Edited after restart"} if edit else {"type": "approve"}
         out = await graph.ainvoke(resume_command(out, decisions={"c1": decision}), config())
-    expected = "Edited after restart" if edit else FIRST
-    assert text_of(tool_messages(out)["c1"]) == f"summary: {expected}"
-    assert [s["text"] for s in seen] == [expected]
+    if expected is None:  # rejected: the server got a refusal, never the completion
+        assert tool_messages(out)["c1"].status == "error" and seen == []
+    else:
+        assert text_of(tool_messages(out)["c1"]) == f"summary: {expected}"
+        assert [s["text"] for s in seen] == [expected]
     assert len(first_model.budgets) == 1 and second_model.budgets == []  # the model was called once in all
 
 
