@@ -30,7 +30,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 
 from bench.common import PY, Section, Summary, free_port, interleave, main
-from langgraph_mcp import McpServers, McpToolNode, route_tool_calls
+from langgraph_mcp import ApprovalPolicy, McpServers, McpToolNode, route_tool_calls
 
 SERVER = Path(__file__).resolve().parent / "servers" / "tasks_server.py"
 _ids = itertools.count()
@@ -74,7 +74,8 @@ def graph_for(servers: McpServers, calls: list[tuple[str, dict[str, Any]]]) -> A
 
     builder = StateGraph(MessagesState)
     builder.add_node("agent", agent)
-    builder.add_node("tools", McpToolNode(servers))
+    # The tasks server's tools are unannotated: the node would ask about each (issue 19); this measures calls.
+    builder.add_node("tools", McpToolNode(servers, policy=ApprovalPolicy(tools={"*": "allow"})))
     builder.add_edge(START, "agent")
     builder.add_conditional_edges("agent", route_tool_calls, ["tools", END])
     builder.add_edge("tools", END)
