@@ -323,6 +323,20 @@ def test_top_level_stays_small() -> None:
     assert len(entries) <= 15, f"{len(entries)} top-level entries in langgraph_mcp/: {entries}"
 
 
+MAX_CLASS_LINES = 250
+
+
+def test_no_class_is_over_250_lines() -> None:
+    """Issue 18: a class that long holds more than one concept; split it by concept, not by helper."""
+    long = [
+        f"{path.relative_to(PACKAGE_DIR)}:{node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for path in sorted(PACKAGE_DIR.rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ClassDef) and (node.end_lineno or 0) - node.lineno + 1 > MAX_CLASS_LINES
+    ]
+    assert long == []
+
+
 def test_layer_check_catches_a_cycle_and_an_upward_import() -> None:
     """The checks can fail: a made-up graph with a cycle and an upward arrow is caught."""
     graph = {"errors": {"servers"}, "servers": {"errors"}, "node": set()}

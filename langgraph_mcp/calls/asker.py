@@ -102,8 +102,8 @@ class InterruptAsker:
         """``offset``: how many interrupts of the task come before the call's questions (the tool node's own
         approval, see :mod:`langgraph_mcp.graph.proof`); their stored values are never read as answers."""
         self.compat = compat
-        self.offset = offset
         """Agent Chat UI mode: ask with a ``HITLRequest`` card, accept ``{"decisions": [...]}`` answers."""
+        self.offset = offset
         try:
             configurable = get_config().get("configurable", {})
         except RuntimeError:  # called outside a graph: calls work, questions can't pause
@@ -116,11 +116,8 @@ class InterruptAsker:
         self._shown: Mapping[str, Any] | None = None
         """The questions of the interrupt the new answer answers, as shown (see :meth:`paused_round`)."""
         self.has_checkpointer = has_checkpointer(configurable)
-        self.key: tuple[str, ...] = (
-            str(configurable.get("thread_id", "")),
-            str(configurable.get("checkpoint_ns", "")),
-            tool_call_id,
-        )
+        thread = (str(configurable.get("thread_id", "")), str(configurable.get("checkpoint_ns", "")))
+        self.key: tuple[str, ...] = (*thread, tool_call_id)
         self.consumed = offset
         """How many ``interrupt()`` calls this node run has made (LangGraph's per-task counter)."""
         self._position = 0
