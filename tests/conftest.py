@@ -92,6 +92,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.name in SLOW_MODULES or "interop" in item.path.parts:
             item.add_marker(pytest.mark.slow)
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if any(name in params for name in CHECKPOINTER_FIXTURES):
+            item.add_marker(pytest.mark.checkpointer_kinds)
 
 
 @pytest.fixture
