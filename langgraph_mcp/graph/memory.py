@@ -38,7 +38,7 @@ entries on any ``BaseStore``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -275,7 +275,7 @@ class _Lookup:
     store_key: str
     digest: str | None
 
-    def gets(self) -> list[GetOp]:
+    def gets(self) -> list[Any]:
         return [GetOp(memory_namespace(scope, owner), self.store_key) for scope, owner in self.owners]
 
     def judge(self, items: Sequence[Item | None], kept: Iterable[Any]) -> Recall:
@@ -331,13 +331,23 @@ def _lookup(
     scopes, _ = offer(verdict, tool, has_store=has_store, thread_id=thread_id, principal=principal)
     if not scopes or tool is None:
         return None
-    owners: list[tuple[RememberScope, str]] = []
-    if "thread" in scopes:
-        owners.append(("thread", thread_id))
-    if "principal" in scopes and principal:
-        owners.append(("principal", principal))
+    owners = tuple((scope, thread_id if scope == "thread" else principal or "") for scope in scopes)
     digest = args_digest(arguments) if verdict.remember == "same_args" else None
-    return _Lookup(tool, identity, key, tuple(owners), memory_key(tool.server, tool.name, digest), digest)
+    return _Lookup(tool, identity, key, owners, memory_key(tool.server, tool.name, digest), digest)
+
+
+def _recalling(
+    lookup: _Lookup | None, messages: Iterable[BaseMessage], has_store: bool
+) -> Generator[list[Any], list[Any], Recall]:
+    """Recalling without the I/O: yields the store batches to run (each is sent back its results)."""
+    if lookup is None:
+        return Recall(None)
+    if not has_store:
+        return lookup.judge([None] * len(lookup.owners), thread_entries(messages))
+    result = lookup.judge((yield lookup.gets()), ())
+    if result.void:
+        yield [PutOp(ns, k, None) for ns, k in result.void]
+    return result
 
 
 def recall(
@@ -355,13 +365,13 @@ def recall(
     """The remembered decision that answers this ``ask`` (the newest that applies), if any; void store entries found
     on the way are deleted. Never answers a verdict that is not an unlocked ``ask``."""
     lookup = _lookup(key, verdict, tool, identity, thread_id, principal, arguments, store is not None)
-    if lookup is None:
-        return Recall(None)
-    items: list[Any] = store.batch(lookup.gets()) if store is not None else [None] * len(lookup.owners)
-    result = lookup.judge(items, () if store is not None else thread_entries(messages))
-    if result.void and store is not None:
-        store.batch([PutOp(ns, k, None) for ns, k in result.void])
-    return result
+    steps = _recalling(lookup, messages, store is not None)
+    try:
+        ops = next(steps)
+        while True:  # only a lookup in a store yields
+            ops = steps.send(list(cast(BaseStore, store).batch(ops)))
+    except StopIteration as done:
+        return cast(Recall, done.value)
 
 
 async def _abatch(store: BaseStore, ops: list[Any]) -> list[Any]:
@@ -385,13 +395,13 @@ async def arecall(
 ) -> Recall:
     """:func:`recall` for async code (works with sync-only stores too)."""
     lookup = _lookup(key, verdict, tool, identity, thread_id, principal, arguments, store is not None)
-    if lookup is None:
-        return Recall(None)
-    items = await _abatch(store, list(lookup.gets())) if store is not None else [None] * len(lookup.owners)
-    result = lookup.judge(items, () if store is not None else thread_entries(messages))
-    if result.void and store is not None:
-        await _abatch(store, [PutOp(ns, k, None) for ns, k in result.void])
-    return result
+    steps = _recalling(lookup, messages, store is not None)
+    try:
+        ops = next(steps)
+        while True:  # only a lookup in a store yields
+            ops = steps.send(await _abatch(cast(BaseStore, store), ops))
+    except StopIteration as done:
+        return cast(Recall, done.value)
 
 
 # ------------------------------------------------------------------------------------------------ remembering
