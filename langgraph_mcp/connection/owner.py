@@ -50,19 +50,16 @@ class ClientOwner(OwnerTask):
             on_list_changed=on_list_changed,
         )
         self._start_lock = asyncio.Lock()
-        self._sessions = 0
+        self.sessions = 0
+        """How many times this connection came up: each is a new server process (stdio) or session (HTTP), whose
+        tools may differ from the last one's (a listing is only good for the session it was made in). An attribute:
+        every call reads it (a listing's freshness)."""
         self._connected_once = False
         self.backoff = ReconnectBackoff(
             spec.restart_attempts, spec.reconnect_backoff, spec.reconnect_backoff_max
         )
         """When the next (re)connect may run, and how many this outage has used."""
         self.closed = False
-
-    @property
-    def sessions(self) -> int:
-        """How many times this connection came up: each is a new server process (stdio) or session (HTTP), whose
-        tools may differ from the last one's (a listing is only good for the session it was made in)."""
-        return self._sessions
 
     @property
     def state(self) -> ConnectionState:
@@ -82,17 +79,20 @@ class ClientOwner(OwnerTask):
         A reconnect already scheduled ``within`` seconds from now (default: the server's ``tool_timeout``, the
         caller's own deadline) is waited for, and the caller fails only if that attempt fails; one scheduled later
         fails at once (:class:`ServerUnavailableError`, "next attempt in N s")."""
-        if self._client is not None and not self._transport_ended():
-            return self._client
+        client, watch = self.current, self._watch
+        if client is not None and (
+            watch is None or not watch.ended
+        ):  # _transport_ended() inline: every call passes here
+            return client
         starts = self._starts
         async with self._start_lock:
-            if self._client is not None and self._transport_ended():
+            if self.current is not None and self._transport_ended():
                 # The server went away between calls (e.g. the stdio process died): restart before sending, so
                 # even a non-idempotent call is safe — it was never delivered to the dead server.
                 self.mark_dead(ServerConnectionError(self.name, "the server closed the connection"))
                 await self._wait_owner()
-            if self._client is not None:
-                return self._client
+            if self.current is not None:
+                return self.current
             if self.closed:
                 raise ServerConnectionError(self.name, "the connection was closed (aclose() was called)")
             if self._starts != starts and self.backoff.in_outage:
@@ -101,11 +101,11 @@ class ClientOwner(OwnerTask):
                     self.name, f"the reconnect attempt failed ({describe_error(self._error)})"
                 )
             await self._connect(self.spec.tool_timeout if within is None else within)
-            if self._client is None:  # it died again right after connecting
+            if self.current is None:  # it died again right after connecting
                 raise ServerConnectionError(
                     self.name, f"connection lost at once ({describe_error(self._error)})"
                 )
-            return self._client
+            return self.current
 
     async def _connect(self, within: float) -> None:
         """Start the connection. Within an outage of a connection that was up, restart up to ``restart_attempts``
@@ -133,7 +133,7 @@ class ClientOwner(OwnerTask):
                 continue
             backoff.succeeded()
             self._connected_once = True
-            self._sessions += 1
+            self.sessions += 1
             return
 
     def _unavailable(self, retry_in: float) -> ServerUnavailableError:
@@ -151,13 +151,13 @@ class ClientOwner(OwnerTask):
 
         ``client``: the client the failure was seen on; a late failure of an older client is ignored.
         """
-        if self._client is None or (client is not None and client is not self._client):
+        if self.current is None or (client is not None and client is not self.current):
             return
         self._error = error
         self.backoff.failed()
         if self._stop is not None:
             self._stop.set()
-        self._client = None
+        self._hold(None)
 
     async def close(self) -> None:
         """Stop for good: cancel every job of the owner's task group, exit the client, stop the subprocess."""

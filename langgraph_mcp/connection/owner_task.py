@@ -64,11 +64,13 @@ class OwnerTask:
         self._on_new_session = on_new_session
         self._on_connected = on_connected
         self._on_list_changed = on_list_changed
-        self._client: Client | None = None
+        # Plain attributes, not properties: every call reads them (a property is a call into this module).
+        self.current: Client | None = None
+        """The live client, or ``None`` (not started, dead, or stopped); set with :meth:`_hold`."""
+        self.is_legacy = False
+        """The live client negotiated a 2025-11-25-or-earlier version (``False`` without a live client)."""
         self._task_group: anyio.abc.TaskGroup | None = None
         self._call_tasks: CallTasks | None = None
-        self._legacy = False
-        """The live client negotiated a 2025-11-25-or-earlier version."""
         self._owner: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
         self._ready: asyncio.Event | None = None
@@ -76,11 +78,6 @@ class OwnerTask:
         self._starts = 0
         self._watch: TransportWatch | None = None
         self._stderr: StderrCapture | None = None
-
-    @property
-    def current(self) -> Client | None:
-        """The live client, or ``None`` (not started, dead, or stopped)."""
-        return self._client
 
     @property
     def task_group(self) -> anyio.abc.TaskGroup | None:
@@ -113,12 +110,12 @@ class OwnerTask:
 
     @property
     def started(self) -> bool:
-        return self._client is not None
+        return self.current is not None
 
     @property
     def alive(self) -> bool:
         """Connected, and the transport has not reported the server gone."""
-        return self._client is not None and not self._transport_ended()
+        return self.current is not None and not self._transport_ended()
 
     async def transport_ended(self) -> None:
         """Return once the current transport has reported the server gone (at once if there is none)."""
@@ -127,15 +124,11 @@ class OwnerTask:
 
     @property
     def protocol_version(self) -> str | None:
-        return self._client.protocol_version if self._client is not None else None
-
-    @property
-    def is_legacy(self) -> bool:
-        return self._client is not None and self._legacy  # read on every call: kept, not recomputed
+        return self.current.protocol_version if self.current is not None else None
 
     @property
     def server_info(self) -> types.Implementation | None:
-        return self._client.server_info if self._client is not None else None
+        return self.current.server_info if self.current is not None else None
 
     @property
     def starts(self) -> int:
@@ -148,6 +141,11 @@ class OwnerTask:
 
     def _transport_ended(self) -> bool:
         return self._watch is not None and self._watch.ended
+
+    def _hold(self, client: Client | None) -> None:
+        """``client`` is the live client now (``None``: there is none); its era goes with it."""
+        self.current = client
+        self.is_legacy = client is not None and client.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS
 
     async def _start(self) -> None:
         # A dead connection's owner may still be shutting its server down: let it finish first, so two owners
@@ -181,7 +179,7 @@ class OwnerTask:
                 detail += f" ({error.detail})"
             self._error = ServerConnectionError(self.name, detail)
             raise self._error from None
-        if self._client is None:
+        if self.current is None:
             cause = self._error
             await self._wait_owner()
             if isinstance(cause, AuthorizationRequiredError):
@@ -213,8 +211,7 @@ class OwnerTask:
                 await self._on_connected(client)
                 calls = CallTasks()
                 tg.start_soon(calls.hold)
-                self._legacy = client.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS
-                self._client = client
+                self._hold(client)
                 self._task_group = tg
                 self._call_tasks = calls
                 if self._on_list_changed is not None and (kinds := _announced_changes(client)):
@@ -238,7 +235,7 @@ class OwnerTask:
                 raise  # the owner task itself is being cancelled (loop shutdown): never swallow that
         finally:
             if self._owner is asyncio.current_task():  # never clear a newer owner's state
-                self._client = None
+                self._hold(None)
                 self._task_group = None
                 self._call_tasks = None
                 self._ready.set()

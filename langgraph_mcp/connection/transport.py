@@ -111,15 +111,14 @@ class TransportWatch:
     def __init__(self, server: str, on_invalid: Callable[[Exception], None]) -> None:
         self.server = server
         self._ended = asyncio.Event()
+        self.ended = False
+        """The read side reached end-of-stream: the server process or stream is gone (an attribute: every call
+        reads it)."""
         self._on_invalid = on_invalid
         self._server_log = logging.getLogger(f"langgraph_mcp.server.{server}")
 
-    @property
-    def ended(self) -> bool:
-        """The read side reached end-of-stream: the server process or stream is gone."""
-        return self._ended.is_set()
-
     def end(self) -> None:
+        self.ended = True
         self._ended.set()
 
     async def wait_ended(self) -> None:
