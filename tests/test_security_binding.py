@@ -18,7 +18,6 @@ tool's definition changed.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
@@ -45,7 +44,7 @@ from langgraph_mcp.examples.demo_server import DemoServer, build_server
 from tests.servers.versioned_server import VersionedServer, build_versioned_server, events, stdio_spec
 from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import ERAS, OpenServers, demo_entry, event_pids, serve_asgi
-from tests.support.security_support import Graph, scripted
+from tests.support.security_support import Graph, read_post, scripted, without_length
 
 pytestmark = pytest.mark.anyio
 
@@ -280,30 +279,14 @@ class CutToolCalls:
         if scope["type"] != "http" or scope["method"] != "POST" or self.cut >= self.cuts:
             await self.app(scope, receive, send)
             return
-        chunks: list[dict[str, Any]] = []
-        body = b""
-        while True:
-            message = await receive()
-            chunks.append(message)
-            body += message.get("body", b"")
-            if message["type"] != "http.request" or not message.get("more_body"):
-                break
-        try:
-            method = json.loads(body).get("method") if body else None
-        except (ValueError, AttributeError):
-            method = None
-
-        async def replayed() -> dict[str, Any]:
-            return chunks.pop(0) if chunks else await receive()
-
+        method, replayed = await read_post(receive)
         if method != "tools/call":
             await self.app(scope, replayed, send)
             return
 
         async def cutting(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
-                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"content-length"]
-                await send({**message, "headers": headers})
+                await send(without_length(message))
                 return
             data = message.get("body", b"")
             if message["type"] == "http.response.body" and b'"result"' in data and self.cut < self.cuts:

@@ -8,7 +8,7 @@ what ran is what the tests assert on).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import mcp.types as types
@@ -36,6 +36,36 @@ DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True)
 READ_ONLY = ToolAnnotations(read_only_hint=True)
 
 
+async def read_post(receive: Any) -> tuple[str | None, Callable[[], Awaitable[dict[str, Any]]]]:
+    """Read an ASGI request's whole body: its JSON-RPC ``method`` (``None`` when it is not JSON-RPC), and a
+    ``receive`` that replays the messages read before it receives more."""
+    chunks: list[dict[str, Any]] = []
+    body = b""
+    while True:
+        message = await receive()
+        chunks.append(message)
+        body += message.get("body", b"")
+        if message["type"] != "http.request" or not message.get("more_body"):
+            break
+    try:
+        method = json.loads(body).get("method") if body else None
+    except (ValueError, AttributeError):
+        method = None
+
+    async def replayed() -> dict[str, Any]:
+        return chunks.pop(0) if chunks else await receive()
+
+    return method, replayed
+
+
+def without_length(start: dict[str, Any]) -> dict[str, Any]:
+    """An ``http.response.start`` message without its ``content-length`` (so a body can be cut short)."""
+    return {
+        **start,
+        "headers": [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"],
+    }
+
+
 class CutToolsList:
     """ASGI middleware: the first ``cuts`` responses to a ``tools/list`` request are cut off mid-body.
 
@@ -54,25 +84,7 @@ class CutToolsList:
         if scope["type"] != "http" or scope["method"] != "POST" or self.cut >= self.cuts:
             await self.app(scope, receive, send)
             return
-        chunks: list[dict[str, Any]] = []
-        body = b""
-        while True:
-            message = await receive()
-            chunks.append(message)
-            if message["type"] != "http.request":
-                break
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
-        try:
-            method = json.loads(body).get("method") if body else None
-        except (ValueError, AttributeError):
-            method = None
-        replay = list(chunks)
-
-        async def replayed() -> dict[str, Any]:
-            return replay.pop(0) if replay else await receive()
-
+        method, replayed = await read_post(receive)
         if method != "tools/list":
             await self.app(scope, replayed, send)
             return
@@ -93,8 +105,7 @@ class CutToolsList:
         async def cutting(message: dict[str, Any]) -> None:
             nonlocal started
             if message["type"] == "http.response.start":
-                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"content-length"]
-                await send({**message, "headers": headers})
+                await send(without_length(message))
                 started = True
             elif message["type"] == "http.response.body":
                 data = message.get("body", b"")
