@@ -40,6 +40,7 @@ from langgraph_mcp._compat import has_checkpointer, kept_task_values, runs_async
 from langgraph_mcp.calls.asker import InterruptAsker
 from langgraph_mcp.calls.target import DrivenCall
 from langgraph_mcp.catalog import McpTool
+from langgraph_mcp.config import ServerSpec
 from langgraph_mcp.connection.connection import ServerConnection
 from langgraph_mcp.errors import SamplingRefusedError, UnsupportedRequestError
 from langgraph_mcp.humans.sampling import (
@@ -89,25 +90,12 @@ async def answer_sampling(
     first (the call's asker keeps its place among the stored decisions)."""
     conn, tool = call.conn, call.tool
     spec = conn.spec
-    model = spec.sampling_model
-    if model is None:
-        raise UnsupportedRequestError(
-            conn.name,
-            "asked the client to 'sampling/createMessage' (sampling); langgraph-mcp does not serve sampling "
-            "requests unless the server's config names a sampling_model",
-        )
-    if isinstance(model, str):  # a JSON config's name for a model: only the CLI resolves those
-        raise UnsupportedRequestError(
-            conn.name,
-            f"asked for a completion, but this server's sampling_model is the string {model!r}: give McpServers a "
-            "LangChain chat model object (the langgraph-mcp CLI resolves 'scripted' and 'provider:model' names)",
-        )
-    if spec.sampling_policy == "deny":
-        return refusal("this server's sampling_policy is 'deny'")
+    model = _sampling_model(conn)
     counts = conn.sampling_counts
     thread = _thread()
-    if counts[thread] >= spec.sampling_max_requests:
-        return refusal(f"more than sampling_max_requests ({spec.sampling_max_requests}) in this thread")
+    refused = _over_policy(spec, counts[thread])
+    if refused is not None:
+        return refused
     payload = sampling_payload(
         params,
         tool_call_id=call.tool_call_id,
@@ -116,33 +104,11 @@ async def answer_sampling(
         published_name=tool.published_name,
         max_tokens_cap=spec.sampling_max_tokens,
     )
-    messages: list[dict[str, Any]] = [dict(m) for m in payload["messages"]]
-    if (spec.sampling_policy == "ask" or spec.review_completion) and call.asker is None:
-        raise SamplingRefusedError(
-            conn.name,
-            f"MCP tool {tool.published_name!r} asked for a completion that a human must review "
-            f"({'sampling_policy ask' if spec.sampling_policy == 'ask' else 'review_completion'}); run it "
-            "through McpToolNode in a graph with a checkpointer",
-            tool=tool.name,
-        )
-    if spec.review_completion and not _keeps_completions():
-        raise SamplingRefusedError(
-            conn.name,
-            f"MCP tool {tool.published_name!r} asked for a completion to be reviewed (review_completion), which "
-            "needs an async graph run with a checkpointer (ainvoke / astream): the completion is kept in a "
-            "LangGraph @task, which a sync run can't call",
-            tool=tool.name,
-        )
-    if spec.sampling_policy == "ask" and call.asker is not None:
-        if call.asker.compat:  # Agent Chat UI: one HITLRequest card, answered with {"decisions": [...]}
-            decided = call.asker.decide(sampling_card(payload), HitlSamplingDecisionModel)
-        else:
-            decided = call.asker.decide(payload, SamplingDecisionModel)
-        decision = decided.decision()
-        if decision["type"] == "reject":
-            return refusal(decision.get("message") or "the user rejected it")
-        if decision["type"] == "edit":
-            messages = [dict(m) for m in decision["messages"]]
+    _check_reviewable(call)
+    asked = _asked(call.asker, payload) if spec.sampling_policy == "ask" else None
+    if isinstance(asked, types.ErrorData):
+        return asked
+    messages: list[dict[str, Any]] = [dict(m) for m in (payload["messages"] if asked is None else asked)]
     name = str(getattr(model, "model_name", None) or getattr(model, "model", None) or type(model).__name__)
 
     async def run_model() -> str:
@@ -160,6 +126,71 @@ async def answer_sampling(
         role="assistant", content=types.TextContent(text=text), model=name, stop_reason="endTurn"
     )
     return result
+
+
+def _sampling_model(conn: ServerConnection) -> Any:
+    """The server's chat model, or an error saying why this server's requests are not served."""
+    model = conn.spec.sampling_model
+    if model is None:
+        raise UnsupportedRequestError(
+            conn.name,
+            "asked the client to 'sampling/createMessage' (sampling); langgraph-mcp does not serve sampling "
+            "requests unless the server's config names a sampling_model",
+        )
+    if isinstance(model, str):  # a JSON config's name for a model: only the CLI resolves those
+        raise UnsupportedRequestError(
+            conn.name,
+            f"asked for a completion, but this server's sampling_model is the string {model!r}: give McpServers a "
+            "LangChain chat model object (the langgraph-mcp CLI resolves 'scripted' and 'provider:model' names)",
+        )
+    return model
+
+
+def _over_policy(spec: ServerSpec, made: int) -> types.ErrorData | None:
+    """A refusal when the policy denies every request, or this thread made ``sampling_max_requests`` already."""
+    if spec.sampling_policy == "deny":
+        return refusal("this server's sampling_policy is 'deny'")
+    if made >= spec.sampling_max_requests:
+        return refusal(f"more than sampling_max_requests ({spec.sampling_max_requests}) in this thread")
+    return None
+
+
+def _check_reviewable(call: DrivenCall) -> None:
+    """Raises when a human must see the request (or its completion) but this run can't ask or keep it."""
+    spec, tool = call.conn.spec, call.tool
+    if (spec.sampling_policy == "ask" or spec.review_completion) and call.asker is None:
+        raise SamplingRefusedError(
+            call.conn.name,
+            f"MCP tool {tool.published_name!r} asked for a completion that a human must review "
+            f"({'sampling_policy ask' if spec.sampling_policy == 'ask' else 'review_completion'}); run it "
+            "through McpToolNode in a graph with a checkpointer",
+            tool=tool.name,
+        )
+    if spec.review_completion and not _keeps_completions():
+        raise SamplingRefusedError(
+            call.conn.name,
+            f"MCP tool {tool.published_name!r} asked for a completion to be reviewed (review_completion), which "
+            "needs an async graph run with a checkpointer (ainvoke / astream): the completion is kept in a "
+            "LangGraph @task, which a sync run can't call",
+            tool=tool.name,
+        )
+
+
+def _asked(asker: InterruptAsker | None, payload: SamplingInterrupt) -> list[Any] | types.ErrorData | None:
+    """``sampling_policy = "ask"``: the human's decision — a refusal, the edited messages, or ``None`` (approved:
+    the server's messages as they are)."""
+    if asker is None:
+        return None
+    if asker.compat:  # Agent Chat UI: one HITLRequest card, answered with {"decisions": [...]}
+        decided = asker.decide(sampling_card(payload), HitlSamplingDecisionModel)
+    else:
+        decided = asker.decide(payload, SamplingDecisionModel)
+    decision = decided.decision()
+    if decision["type"] == "reject":
+        return refusal(decision.get("message") or "the user rejected it")
+    if decision["type"] == "edit":
+        return list(decision["messages"])
+    return None
 
 
 def _keeps_completions() -> bool:
