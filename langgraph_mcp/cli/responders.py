@@ -107,33 +107,43 @@ def sample_value(name: str, prop: Mapping[str, Any]) -> Any:
     if kind == "boolean":
         return False
     if kind in ("integer", "number"):
-        low = prop.get("minimum")
-        exclusive = prop.get("exclusiveMinimum")
-        high = prop.get("maximum")
-        if isinstance(low, int | float):
-            value: float = low
-        elif isinstance(exclusive, int | float):
-            value = exclusive + 1
-        else:
-            value = 1 if not isinstance(high, int | float) or high >= 1 else high
-        return int(value) if kind == "integer" else value
+        return _sample_number(prop, integer=kind == "integer")
     if kind == "array":
         items = field_options(prop.get("items") or {})
         count = max(1, int(prop.get("minItems") or 0))
         return [v for v, _ in (items or [])[:count]] if items else []
+    return _sample_formatted(prop.get("format")) or _sample_text(name, prop)
+
+
+def _sample_number(prop: Mapping[str, Any], *, integer: bool) -> float:
+    """The minimum, else one above the exclusive minimum, else 1 (or the maximum, when it is below 1)."""
+    low = prop.get("minimum")
+    exclusive = prop.get("exclusiveMinimum")
+    high = prop.get("maximum")
+    if isinstance(low, int | float):
+        value: float = low
+    elif isinstance(exclusive, int | float):
+        value = exclusive + 1
+    else:
+        value = 1 if not isinstance(high, int | float) or high >= 1 else high
+    return int(value) if integer else value
+
+
+def _sample_formatted(fmt: object) -> str | None:
+    """A value for a string of a known ``format`` (a date is tomorrow's); ``None`` for any other."""
     tomorrow = datetime.date.today() + datetime.timedelta(days=1)
-    fmt = prop.get("format")
-    if fmt == "date":
-        return tomorrow.isoformat()
-    if fmt == "date-time":
-        return f"{tomorrow.isoformat()}T09:00:00Z"
-    if fmt == "email":
-        return "user@example.com"
-    if fmt == "uri":
-        return "https://example.com/"
-    text = "example"
-    if "name" in name.lower():
-        text = "Ada Lovelace"
+    samples = {
+        "date": tomorrow.isoformat(),
+        "date-time": f"{tomorrow.isoformat()}T09:00:00Z",
+        "email": "user@example.com",
+        "uri": "https://example.com/",
+    }
+    return samples.get(fmt) if isinstance(fmt, str) else None
+
+
+def _sample_text(name: str, prop: Mapping[str, Any]) -> str:
+    """A plain text (a name for a field called like one), padded or cut to its length bounds."""
+    text = "Ada Lovelace" if "name" in name.lower() else "example"
     low_len = prop.get("minLength")
     if isinstance(low_len, int) and len(text) < low_len:
         text = text + "x" * (low_len - len(text))
