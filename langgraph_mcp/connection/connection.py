@@ -89,7 +89,7 @@ class ServerConnection:
         """The one timer for the waits of this connection's calls for their next event."""
         self.sampling_counts: collections.Counter[str] = collections.Counter()
         """Sampling requests answered per thread (see calls.sampling): the cap counts here."""
-        self.jobs = RequestJobs(name, self.owner, self.failures)
+        self.jobs = RequestJobs(name, self.owner, self.failures, self.event_deadlines)
         """The requests in flight (a bad server message fails them at once), and :meth:`request`'s owner job."""
         self.legacy = LegacyCalls(
             name, spec, self.owner, self.router, self.failures, self.jobs, self.event_deadlines
@@ -163,22 +163,18 @@ class ServerConnection:
             # This bound covers the whole request in this very task (the write too), so the SDK gets none of its
             # own: a second timer per call that could never fire first. On the connection's one timer (see
             # event_deadlines): no timer per call, and none holding a copy of the caller's graph run once done.
-            async with self.event_deadlines.cancel_after(timeout) as guard:
-                # In flight for fail_all too: an answer the SDK could not parse fails the call at once, not at its
-                # timeout (the SDK drops such a message; no request ever gets it).
-                key = self.jobs.track(guard.fail)
-                try:
-                    result = await client.session.call_tool(
-                        tool,
-                        arguments,
-                        progress_callback=cast(Any, progress),
-                        input_responses=cast(Any, input_responses),
-                        request_state=request_state,
-                        allow_input_required=True,
-                        allow_claimed=True,  # a task handle comes back as TaskCreated (see calls.tasks)
-                    )
-                finally:
-                    self.jobs.untrack(key)
+            # The block is in flight for jobs.fail_all too (through this timer): an answer the SDK could not parse
+            # fails the call at once, not at its timeout (the SDK drops such a message; no request ever gets it).
+            async with self.event_deadlines.cancel_after(timeout):
+                result = await client.session.call_tool(
+                    tool,
+                    arguments,
+                    progress_callback=cast(Any, progress),
+                    input_responses=cast(Any, input_responses),
+                    request_state=request_state,
+                    allow_input_required=True,
+                    allow_claimed=True,  # a task handle comes back as TaskCreated (see calls.tasks)
+                )
             if isinstance(result, types.CallToolResult | types.InputRequiredResult | TaskCreated):
                 return result
             raise InvalidResponseError(

@@ -12,7 +12,7 @@ from mcp import Client
 from langgraph_mcp.connection.calls import call_context
 from langgraph_mcp.connection.failures import FailureReader, describe_error, unwrap_for_caller
 from langgraph_mcp.connection.owner import ClientOwner
-from langgraph_mcp.connection.timers import deadline
+from langgraph_mcp.connection.timers import EventDeadlines, deadline
 from langgraph_mcp.errors import CallNotSentError, RequestTimeoutError
 
 T = TypeVar("T")
@@ -22,12 +22,16 @@ class RequestJobs:
     """The in-flight registry of one connection, and one request run as an owner job within a timeout.
 
     Calls started elsewhere (``LegacyCalls.start_call``) register here too with :meth:`track`, so that
-    :meth:`fail_all` reaches every request in flight."""
+    :meth:`fail_all` reaches every request in flight; a call awaited in its caller's task under the connection's
+    timer (``EventDeadlines.cancel_after``) is reached through that timer, which knows it already."""
 
-    def __init__(self, name: str, owner: ClientOwner, failures: FailureReader) -> None:
+    def __init__(
+        self, name: str, owner: ClientOwner, failures: FailureReader, deadlines: EventDeadlines
+    ) -> None:
         self.name = name
         self._owner = owner
         self._failures = failures
+        self._deadlines = deadlines
         # Requests in flight, each with the way to fail it at once (a bad message from the server).
         self._in_flight: dict[object, Callable[[BaseException], None]] = {}
 
@@ -43,6 +47,7 @@ class RequestJobs:
     def fail_all(self, error: BaseException) -> None:
         for fail in list(self._in_flight.values()):
             fail(error)
+        self._deadlines.fail_blocks(error)
 
     async def run(
         self, make: Callable[[Client], Awaitable[T]], *, timeout: float, what: str = "a request"

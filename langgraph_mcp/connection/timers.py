@@ -77,6 +77,12 @@ class EventDeadlines:
     def forget(self, wait: Hashable) -> None:
         self._waits.pop(wait, None)
 
+    def fail_blocks(self, error: BaseException) -> None:
+        """End every :meth:`cancel_after` block in flight now with ``error`` (see :meth:`CancelAfter.fail`): the
+        blocks are in this registry already, so no second one has to know them."""
+        for wait in [w for w in self._waits if isinstance(w, CancelAfter)]:
+            wait.fail(error)
+
     def cancel_after(self, seconds: float) -> CancelAfter:
         """``asyncio.timeout(seconds)`` for the current task (raises ``TimeoutError``), on this timer."""
         return CancelAfter(self, seconds)
