@@ -92,9 +92,10 @@ async def test_destructive_call_is_asked_read_only_runs_and_approve_runs_it_once
     assert approval["reason"] == "destructiveHint (declared)"
     # LangChain's HITLRequest keys (what Agent Chat UI renders), one action per interrupt
     assert set(HITLRequest.__annotations__) <= set(approval)
-    assert approval["action_requests"] == [
-        {"name": "demo_delete_file", "args": {"path": "todo.txt"}, "description": approval["description"]}
-    ]
+    [request] = approval["action_requests"]  # the card's Remember box: tests/test_card_remember.py
+    assert request["name"] == "demo_delete_file" and request["args"]["path"] == "todo.txt"
+    assert request["args"]["remember"].startswith("no - type thread")
+    assert request["description"].startswith(approval["description"] + "\n\nTo approve later calls")
     assert approval["review_configs"] == [
         {"action_name": "demo_delete_file", "allowed_decisions": ["approve", "edit", "reject", "respond"]}
     ]

@@ -577,9 +577,10 @@ async def test_compat_mode_asks_one_call_at_a_time(demo: Demo) -> None:
     [first] = out["__interrupt__"]  # one pending interrupt at a time
     assert first.value["tool_call_id"] == "d1"
     assert agent_chat_ui_accepts(first.value)
-    assert first.value["action_requests"] == [
-        {"name": "demo_delete_file", "args": {"path": "todo.txt"}, "description": first.value["description"]}
-    ]
+    [request] = first.value["action_requests"]  # the card's Remember box: tests/test_card_remember.py
+    assert request["name"] == "demo_delete_file" and request["args"]["path"] == "todo.txt"
+    assert request["args"]["remember"].startswith("no - type thread")
+    assert request["description"].startswith(first.value["description"] + "\n\nTo approve later calls")
     assert first.value["review_configs"] == [
         {"action_name": "demo_delete_file", "allowed_decisions": ["approve", "edit", "reject", "respond"]}
     ]

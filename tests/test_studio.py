@@ -337,11 +337,10 @@ async def test_agent_chat_ui_mode_completes_a_turn_with_bare_resumes_only(studio
     # 1. The destructive call's approval, alone (the read-only call waits for the gate in this mode).
     card = await _agent_chat_ui_turn(client, thread, input={"messages": [{"role": "user", "content": "go"}]})
     assert card["type"] == "mcp_approval" and card["tool_call_id"] == ids["demo_delete_file"]
-    assert card["action_requests"][0] == {
-        "name": "demo_delete_file",
-        "args": {"path": "todo.txt"},
-        "description": card["description"],
-    }
+    [request] = card["action_requests"]  # the card's Remember box: tests/test_card_remember.py
+    assert request["name"] == "demo_delete_file" and request["args"]["path"] == "todo.txt"
+    assert request["args"]["remember"].startswith("no - type thread")
+    assert request["description"].startswith(card["description"] + "\n\nTo approve later calls")
     edited = {"type": "edit", "edited_action": {"name": "demo_delete_file", "args": {"path": "notes.txt"}}}
     card = await _agent_chat_ui_turn(client, thread, command={"resume": {"decisions": [edited]}})
 

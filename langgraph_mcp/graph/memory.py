@@ -47,6 +47,7 @@ from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 
 from langgraph_mcp.catalog import McpTool, args_digest
 from langgraph_mcp.errors import DecisionError
+from langgraph_mcp.humans.approval_request import with_remember_field
 from langgraph_mcp.humans.binding import ApprovalKey
 from langgraph_mcp.humans.policy import Verdict
 from langgraph_mcp.payloads import (
@@ -170,6 +171,7 @@ def with_offer(
         payload["remember_covers"] = "same_args" if verdict.remember == "same_args" else "any_args"
     if unavailable:
         payload["remember_unavailable"] = dict(unavailable)
+    with_remember_field(payload)  # Agent Chat UI cards: a Remember box
 
 
 # ------------------------------------------------------------------------------------------------ entries

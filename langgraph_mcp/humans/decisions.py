@@ -25,6 +25,7 @@ import jsonschema  # type: ignore[import-untyped,unused-ignore]  # stubs may be 
 from referencing.exceptions import Unresolvable
 
 from langgraph_mcp.errors import DecisionError, SchemaTooComplexError
+from langgraph_mcp.humans.approval_request import REMEMBER_FIELD, REMEMBER_NOT
 from langgraph_mcp.humans.coercion import coerce_edit
 from langgraph_mcp.humans.schemas import (
     MAX_VALUE_DEPTH,
@@ -399,7 +400,9 @@ def decision_response_schema(payload: ApprovalInterrupt, *, compat: bool = False
         if not compat:
             return validate_decision(snapshot, value)
         # Agent Chat UI sends edited values as strings: coerce them by the inputSchema where unambiguous.
-        decision = coerce_edit(only_decision(snapshot, value), snapshot.get("input_schema"))
+        decision = _card_remember(
+            snapshot, coerce_edit(only_decision(snapshot, value), snapshot.get("input_schema"))
+        )
         return {"decisions": [validate_decision(snapshot, decision)]}
 
     return checked_response(
@@ -409,6 +412,42 @@ def decision_response_schema(payload: ApprovalInterrupt, *, compat: bool = False
         decision_json_schema(snapshot, compat=compat),
         compat=compat,
     )
+
+
+def _card_remember(payload: ApprovalInterrupt, decision: object) -> object:
+    """An Agent Chat UI edit that only typed a scope in the card's ``Remember`` box is an approve with
+    ``remember`` (see :func:`~langgraph_mcp.humans.approval_request.with_remember_field`); with ``no`` it is the
+    edit (or approve) it would be without the box. Anything else is returned as it is."""
+    requests = payload.get("action_requests") or []
+    card = requests[0]["args"] if len(requests) == 1 else {}
+    if REMEMBER_FIELD not in card or not isinstance(decision, Mapping) or decision.get("type") != "edit":
+        return decision
+    action = decision.get("edited_action")
+    if not isinstance(action, Mapping) or not isinstance(action.get("args"), Mapping):
+        return decision
+    args = dict(action["args"])
+    if REMEMBER_FIELD not in args:
+        return decision
+    typed = args.pop(REMEMBER_FIELD)
+    scope = typed.strip().lower() if isinstance(typed, str) else typed
+    if typed == card[REMEMBER_FIELD]:  # left as shown
+        scope = REMEMBER_NOT
+    offered = list(payload.get("remember") or [])
+    if scope not in (REMEMBER_NOT, "", *offered):
+        raise DecisionError(
+            f"{_who(payload)}: Remember: {typed!r} is not one of {', '.join([REMEMBER_NOT, *offered])}; type one of "
+            "them (or leave it at no)"
+        )
+    if (
+        args == dict(payload["arguments"]) and "approve" in payload["allowed_decisions"]
+    ):  # only Remember changed
+        return {"type": "approve", "remember": scope} if scope in offered else {"type": "approve"}
+    if scope in offered:
+        raise DecisionError(
+            f"{_who(payload)}: an edited call cannot be remembered; set Remember back to {REMEMBER_NOT} to send "
+            f"the edit, or undo the edit to remember the call as shown"
+        )
+    return {**decision, "edited_action": {**action, "args": args}}
 
 
 def only_decision(payload: ApprovalInterrupt, value: object) -> object:
