@@ -50,7 +50,6 @@ from langgraph_mcp.graph.messages import (
     split_calls,
     with_batch,
 )
-from langgraph_mcp.graph.owners import owner_of
 from langgraph_mcp.graph.proof import OnUnproven, Proof, ask_node_approval, prove
 from langgraph_mcp.graph.routing import ToolCallRouter, ToolCallsDone, route_tool_calls
 from langgraph_mcp.humans.hitl import agent_chat_ui_mode
@@ -217,7 +216,7 @@ class McpToolNode(RunnableCallable):
         return await _NodeCall(self, call, work, config).run()
 
     def _prove(self, call: ToolCall, resolution: ToolResolution, record: GateRecord | None) -> Proof:
-        return prove(self._access, self.policy, call, owner_of(resolution), record, _thread_id())
+        return prove(self._access, self.policy, call, resolution, record, _thread_id())
 
     def _call_target(self, tool: McpTool) -> CallTarget:
         """Where the call goes; it is held back if the tool stops being what it was proven on."""
@@ -352,7 +351,7 @@ class _NodeCall:
         found.append(tool)
         # Right before tools/call: the policy on the definition listed now, or a decision bound to this call.
         proof = node._prove(self.call, resolution, self.record)
-        if proof.verdict.denied:
+        if proof.denied:
             return self._not_run(f"the approval policy denies it ({proof.verdict.reason})")
         arguments = dict(self.call.get("args") or {})
         if not proof.proven:

@@ -16,6 +16,7 @@ checkpoint, so a resume on another worker finds it. With ``on_unproven="error"``
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
@@ -31,10 +32,11 @@ from langgraph_mcp._compat import (
     stored_resume_values,
     task_scratchpad,
 )
-from langgraph_mcp.catalog import McpTool, args_digest
+from langgraph_mcp.catalog import McpTool, ToolResolution, args_digest, canonical_json
+from langgraph_mcp.credentials import current_principal
 from langgraph_mcp.graph.gate import approval_payload, rejection_message
 from langgraph_mcp.graph.messages import GateRecord
-from langgraph_mcp.graph.owners import Owner, owner_verdict
+from langgraph_mcp.graph.owners import owner_of, owner_verdict
 from langgraph_mcp.humans.binding import binding_problem, definition_changes
 from langgraph_mcp.humans.decisions import (
     DecisionResponse,
@@ -60,28 +62,104 @@ OnUnproven: TypeAlias = Literal["ask", "error"]
 """What the tool node does with a call it cannot prove: ask a human (its own interrupt), or answer with an error."""
 
 _MEMO_SIZE = 4_096
-_memo: dict[Hashable, Verdict] = {}
-"""Verdicts by :meth:`ApprovalPolicy.verdict_key`: every call is proven, but an equal key gives an equal verdict."""
+_POLICIES = 64
+
+
+def _snapshot(values: Mapping[str, Any]) -> dict[str, Any]:
+    # Containers are copied (deeply: a [tools] entry's decisions list too), so a change made in place shows.
+    return {k: copy.deepcopy(v) if isinstance(v, dict | list | set) else v for k, v in values.items()}
+
+
+def _private(policy: ApprovalPolicy) -> dict[str, Any]:
+    # ``_compiled`` is derived from ``rules`` (compared among the fields) and filled on first use.
+    return {k: v for k, v in (policy.__pydantic_private__ or {}).items() if k != "_compiled"}
+
+
+class _Remembered:
+    """The proofs remembered for one policy object, valid while it holds exactly what it held when they began.
+
+    Every field and private attribute is compared (not only what a verdict reads today), so whatever the policy
+    comes to read is covered; rules are frozen and compared as the tuple they are."""
+
+    __slots__ = ("fields", "policy", "private", "proofs", "reads_args")
+
+    def __init__(self, policy: ApprovalPolicy) -> None:
+        self.policy = policy
+        self.fields = _snapshot(policy.__dict__)
+        self.private = _snapshot(_private(policy))
+        self.reads_args = any(rule.args for rule in policy.rules)
+        """Some rule has argument conditions (a superset of "a rule for this call reads them")."""
+        self.proofs: dict[Hashable, Proof] = {}
+
+    def holds(self, policy: ApprovalPolicy) -> bool:
+        return self.policy is policy and policy.__dict__ == self.fields and _private(policy) == self.private
+
+    def key(self, call: ToolCall, tool: McpTool | None, principal: str | None) -> Hashable:
+        """Everything else a verdict reads: the name, the tool as listed, the principal, the arguments if a rule
+        reads arguments."""
+        target = (
+            None
+            if tool is None
+            else (tool.server, tool.name, tool.published_name, tool.definition_hash, tool.trusted)
+        )
+        args = canonical_json(call.get("args") or {}) if self.reads_args else None
+        return (call["name"], target, principal, args)
+
+
+_remembered: dict[int, _Remembered] = {}
+
+
+def _remembered_for(policy: ApprovalPolicy) -> _Remembered | None:
+    if type(policy) is not ApprovalPolicy:  # a subclass may decide from anything: evaluated every time
+        return None
+    memo = _remembered.get(id(policy))
+    if memo is None or not memo.holds(policy):
+        if len(_remembered) >= _POLICIES:
+            _remembered.clear()
+        memo = _remembered[id(policy)] = _Remembered(policy)
+    return memo
+
+
+def _policy_proof(
+    policy: ApprovalPolicy, call: ToolCall, tool: McpTool | None, principal: str | None
+) -> Proof:
+    memo = _remembered_for(policy)
+    key: Hashable | None = None
+    if memo is not None:
+        try:
+            key = memo.key(call, tool, principal)
+            hit = memo.proofs.get(key)
+        except TypeError:  # something in it is unhashable: evaluate
+            key = hit = None
+        if hit is not None:
+            return hit
+    verdict = policy.verdict(call, tool, principal=principal)
+    proof = Proof(verdict, verdict.allowed)
+    # No verdict_key: a predicate may decide the call (code may read anything), so it is evaluated every time.
+    if (
+        memo is not None
+        and key is not None
+        and policy.verdict_key(call, tool, principal=principal) is not None
+    ):
+        if len(memo.proofs) >= _MEMO_SIZE:
+            memo.proofs.clear()
+        memo.proofs[key] = proof
+    return proof
 
 
 def policy_verdict(
     policy: ApprovalPolicy, call: ToolCall, tool: McpTool | None, principal: str | None
 ) -> Verdict:
-    """``policy.verdict(call, tool)``, remembered under its :meth:`~ApprovalPolicy.verdict_key` (everything the
-    verdict reads); a call without a key (a predicate may decide it) is evaluated every time."""
-    try:
-        key = policy.verdict_key(call, tool, principal=principal)
-        hit = _memo.get(key) if key is not None else None
-    except TypeError:  # something in it is unhashable: evaluate
-        key = hit = None
-    if hit is not None:
-        return hit
-    verdict = policy.verdict(call, tool, principal=principal)
-    if key is not None:
-        if len(_memo) >= _MEMO_SIZE:
-            _memo.clear()
-        _memo[key] = verdict
-    return verdict
+    """``policy.verdict(call, tool)``, remembered while the policy holds what it held, under everything else the
+    verdict reads (see :class:`_Remembered`); a call a predicate may decide is evaluated every time."""
+    return _policy_proof(policy, call, tool, principal).verdict
+
+
+def _principal(policy: ApprovalPolicy, config: Any) -> str | None:
+    if type(policy) is ApprovalPolicy:  # ApprovalPolicy.principal_for, without a call into the policy module
+        fn = policy.principal
+        return fn(config) if fn is not None else current_principal(config)
+    return policy.principal_for(config)
 
 
 @dataclass(frozen=True)
@@ -96,29 +174,39 @@ class Proof:
     """Why a decision on record does not count (empty when there was none to check)."""
     changes: list[DefinitionChange] = field(default_factory=list)
     """What changed in the tool's definition since the decision on record was taken."""
+    denied: bool = field(init=False)
+    """The policy denies it."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "denied", self.verdict.denied)
 
 
 def prove(
     servers: ServerAccess,
     policy: ApprovalPolicy,
     call: ToolCall,
-    owner: Owner,
+    resolution: ToolResolution,
     record: GateRecord | None,
     thread_id: str,
 ) -> Proof:
-    """Check ``call`` (to ``owner.tool``, as listed now) against the policy and the record's signed binding."""
+    """Check ``call`` (to the tool ``resolution`` found, as listed now) against the policy and the record's signed
+    binding. A call allowed or denied by the policy alone gets the proof remembered for an equal call."""
     try:
         config: Any = get_config()
     except RuntimeError:  # called outside a graph
         config = None
-    principal = policy.principal_for(config)
-    if owner.collision is None and owner.problem is None:  # what owner_verdict comes to: the policy alone
-        verdict = policy_verdict(policy, call, owner.tool, principal)
-    else:
+    principal = _principal(policy, config)
+    if len(resolution.tools) == 1 and not resolution.unknown:  # one owner, established: the policy alone
+        tool: McpTool | None = resolution.tools[0]
+        proof = _policy_proof(policy, call, tool, principal)
+    else:  # a collision or an owner that could not be established: never remembered
+        owner = owner_of(resolution)
+        tool = owner.tool
         verdict = owner_verdict(policy, call, owner, principal=principal)
-    tool = owner.tool
-    if verdict.allowed or verdict.denied or tool is None:
-        return Proof(verdict, verdict.allowed)
+        proof = Proof(verdict, verdict.allowed)
+    if proof.proven or proof.denied or tool is None:
+        return proof
+    verdict = proof.verdict
     if record is None:
         return Proof(verdict, False, "no decision about this call was taken by this graph's approval gate")
     if "binding" not in record:
