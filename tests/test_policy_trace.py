@@ -3,6 +3,7 @@ server (a stdio process) in the request's ``_meta``, so the server's trace joins
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from langgraph_mcp import ApprovalPolicy
-from tests.support.helpers import OpenServers
+from tests.support.helpers import HANG_GUARD, OpenServers
 from tests.support.node_support import call, text_of, tool_messages
 from tests.test_policy_gate import WIRINGS, graph_for
 
@@ -62,3 +63,24 @@ async def test_the_call_span_has_the_decision_and_the_server_gets_its_traceparen
     assert attributes["mcp.decision.server"] == "t" and attributes["mcp.decision.tool"] == "whoami"
     assert len(str(attributes["mcp.decision.definition_hash"])) == 64
     assert len(str(attributes["mcp.decision.args_digest"])) == 64
+
+
+_LATER = """
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from langgraph_mcp.graph.audit import call_span
+with call_span("demo_add") as span:
+    before = (span.is_recording(), span.get_span_context().is_valid)
+trace.set_tracer_provider(TracerProvider())
+with call_span("demo_add") as span:
+    after = (span.is_recording(), trace.get_current_span() is span, span.name)
+print(before, after)
+"""
+
+
+def test_no_span_until_a_tracer_provider_is_set_and_one_set_later_is_honoured() -> None:
+    # A process of its own: OpenTelemetry takes one provider per process, and this module's fixture sets one.
+    done = subprocess.run(
+        [sys.executable, "-c", _LATER], capture_output=True, text=True, timeout=HANG_GUARD, check=True
+    )
+    assert done.stdout.strip() == "(False, False) (True, True, 'mcp tool call demo_add')", done.stderr

@@ -21,6 +21,7 @@ gets every record either way.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -89,10 +90,21 @@ def decision_record(
 
 def call_span(published_name: str) -> Any:
     """The OpenTelemetry span of one tool call (current while it runs, so the SDK's ``tools/call`` span is its
-    child and the W3C ``traceparent`` the SDK puts in the request's ``_meta`` joins the server to this trace)."""
+    child and the W3C ``traceparent`` the SDK puts in the request's ``_meta`` joins the server to this trace).
+
+    Only when tracing is on: until ``trace.set_tracer_provider`` (or ``OTEL_PYTHON_TRACER_PROVIDER``) gives a real
+    provider, the call has no span of its own (the one OpenTelemetry would make records nothing) and a caller's
+    current span, if any, is what the SDK propagates; checked per call, so a provider set later is honoured."""
+    provider = trace.get_tracer_provider()
+    if isinstance(provider, trace.ProxyTracerProvider | trace.NoOpTracerProvider):
+        return _NO_SPAN
     return _TRACER.start_as_current_span(
         f"mcp tool call {published_name}", record_exception=False, set_status_on_exception=False
     )
+
+
+_NO_SPAN = contextlib.nullcontext(trace.INVALID_SPAN)
+"""What :func:`call_span` gives while tracing is off: a span that records nothing (reusable: it holds no state)."""
 
 
 def span_attributes(record: DecisionRecord) -> dict[str, str]:
