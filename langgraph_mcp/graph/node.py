@@ -313,7 +313,8 @@ class _NodeCall:
             if self.record is not None:  # also as its span's attributes
                 decision = self._decision(found[0] if found else None, message)
                 emit_decision(decision)
-                span.set_attributes(span_attributes(decision))
+                if span.is_recording():
+                    span.set_attributes(span_attributes(decision))
         return message
 
     def _decision(self, tool: McpTool | None, message: ToolMessage) -> DecisionRecord:
