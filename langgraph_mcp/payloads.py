@@ -31,6 +31,24 @@ AUTHORIZATION_INTERRUPT_TYPE: Literal["mcp_authorization"] = "mcp_authorization"
 """``type`` of the payload raised when a call needs the current principal to sign in to an OAuth server."""
 
 
+class _Cards(TypedDict):
+    """What Agent Chat UI mode (``McpToolNode(agent_chat_ui=True)``) adds to a payload: LangChain ``HITLRequest``
+    keys (see :mod:`langgraph_mcp.humans.hitl`; each payload says what its cards hold)."""
+
+    action_requests: NotRequired[list[ActionRequest]]
+    review_configs: NotRequired[list[ReviewConfig]]
+
+
+class _ToolQuestion(_Cards):
+    """What every question about one tool call carries."""
+
+    tool_call_id: str
+    tool: str
+    """The server's own tool name."""
+    published_name: str
+    """The name the model called (usually ``<server>_<tool>``)."""
+
+
 # --------------------------------------------------------------------------------------------- elicitation
 
 
@@ -69,25 +87,17 @@ class UrlRequest(TypedDict):
 ElicitationRequest: TypeAlias = FormRequest | UrlRequest
 
 
-class ElicitationInterrupt(TypedDict):
-    """Payload of an ``mcp_elicitation`` interrupt: one round of questions from one paused tool call."""
+class ElicitationInterrupt(_ToolQuestion):
+    """Payload of an ``mcp_elicitation`` interrupt: one round of questions from one paused tool call (cards: one
+    action request per question, in the order of ``requests``)."""
 
     type: Literal["mcp_elicitation"]
-    tool_call_id: str
     server: str
-    tool: str
-    """The server's own tool name."""
-    published_name: str
-    """The name the model called (usually ``<server>_<tool>``)."""
     arguments: dict[str, Any]
     round: int
     """1 for the first round of questions of this call, 2 for the next, ..."""
     requests: dict[str, ElicitationRequest]
     """Questions keyed by the server's own opaque keys; answer every key."""
-    action_requests: NotRequired[list[ActionRequest]]
-    """Agent Chat UI mode only (``McpToolNode(compat=True)``): LangChain ``HITLRequest`` keys, one action
-    request per question, in the order of ``requests`` (see :mod:`langgraph_mcp.humans.hitl`)."""
-    review_configs: NotRequired[list[ReviewConfig]]
     previous_answers: NotRequired[ElicitationAnswers]
     """Set when the server changed a question it had asked before: the answer given then, which no longer fits
     (shown as context, never sent; fields the new question marks sensitive are left out)."""
@@ -166,15 +176,12 @@ class ReviewConfig(TypedDict):
     args_schema: NotRequired[dict[str, Any]]
 
 
-class ApprovalInterrupt(TypedDict):
-    """Payload of an ``mcp_approval`` interrupt: one tool call waiting for a human decision."""
+class ApprovalInterrupt(_ToolQuestion):
+    """Payload of an ``mcp_approval`` interrupt: one tool call waiting for a human decision (cards: one item)."""
 
     type: Literal["mcp_approval"]
-    tool_call_id: str
     server: str | None
     """``None`` for a tool call that does not go to an MCP server."""
-    tool: str
-    published_name: str
     arguments: dict[str, Any]
     hints: ApprovalHints | None
     reason: str
@@ -201,9 +208,6 @@ class ApprovalInterrupt(TypedDict):
     ``remember``); present with ``remember``."""
     remember_unavailable: NotRequired[dict[str, str]]
     """Scopes not offered here and why (e.g. ``principal`` without a LangGraph store), so a UI can say so."""
-    action_requests: NotRequired[list[ActionRequest]]
-    """Compatibility mode only: LangChain ``HITLRequest`` keys, one item."""
-    review_configs: NotRequired[list[ReviewConfig]]
 
 
 class DefinitionChange(TypedDict):
@@ -284,12 +288,13 @@ class HITLResponse(TypedDict):
 # --------------------------------------------------------------------------------------------- sign-in
 
 
-class AuthorizationInterrupt(TypedDict):
+class AuthorizationInterrupt(_Cards):
     """Payload of an ``mcp_authorization`` interrupt: a call (or a listing) needs this principal to sign in.
 
     Open ``authorization_url`` in a browser (never automatically); after signing in, the authorization server
     sends the browser to the configured redirect URI. Answer with that full address
-    (:class:`SignInCallback`), or :class:`SignInDecline`.
+    (:class:`SignInCallback`), or :class:`SignInDecline`. Cards: one, answered with ``respond`` (the callback
+    URL) or ``reject`` (decline).
     """
 
     type: Literal["mcp_authorization"]
@@ -303,10 +308,6 @@ class AuthorizationInterrupt(TypedDict):
     """Whose sign-in this is (``config["configurable"]["langgraph_auth_user_id"]``, else ``["user_id"]``)."""
     scopes: list[str]
     """The scopes the authorization URL asks for."""
-    action_requests: NotRequired[list[ActionRequest]]
-    """Agent Chat UI mode only: one ``HITLRequest`` card, answered with ``respond`` (the callback URL) or
-    ``reject`` (decline)."""
-    review_configs: NotRequired[list[ReviewConfig]]
 
 
 class SignInCallback(TypedDict):
@@ -447,24 +448,24 @@ class SamplingMessage(TypedDict):
     content: dict[str, Any]
 
 
-class SamplingInterrupt(TypedDict):
-    """Payload of an ``mcp_sampling`` interrupt: a server asks the client's model for a completion mid-call."""
+class _Completion(_ToolQuestion):
+    """What a server's request for a completion carries, asked about before or after the model runs."""
 
-    type: Literal["mcp_sampling"]
-    tool_call_id: str
     server: str
-    tool: str
-    published_name: str
     messages: list[SamplingMessage]
     system_prompt: str | None
-    model_preferences: dict[str, Any] | None
     max_tokens: int
     """What the model will be allowed: the server's ``maxTokens``, capped by ``sampling_max_tokens``."""
+
+
+class SamplingInterrupt(_Completion):
+    """Payload of an ``mcp_sampling`` interrupt: a server asks the client's model for a completion mid-call
+    (cards: one, ``args.prompt`` the messages' text)."""
+
+    type: Literal["mcp_sampling"]
+    model_preferences: dict[str, Any] | None
     requested_max_tokens: int
     """What the server asked for."""
-    action_requests: NotRequired[list[ActionRequest]]
-    """Agent Chat UI mode only (``McpToolNode(agent_chat_ui=True)``): one card, ``args.prompt`` the messages' text."""
-    review_configs: NotRequired[list[ReviewConfig]]
 
 
 class SamplingApprove(TypedDict):
@@ -495,34 +496,22 @@ def is_sampling_interrupt(value: object) -> bool:
     return isinstance(value, dict) and value.get("type") == SAMPLING_INTERRUPT_TYPE
 
 
-class SamplingReviewInterrupt(TypedDict):
-    """Payload of an ``mcp_sampling_review`` interrupt (``review_completion=True``): the model's completion, shown
-    before it goes back to the server. The completion is kept in the checkpoint: a re-run shows the same text and
-    never calls the model again."""
+class SamplingReviewInterrupt(_Completion):
+    """Payload of an ``mcp_sampling_review`` interrupt (``review_completion=True``): the model's completion for
+    ``messages`` (the server's, or the human's edit of them), shown before it goes back to the server. The
+    completion is kept in the checkpoint: a re-run shows the same text and never calls the model again. Cards:
+    one, ``args.completion`` the text (edit it to send other text)."""
 
     type: Literal["mcp_sampling_review"]
-    tool_call_id: str
-    server: str
-    tool: str
-    published_name: str
-    messages: list[SamplingMessage]
-    """What the model answered (the server's messages, or the human's edit of them)."""
-    system_prompt: str | None
     completion: str
     """The model's text: what the server gets on ``approve``."""
     model: str
-    max_tokens: int
     completion_key: str
     """Names this completion among the call's (the kept copy is found by it on a re-run)."""
-    action_requests: NotRequired[list[ActionRequest]]
-    """Agent Chat UI mode only: one card, ``args.completion`` the text (edit it to send other text)."""
-    review_configs: NotRequired[list[ReviewConfig]]
 
 
-class CompletionApprove(TypedDict):
+class CompletionApprove(SamplingApprove):
     """Send the model's completion to the server as it is."""
-
-    type: Literal["approve"]
 
 
 class CompletionEdit(TypedDict):
@@ -532,11 +521,8 @@ class CompletionEdit(TypedDict):
     text: str
 
 
-class CompletionReject(TypedDict):
+class CompletionReject(SamplingReject):
     """Refuse: the server gets a refusal, never the completion."""
-
-    type: Literal["reject"]
-    message: NotRequired[str]
 
 
 CompletionDecision: TypeAlias = CompletionApprove | CompletionEdit | CompletionReject
