@@ -57,7 +57,7 @@ PACKAGE_DIR = ROOT / "langgraph_mcp"
 PACKAGE = "langgraph_mcp"
 
 LAYERS: list[tuple[str, list[str]]] = [
-    ("vocabulary", ["errors", "payloads", "config", "credentials", "catalog", "_compat"]),
+    ("vocabulary", ["errors", "payloads.*", "config", "credentials", "catalog", "_compat"]),
     ("humans", ["humans.*"]),
     ("connection", ["connection.*"]),
     ("calls", ["calls.*"]),

@@ -1,0 +1,153 @@
+"""The interrupt payloads and resume values (elicitation answers, approval decisions, sign-ins): the contract UIs rely on.
+
+Everything here is a JSON-shaped ``TypedDict``: interrupt values go through checkpointers (msgpack) and over the
+LangGraph API to UIs, so they must round-trip as plain dicts. Each payload carries a ``type`` discriminator and the
+``tool_call_id`` it belongs to, because an interrupt id is opaque. One module per kind (``elicitation``,
+``approval``, ``sign_in``, ``sampling``; ``records`` for what is kept or streamed, not asked; ``base`` for what they
+share); import every name from here. The package depends on nothing else in ``langgraph_mcp``.
+"""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+from langgraph_mcp.payloads.approval import (
+    APPROVAL_INTERRUPT_TYPE,
+    REMEMBER_SCOPES,
+    ApprovalHints,
+    ApprovalInterrupt,
+    ApproveDecision,
+    BindingVerdict,
+    Decision,
+    DecisionBinding,
+    DeclaredHints,
+    DefinitionChange,
+    EditDecision,
+    EditedAction,
+    EffectiveHints,
+    HITLResponse,
+    RejectDecision,
+    RememberScope,
+    RespondDecision,
+    is_approval_interrupt,
+)
+from langgraph_mcp.payloads.base import (
+    ALL_DECISIONS,
+    ActionRequest,
+    DecisionType,
+    ReviewConfig,
+)
+from langgraph_mcp.payloads.elicitation import (
+    ELICITATION_INTERRUPT_TYPE,
+    AcceptAnswer,
+    CancelAnswer,
+    DeclineAnswer,
+    ElicitationAnswer,
+    ElicitationAnswers,
+    ElicitationInterrupt,
+    ElicitationRequest,
+    FormRequest,
+    UrlRequest,
+    is_elicitation_interrupt,
+)
+from langgraph_mcp.payloads.records import (
+    DECISION_EVENT_TYPE,
+    TASK_HANDLE_TYPE,
+    TASK_STATUS_EVENT_TYPE,
+    DecisionRecord,
+    RememberedDecision,
+    TaskHandle,
+    TaskStatusEvent,
+)
+from langgraph_mcp.payloads.sampling import (
+    SAMPLING_INTERRUPT_TYPE,
+    SAMPLING_REVIEW_INTERRUPT_TYPE,
+    CompletionApprove,
+    CompletionDecision,
+    CompletionEdit,
+    CompletionReject,
+    SamplingApprove,
+    SamplingDecision,
+    SamplingEdit,
+    SamplingInterrupt,
+    SamplingMessage,
+    SamplingReject,
+    SamplingReviewInterrupt,
+    is_sampling_interrupt,
+    is_sampling_review_interrupt,
+)
+from langgraph_mcp.payloads.sign_in import (
+    AUTHORIZATION_INTERRUPT_TYPE,
+    AuthorizationInterrupt,
+    SignInAnswer,
+    SignInCallback,
+    SignInDecline,
+    is_authorization_interrupt,
+)
+
+__all__ = [
+    "ALL_DECISIONS",
+    "APPROVAL_INTERRUPT_TYPE",
+    "AUTHORIZATION_INTERRUPT_TYPE",
+    "DECISION_EVENT_TYPE",
+    "ELICITATION_INTERRUPT_TYPE",
+    "REMEMBER_SCOPES",
+    "SAMPLING_INTERRUPT_TYPE",
+    "SAMPLING_REVIEW_INTERRUPT_TYPE",
+    "TASK_HANDLE_TYPE",
+    "TASK_STATUS_EVENT_TYPE",
+    "AcceptAnswer",
+    "ActionRequest",
+    "ApprovalHints",
+    "ApprovalInterrupt",
+    "ApproveDecision",
+    "AuthorizationInterrupt",
+    "BindingVerdict",
+    "CancelAnswer",
+    "CompletionApprove",
+    "CompletionDecision",
+    "CompletionEdit",
+    "CompletionReject",
+    "Decision",
+    "DecisionBinding",
+    "DecisionRecord",
+    "DecisionType",
+    "DeclaredHints",
+    "DeclineAnswer",
+    "DefinitionChange",
+    "EditDecision",
+    "EditedAction",
+    "EffectiveHints",
+    "ElicitationAnswer",
+    "ElicitationAnswers",
+    "ElicitationInterrupt",
+    "ElicitationRequest",
+    "FormRequest",
+    "HITLResponse",
+    "McpInterrupt",
+    "RejectDecision",
+    "RememberScope",
+    "RememberedDecision",
+    "RespondDecision",
+    "ReviewConfig",
+    "SamplingApprove",
+    "SamplingDecision",
+    "SamplingEdit",
+    "SamplingInterrupt",
+    "SamplingMessage",
+    "SamplingReject",
+    "SamplingReviewInterrupt",
+    "SignInAnswer",
+    "SignInCallback",
+    "SignInDecline",
+    "TaskHandle",
+    "TaskStatusEvent",
+    "UrlRequest",
+    "is_approval_interrupt",
+    "is_authorization_interrupt",
+    "is_elicitation_interrupt",
+    "is_sampling_interrupt",
+    "is_sampling_review_interrupt",
+]
+
+McpInterrupt: TypeAlias = ElicitationInterrupt | ApprovalInterrupt | AuthorizationInterrupt
