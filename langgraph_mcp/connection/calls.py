@@ -41,16 +41,19 @@ class CallTasks:
 
     def start(self, coro: Coroutine[Any, Any, None]) -> bool:
         """Run ``coro`` in a task of its own, in a :func:`call_context`; ``False`` (``coro`` closed, never run) once
-        the session has ended."""
+        the session has ended. The coroutine calls :meth:`finished` with its task as the last thing it does."""
         if self.ended:
             coro.close()
             return False
-        context = call_context()
-        task = asyncio.get_running_loop().create_task(coro, context=context)
-        self._tasks.add(task)
-        # In the task's context too: a callback added without one keeps a copy of the caller's until the task ends.
-        task.add_done_callback(self._tasks.discard, context=context)
+        # No done callback to forget the task: one more loop callback on every call. A task is cancelled only once
+        # it has started (see hold), so its own finally always runs.
+        self._tasks.add(asyncio.get_running_loop().create_task(coro, context=call_context()))
         return True
+
+    def finished(self, task: asyncio.Task[None] | None) -> None:
+        """A call task is ending (from its own ``finally``)."""
+        if task is not None:
+            self._tasks.discard(task)
 
     async def hold(self) -> None:
         """Run for the whole session as a job of the owner's task group; when the group is cancelled, cancel every

@@ -282,8 +282,9 @@ class LegacyCalls:
         async def job() -> None:
             # Cancelled through its own task (CallHandle.cancel), not an anyio scope: ~5 us less per call.
             handle.task = asyncio.current_task()
-            if handle.route is not None:
-                self.router.enter(handle.route)
+            route = handle.route
+            if route is not None:
+                self.router.enter(route)
             try:
                 if handle.cancelled:  # abandoned before it started: never sent
                     self.end(handle, "unsent")
@@ -314,13 +315,15 @@ class LegacyCalls:
                 self.end(handle, "server" if answered else "unsettled")
                 handle.end(FailedEvent(error))
             else:
-                self.end(handle, "server")
+                if route is not None:
+                    self.router.end(route, "server")
                 handle.end(DoneEvent(result))
             finally:
                 self.event_deadlines.forget(key)
                 self.jobs.untrack(key)
                 if not handle.abandoning:
                     handle.release_slot()
+                tasks.finished(handle.task)
 
         key = self.jobs.track(fail)
         self.event_deadlines.watch(key, bound, out_of_time)

@@ -109,11 +109,17 @@ class LegacyCallRouter:
 
     def begin_now(self, tool: str, deliver: Deliver) -> RoutedCall | None:
         """:meth:`begin` without waiting: the registered call if it may run at once, else ``None``."""
-        call = RoutedCall(tool, deliver, alone=self.runs_alone(tool))
-        if not self._may_run(call):
+        # _may_run, _run and _register in one go: this runs on every legacy call.
+        alone = self._all_alone or tool in self._alone_tools
+        if self._alone is not None or (self._shared if alone else self._alone_waiting):
             return None
-        self._run(call)
-        return self._register(call)
+        call = RoutedCall(tool, deliver, alone=alone, running=True, session=self._session)
+        if alone:
+            self._alone = call
+        else:
+            self._shared += 1
+        self._calls.add(call)
+        return call
 
     async def begin(self, tool: str, deliver: Deliver) -> RoutedCall:
         """Register a call about to be sent, once it may run (a call that runs alone waits for the others)."""
@@ -144,6 +150,17 @@ class LegacyCallRouter:
         if call.ended is not None:
             return
         call.ended = how
+        if how != "unsettled" and not self._held and not self._waiting:
+            # Nothing is held or waits for a turn (every call that asked nothing): _give_turn and _forget, with
+            # nothing to notify or settle.
+            if call.running:
+                call.running = False
+                if self._alone is call:
+                    self._alone = None
+                else:
+                    self._shared -= 1
+            self._calls.discard(call)
+            return
         self._give_turn(call)
         if how == "unsettled" and not call.questions:
             # Cancelled while running: a question it sent just before may still be on its way. (A call cancelled
