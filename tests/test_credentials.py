@@ -8,7 +8,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ import anyio
 import httpx2
 import pytest
 from langchain.agents import create_agent
+from langchain_core.callbacks import AsyncCallbackHandler
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
@@ -54,8 +55,8 @@ TOKEN_HEADERS = {"Authorization": "Bearer ${configurable:token}"}
 
 
 @asynccontextmanager
-async def identity_server() -> AsyncIterator[tuple[str, Record, Binding]]:
-    srv, record = build_identity_server()
+async def identity_server(middleware: Sequence[Any] = ()) -> AsyncIterator[tuple[str, Record, Binding]]:
+    srv, record = build_identity_server(middleware=middleware)
     binding = Binding()
     async with serve_asgi(binding_app(srv.streamable_http_app(), binding)) as base:
         yield f"{base}/mcp", record, binding
@@ -175,10 +176,7 @@ async def test_past_the_cap_the_least_recently_used_identity_is_closed(open_serv
 async def test_idle_identities_are_closed_and_come_back_on_their_next_run(open_servers: OpenServers) -> None:
     (url, record, binding) = await open_servers.enter(identity_server())
     servers = open_servers(
-        # 1 s, not less: a run that takes longer than the idle timeout between resolving its connection and
-        # holding it for the call finds it closed (a loaded 2-core box took > 0.2 s); the default is 300 s.
-        {"ident": {"url": url, "mode": "legacy", "headers": TOKEN_HEADERS}},
-        identity_idle_timeout=1.0,
+        {"ident": {"url": url, "mode": "legacy", "headers": TOKEN_HEADERS}}, identity_idle_timeout=0.2
     )
     graph = whoami_graph(servers)
     for i, token in enumerate(["a", "b"]):
@@ -192,6 +190,144 @@ async def test_idle_identities_are_closed_and_come_back_on_their_next_run(open_s
     first, second = [c["session"] for c in record.of("whoami") if c["authorization"] == "Bearer a"]
     assert first != second  # a fresh session for the returning identity
     assert binding.violations == []
+
+
+class HeldListing:
+    """Server middleware that holds every ``tools/list`` open until :attr:`release` is set (:attr:`entered` says
+    one arrived); counts the listings."""
+
+    def __init__(self) -> None:
+        self.entered = asyncio.Event()
+        self.release = asyncio.Event()
+        self.listings = 0
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        if ctx.method == "tools/list":
+            self.listings += 1
+            self.entered.set()
+            await self.release.wait()
+        return await call_next(ctx)
+
+
+class HeldToolStart(AsyncCallbackHandler):
+    """A run's callback that holds the call between its proof and its send (``on_tool_start``) until released."""
+
+    def __init__(self) -> None:
+        self.entered = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def on_tool_start(self, serialized: Any, input_str: str, **kwargs: Any) -> None:
+        self.entered.set()
+        await self.release.wait()
+
+
+class PoolClock:
+    """The identity pool's clock, moved by the test (the sweep's real timer never comes due: 300 s)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def swept_after_idle(servers: McpServers, clock: PoolClock) -> int:
+    """Let the idle timeout pass on the pool's clock, run the sweep its timer would run; the live identities left."""
+    clock.now += 301
+    connections = server_access(servers).connections
+    connections._sweep(asyncio.get_running_loop())
+    return connections.live_identities("ident")
+
+
+def held_servers(open_servers: OpenServers, url: str, mode: str) -> tuple[McpServers, PoolClock]:
+    servers = open_servers(
+        {"ident": {"url": url, "mode": mode, "headers": TOKEN_HEADERS}}, identity_idle_timeout=300
+    )
+    clock = PoolClock()
+    server_access(servers).connections.clock = clock
+    return servers, clock
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_an_idle_sweep_while_a_run_lists_its_tools_leaves_its_connection_open(
+    open_servers: OpenServers, mode: str
+) -> None:
+    held = HeldListing()
+    (url, record, binding) = await open_servers.enter(identity_server([held]))
+    servers, clock = held_servers(open_servers, url, mode)
+    run = asyncio.create_task(
+        whoami_graph(servers).ainvoke({"messages": [HumanMessage("who?")]}, run_config(1, "a"))
+    )
+    with anyio.fail_after(HANG_GUARD):
+        await held.entered.wait()  # the run's fresh connection is listing its tools
+    # The sweep comes with the idle timeout long past: the connection is the run's from its first use on.
+    swept_after_idle(servers, clock)
+    held.release.set()
+    with anyio.fail_after(HANG_GUARD):
+        out = await run
+    message = out["messages"][-1]
+    assert isinstance(message, ToolMessage) and message.status == "success", message
+    assert [c["authorization"] for c in record.of("whoami")] == ["Bearer a"]
+    assert binding.closed_tokens == [] and held.listings == 1
+    # The run is over: the lease went with it, and the next sweep closes the identity.
+    assert swept_after_idle(servers, clock) == 0
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_an_idle_sweep_between_a_calls_proof_and_its_send_leaves_its_connection_open(
+    open_servers: OpenServers, mode: str
+) -> None:
+    held = HeldListing()
+    held.release.set()  # listings go through; the call is held by its run's callback instead
+    (url, record, binding) = await open_servers.enter(identity_server([held]))
+    servers, clock = held_servers(open_servers, url, mode)
+    start = HeldToolStart()
+    config = {**run_config(1, "a"), "callbacks": [start]}
+    run = asyncio.create_task(whoami_graph(servers).ainvoke({"messages": [HumanMessage("who?")]}, config))
+    with anyio.fail_after(HANG_GUARD):
+        await start.entered.wait()  # listed and proven; not sent yet
+    swept_after_idle(servers, clock)
+    start.release.set()
+    with anyio.fail_after(HANG_GUARD):
+        out = await run
+    message = out["messages"][-1]
+    assert isinstance(message, ToolMessage) and message.status == "success", message
+    # Sent on the connection it was listed and proven on: not closed, not listed again on a new one.
+    assert [c["authorization"] for c in record.of("whoami")] == ["Bearer a"]
+    assert binding.closed_tokens == [] and held.listings == 1
+    assert swept_after_idle(servers, clock) == 0
+
+
+@pytest.mark.parametrize("ending", ["error", "interrupt", "cancelled"])
+async def test_a_runs_hold_on_its_connection_ends_however_the_call_ends(
+    open_servers: OpenServers, ending: str
+) -> None:
+    held = HeldListing()
+    if ending != "cancelled":
+        held.release.set()
+    (url, _, _) = await open_servers.enter(identity_server([held]))
+    servers, clock = held_servers(open_servers, url, "modern")
+    calls = {
+        "error": call("ident_whoami", "c1"),  # no 'run' argument: the server refuses it, an error ToolMessage
+        "interrupt": call("ident_flaky", "c1", marker="m"),  # unannotated: the node asks first (mcp_approval)
+        "cancelled": call("ident_whoami", "c1", run="1"),  # cancelled while its tools are being listed
+    }
+    graph = one_turn_graph(servers, [calls[ending]], StrictSaver())
+    run = asyncio.create_task(graph.ainvoke({"messages": []}, run_config(1, "a")))
+    with anyio.fail_after(HANG_GUARD):
+        await held.entered.wait()
+    if ending == "cancelled":
+        run.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await run
+    else:
+        with anyio.fail_after(HANG_GUARD):
+            out = await run
+        if ending == "error":
+            assert out["messages"][-1].status == "error"
+        else:
+            assert out["__interrupt__"][0].value["type"] == APPROVAL_INTERRUPT_TYPE
+    assert swept_after_idle(servers, clock) == 0  # nothing holds the identity any more: closed as idle
 
 
 @pytest.mark.parametrize("mode", ERAS)

@@ -308,7 +308,8 @@ class _NodeCall:
     async def _attempt(self) -> ToolMessage:
         """One try at the call; a call the gate let through gets its ``mcp_decision`` record once answered."""
         found: list[McpTool] = []
-        with call_span(self.name) as span:
+        # Held from its first use (listing) through the send: a per-run identity's connection is not closed under it.
+        with call_span(self.name) as span, self.node._access.holding():
             message = await self._try_call(found)
             if self.record is not None:  # also as its span's attributes
                 decision = self._decision(found[0] if found else None, message)

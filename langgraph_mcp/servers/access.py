@@ -21,7 +21,7 @@ from langgraph_mcp.catalog import McpTool, ToolResolution
 from langgraph_mcp.config import McpServersConfig, OutputRouting
 from langgraph_mcp.connection.connection import ServerConnection
 from langgraph_mcp.connection.owner import ClientOwner
-from langgraph_mcp.credentials import Identity
+from langgraph_mcp.credentials import Identity, is_per_run
 from langgraph_mcp.errors import CredentialError, ServersClosedError
 from langgraph_mcp.humans.binding import ApprovalKey, server_identity
 from langgraph_mcp.humans.sign_in import SignInResult
@@ -32,6 +32,8 @@ from langgraph_mcp.servers.status import ServerStatus, status_of
 from langgraph_mcp.servers.sync import SyncBridge
 
 T = TypeVar("T")
+
+_NOTHING_TO_HOLD = contextlib.nullcontext()
 
 
 class ServerAccess:
@@ -61,6 +63,8 @@ class ServerAccess:
         self._identities: dict[str, str] = {}
         self._routing = {name: config.routing_for(name) for name in config.servers}
         """Where each server's tool output goes, read once from the config (as its catalog is)."""
+        self._per_run = bool(interceptors) or any(is_per_run(spec) for spec in config.servers.values())
+        """Whether any call can have per-run credentials (a server's, or an interceptor's headers)."""
 
     # ------------------------------------------------------------------------------------------- lifecycle
 
@@ -107,6 +111,13 @@ class ServerAccess:
         """Hold the current run's connection to ``server`` while the block runs: no idle close under it, and the
         server's log messages go to this context's :data:`~langgraph_mcp.connection.logs.LOG_SINK`."""
         return self.connections.using(server)
+
+    def holding(self) -> contextlib.AbstractContextManager[None]:
+        """While the block runs (one attempt at one call: its listing, proof and send), no per-run identity's
+        connection it resolves is closed as idle or over the cap (see :meth:`.connections.LiveConnections.holding`)."""
+        if not self._per_run:
+            return _NOTHING_TO_HOLD  # fixed credentials only: no connection is ever closed as idle
+        return self.connections.holding()
 
     def live_identities(self, server: str | None = None) -> int:
         """How many per-run identities have a live connection in this event loop (optionally for one server)."""

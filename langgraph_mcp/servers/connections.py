@@ -8,12 +8,18 @@ Only identities whose credentials came from the run (``Identity.per_run``) are t
 tracked identity may be closed when nothing holds it (no call in flight, no paused call kept for it) and it was
 last used ``idle_timeout`` seconds ago, or earlier, least recently used first, when more than ``max_identities``
 are live.
+
+A call holds what it uses from its first use on: inside :meth:`LiveConnections.holding` (the tool node's attempt at
+one call, or one listing), every per-run identity's connection the block resolves is leased until the block ends —
+through the listing, a re-listing, the proof and the send — so it is never closed between being resolved and being
+used.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import time
 import weakref
 from collections import OrderedDict
@@ -67,6 +73,11 @@ class IdentityPool:
         self.touch(key)
         self._uses[key].active += 1
 
+    def in_use(self, key: Hashable) -> bool:
+        """Whether something holds ``key`` now (a call in flight, a block of :meth:`LiveConnections.holding`)."""
+        use = self._uses.get(key)
+        return use is not None and use.active > 0
+
     def release(self, key: Hashable) -> None:
         use = self._uses.get(key)
         if use is not None:
@@ -119,6 +130,21 @@ ConnectionKey: TypeAlias = tuple[str, Hashable]
 _NOTHING_TO_HOLD = contextlib.nullcontext()
 
 
+class _Hold:
+    """The per-run identities one :meth:`LiveConnections.holding` block leased (each once), with their pools."""
+
+    __slots__ = ("done", "leased")
+
+    def __init__(self) -> None:
+        self.leased: dict[ConnectionKey, IdentityPool] = {}
+        self.done = False
+        """The block ended: a task it started that still resolves a connection leases nothing more."""
+
+
+_HOLD: contextvars.ContextVar[_Hold | None] = contextvars.ContextVar("langgraph_mcp_hold", default=None)
+"""The :meth:`LiveConnections.holding` block the current context runs in (tasks it starts share it)."""
+
+
 class LiveConnections:
     """The connections (and their paused rounds) of one ``McpServers``, keyed by loop and credential identity.
 
@@ -158,12 +184,10 @@ class LiveConnections:
         self._paused: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, dict[ConnectionKey, PausedRounds]
         ] = weakref.WeakKeyDictionary()
-        self._closed = False
-
-    @property
-    def closed(self) -> bool:
-        """Whether :meth:`aclose` ran: nothing may be used any more."""
-        return self._closed
+        self.closed = False
+        """Whether :meth:`aclose` ran: nothing may be used any more (an attribute: every call reads it)."""
+        self.clock: Callable[[], float] = time.monotonic
+        """The clock idle identities are judged by (set before first use: a test's clock)."""
 
     def held_by(self, loop: asyncio.AbstractEventLoop) -> bool:
         """Whether ``loop`` holds connections (or connections being closed): only it can close them."""
@@ -203,6 +227,27 @@ class LiveConnections:
         with conn.logs.listening(sink), lease:
             yield
 
+    @contextlib.contextmanager
+    def holding(self) -> Iterator[None]:
+        """While the block runs, every per-run identity's connection it resolves (listing, re-listing, the call's
+        target, the send) stays open: neither the idle sweep nor the cap closes it. Released however the block
+        ends (a result, an error, an interrupt, a cancellation); a block inside another one is part of it."""
+        outer = _HOLD.get()
+        if outer is not None and not outer.done:
+            yield
+            return
+        hold = _Hold()
+        token = _HOLD.set(hold)
+        try:
+            yield
+        finally:
+            _HOLD.reset(token)
+            hold.done = True
+            for key, pool in hold.leased.items():
+                pool.release(key)
+            if hold.leased:
+                self._schedule_sweep()
+
     def live_identities(self, server: str | None = None) -> int:
         """How many per-run identities have a live connection in this event loop (optionally for one server)."""
         pool = self._pools.get(asyncio.get_running_loop())
@@ -218,7 +263,7 @@ class LiveConnections:
         return self._connection(server, self.identity(server))
 
     def _connection(self, server: str, identity: Identity) -> ServerConnection:
-        if self._closed:
+        if self.closed:
             raise ServersClosedError()
         key: ConnectionKey = (server, identity.key)
         loop = asyncio.get_running_loop()
@@ -237,7 +282,12 @@ class LiveConnections:
             connections[key] = conn
         if identity.per_run:
             pool = self._pool()
-            pool.touch(key)
+            hold = _HOLD.get()
+            if hold is not None and not hold.done and key not in hold.leased:
+                pool.acquire(key)  # held from this first use to the end of the block (see holding)
+                hold.leased[key] = pool
+            else:
+                pool.touch(key)
             for victim in pool.over_cap(self._busy, keep=key):
                 self._retire(loop, victim)
             self._schedule_sweep()
@@ -299,7 +349,7 @@ class LiveConnections:
 
     async def aclose(self) -> None:
         """Close every connection: this loop's and other loops' (running ones on their own loop)."""
-        self._closed = True
+        self.closed = True
         current = asyncio.get_running_loop()
         for loop, connections in list(self._loops.items()):
             coros = [conn.owner.close() for conn in connections.values()]
@@ -327,7 +377,7 @@ class LiveConnections:
         loop = asyncio.get_running_loop()
         pool = self._pools.get(loop)
         if pool is None:
-            pool = self._pools[loop] = IdentityPool(self._idle_timeout, self._max_identities)
+            pool = self._pools[loop] = IdentityPool(self._idle_timeout, self._max_identities, self.clock)
         return pool
 
     def _busy(self, key: Hashable) -> bool:
@@ -336,7 +386,7 @@ class LiveConnections:
 
     def _schedule_sweep(self) -> None:
         loop = asyncio.get_running_loop()
-        if loop in self._sweeps or self._closed:
+        if loop in self._sweeps or self.closed:
             return
         due = self._pool().next_due(self._busy)
         if due is not None:
@@ -345,7 +395,7 @@ class LiveConnections:
     def _sweep(self, loop: asyncio.AbstractEventLoop) -> None:
         self._sweeps.pop(loop, None)
         pool = self._pools.get(loop)
-        if pool is None or self._closed:
+        if pool is None or self.closed:
             return
         for key in pool.idle(self._busy):
             self._retire(loop, key)

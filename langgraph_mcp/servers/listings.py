@@ -332,7 +332,8 @@ class ListingCache:
         cached = self._listings.get(key)
         if cache_mode == "use" and cached is not None and cached.fresh:
             return cached
-        listing = await fetch_listing(self._connections.connection(server), self._catalog(server))
+        with self._connections.holding():  # a per-run identity's connection is not closed while it is listed
+            listing = await fetch_listing(self._connections.connection(server), self._catalog(server))
         if cache_mode != "bypass":
             self.version += 1
             if cached is not None and cached is not listing:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -86,8 +86,9 @@ async def _refuse_listing(ctx: Any, call_next: Any) -> Any:
     return await call_next(ctx)
 
 
-def build_identity_server(name: str = "ident") -> tuple[MCPServer, Record]:
-    srv = MCPServer(name, middleware=[_refuse_listing, _admin_only_listing])
+def build_identity_server(name: str = "ident", *, middleware: Sequence[Any] = ()) -> tuple[MCPServer, Record]:
+    """The server and its record; ``middleware`` runs first (outermost), e.g. to hold a request open."""
+    srv = MCPServer(name, middleware=[*middleware, _refuse_listing, _admin_only_listing])
     record = Record()
 
     def note(tool: str, ctx: Context, **args: Any) -> dict[str, Any]:
