@@ -32,9 +32,9 @@ from langgraph_mcp.calls.target import CallTarget, ToolListing
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.config import OutputRouting, ServerSpec
 from langgraph_mcp.connection.connection import ServerConnection
-from langgraph_mcp.connection.logs import LOG_SINK, LogSink
+from langgraph_mcp.connection.logs import LOG_SINK
 from langgraph_mcp.connection.owner import ListChanged
-from langgraph_mcp.credentials import CALL_HEADERS, Identity
+from langgraph_mcp.credentials import Identity
 from langgraph_mcp.errors import ConfigError, CredentialError, ServersClosedError
 from langgraph_mcp.servers.identities import Identities
 
@@ -140,6 +140,20 @@ class _Hold:
         self.done = False
         """The block ended: a task it started that still resolves a connection leases nothing more."""
 
+    def lease(self, pool: IdentityPool, key: ConnectionKey) -> bool:
+        """Hold ``key`` to the end of the block (once); ``False`` once the block ended."""
+        if not self.done and key not in self.leased:
+            pool.acquire(key)
+            self.leased[key] = pool
+        return not self.done
+
+    def end(self) -> bool:
+        """Release every identity the block held; whether there was any."""
+        self.done = True
+        for key, pool in self.leased.items():
+            pool.release(key)
+        return bool(self.leased)
+
 
 _HOLD: contextvars.ContextVar[_Hold | None] = contextvars.ContextVar("langgraph_mcp_hold", default=None)
 """The :meth:`LiveConnections.holding` block the current context runs in (tasks it starts share it)."""
@@ -209,22 +223,11 @@ class LiveConnections:
         except CredentialError:
             return None
 
-    def using(self, server: str) -> contextlib.AbstractContextManager[None]:
+    @contextlib.contextmanager
+    def using(self, server: str) -> Iterator[None]:
         """Hold the current run's connection to ``server`` while the block runs: no idle close under it, and the
         server's log messages go to this context's :data:`~langgraph_mcp.connection.logs.LOG_SINK`."""
-        identity = self.identity(server)
-        conn = self._connection(server, identity)
-        sink = LOG_SINK.get()
-        if sink is None and not identity.per_run:
-            return _NOTHING_TO_HOLD  # fixed credentials and nobody listening: nothing to do around the block
-        return self._holding(server, identity, conn, sink)
-
-    @contextlib.contextmanager
-    def _holding(
-        self, server: str, identity: Identity, conn: ServerConnection, sink: LogSink | None
-    ) -> Iterator[None]:
-        lease = self._leased((server, identity.key)) if identity.per_run else _NOTHING_TO_HOLD
-        with conn.logs.listening(sink), lease:
+        with self.holding(), self.connection(server).logs.listening(LOG_SINK.get()):
             yield
 
     @contextlib.contextmanager
@@ -242,19 +245,16 @@ class LiveConnections:
             yield
         finally:
             _HOLD.reset(token)
-            hold.done = True
-            for key, pool in hold.leased.items():
-                pool.release(key)
-            if hold.leased:
+            if hold.end():
                 self._schedule_sweep()
 
     def live_identities(self, server: str | None = None) -> int:
         """How many per-run identities have a live connection in this event loop (optionally for one server)."""
-        pool = self._pools.get(asyncio.get_running_loop())
-        connections = self._loops.get(asyncio.get_running_loop(), {})
-        if pool is None:
-            return 0
-        return sum(1 for key in connections if key in pool and (server is None or key[0] == server))
+        pool, connections = (
+            self._pools.get(asyncio.get_running_loop()),
+            self._loops.get(asyncio.get_running_loop(), {}),
+        )
+        return sum(1 for key in connections if pool and key in pool and (server is None or key[0] == server))
 
     # ------------------------------------------------------------------------------------------- connections
 
@@ -281,12 +281,8 @@ class LiveConnections:
             )
             connections[key] = conn
         if identity.per_run:
-            pool = self._pool()
-            hold = _HOLD.get()
-            if hold is not None and not hold.done and key not in hold.leased:
-                pool.acquire(key)  # held from this first use to the end of the block (see holding)
-                hold.leased[key] = pool
-            else:
+            pool, hold = self._pool(), _HOLD.get()
+            if hold is None or not hold.lease(pool, key):  # else held from this first use on (see holding)
                 pool.touch(key)
             for victim in pool.over_cap(self._busy, keep=key):
                 self._retire(loop, victim)
@@ -317,12 +313,7 @@ class LiveConnections:
         """Where a call to ``tool`` goes in the current run (see :mod:`langgraph_mcp.calls.target`): its identity,
         connection and paused rounds, resolved once; ``headers`` override the run's (an interceptor's)."""
         server = tool.server
-        token = CALL_HEADERS.set(headers) if headers is not None else None
-        try:
-            identity = self.identity(server)
-        finally:
-            if token is not None:
-                CALL_HEADERS.reset(token)
+        identity = self.identities.identity(server, headers)
         conn = self._connection(server, identity)
         key: ConnectionKey = (server, identity.key)
         return CallTarget(

@@ -63,12 +63,13 @@ class Identities:
         self._fallback_store: BaseStore = InMemoryStore()
         """Where OAuth tokens go when the graph has no store: this process's memory (README says what that means)."""
 
-    def identity(self, server: str) -> Identity:
-        """The credentials a call to ``server`` is sent with in the current run (see :mod:`.credentials`).
+    def identity(self, server: str, headers: dict[str, str] | None = None) -> Identity:
+        """The credentials a call to ``server`` is sent with in the current run (see :mod:`.credentials`);
+        ``headers`` (an interceptor's) replace the run's, as :data:`~langgraph_mcp.credentials.CALL_HEADERS` does.
 
         Raises :class:`~langgraph_mcp.credentials.CredentialError` when the run lacks a ``configurable`` value
         the server's headers need."""
-        override = CALL_HEADERS.get()
+        override = CALL_HEADERS.get() if headers is None else headers
         if override is None:
             static = self._static.get(server)
             if static is not None:
