@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from langgraph_mcp.errors import AnswerError
 from langgraph_mcp.humans import answers as answers_module
+from langgraph_mcp.humans import formats
 from langgraph_mcp.humans.answers import (
     answers_fit,
     answers_response_schema,
@@ -512,7 +513,7 @@ def test_answers_fit() -> None:
 
 
 def test_format_checkers() -> None:
-    checker = answers_module._FORMAT_CHECKER
+    checker = formats.FORMAT_CHECKER
     cases = {
         "date": (["2026-01-05", "2024-02-29"], ["2026-13-45", "2025-02-29", "2026-1-05", "20260105"]),
         "date-time": (
@@ -537,7 +538,7 @@ def test_format_checkers() -> None:
 
 def test_fallback_checkers_for_missing_extras() -> None:
     """The built-in date-time / uri checkers used when rfc3339-validator / rfc3986-validator are absent."""
-    is_date_time, is_uri = answers_module._is_date_time, answers_module._is_uri
+    is_date_time, is_uri = formats.is_date_time, formats.is_uri
     for value in ["2026-01-05T10:00:00Z", "2026-01-05T10:00:00.5-03:00", "2016-12-31T23:59:60Z"]:
         assert is_date_time(value), value
     for value in ["2026-01-05", "2026-02-30T10:00:00Z", "2026-01-05T10:60:00Z", "2026-01-05T10:00:00+24:00"]:

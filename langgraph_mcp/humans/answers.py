@@ -11,7 +11,8 @@ again.
 Form content is checked with ``jsonschema`` (Draft 2020-12, bounded: :mod:`langgraph_mcp.humans.schemas`, so a
 server's ``pattern`` is never run) plus a format checker that really checks the four formats MCP allows:
 ``date`` and ``date-time`` (RFC 3339), ``email`` (the WHATWG ``<input type=email>`` rule) and ``uri``
-(absolute RFC 3986 URI), with our own checkers whatever optional ``jsonschema`` extras are installed.
+(absolute RFC 3986 URI), with our own checkers (:mod:`langgraph_mcp.humans.formats`) whatever optional
+``jsonschema`` extras are installed.
 """
 
 from __future__ import annotations
@@ -19,15 +20,14 @@ from __future__ import annotations
 import copy
 import functools
 import json
-import re
 from collections.abc import Mapping
-from datetime import date
 from typing import Any, ClassVar, TypeAlias, cast
 
 import jsonschema
 import mcp.types as types
 
 from langgraph_mcp.errors import AnswerError
+from langgraph_mcp.humans.formats import FORMAT_CHECKER
 from langgraph_mcp.humans.forms import answers_json_schema, describe_field, show_value
 from langgraph_mcp.humans.inspection import sensitive_fields
 from langgraph_mcp.humans.schemas import (
@@ -61,58 +61,6 @@ MAX_ANSWER_DEPTH = 8
 """Answers are shallow (key → answer → content → field → list of strings): deeper ones are refused unread."""
 _ANSWER_ENTRIES = frozenset({"action", "content"})
 
-# --------------------------------------------------------------------------------------------- formats
-
-_EMAIL_RE = re.compile(
-    r"[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?"
-    r"(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*"
-)
-_DATE_TIME_RE = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))", re.ASCII
-)
-_URI_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*")
-
-
-def _is_email(instance: object) -> bool:
-    """WHATWG "valid e-mail address" (what ``<input type=email>`` accepts): ``local@label(.label)*``."""
-    return not isinstance(instance, str) or _EMAIL_RE.fullmatch(instance) is not None
-
-
-def _is_date_time(instance: object) -> bool:
-    """RFC 3339 ``date-time``."""
-    if not isinstance(instance, str):
-        return True
-    m = _DATE_TIME_RE.fullmatch(instance)
-    if m is None:
-        return False
-    year, month, day, hour, minute, second = (int(g) for g in m.group(1, 2, 3, 4, 5, 6))
-    try:
-        date(year, month, day)
-    except ValueError:
-        return False
-    if hour > 23 or minute > 59 or second > 60:  # 60: leap second
-        return False
-    return m.group(7) is None or (int(m.group(8)) <= 23 and int(m.group(9)) <= 59)
-
-
-def _is_uri(instance: object) -> bool:
-    """Absolute RFC 3986 URI: a scheme, then only URI characters."""
-    return not isinstance(instance, str) or _URI_RE.fullmatch(instance) is not None
-
-
-def _make_format_checker() -> Any:
-    checker = jsonschema.FormatChecker(formats=())
-    checker.checkers = dict(jsonschema.Draft202012Validator.FORMAT_CHECKER.checkers)
-    # Our own checkers for the formats elicitation allows, so validation never depends on which optional
-    # jsonschema format packages happen to be installed (and no process pays ~1 s importing them).
-    checker.checkers["email"] = (_is_email, ())
-    checker.checkers["date-time"] = (_is_date_time, ())
-    checker.checkers["uri"] = (_is_uri, ())
-    return checker
-
-
-_FORMAT_CHECKER = _make_format_checker()
-
 
 @functools.lru_cache(maxsize=512)
 def _validator(canonical_schema: str) -> Any:
@@ -123,7 +71,7 @@ def _validator(canonical_schema: str) -> Any:
     """
     schema = json.loads(canonical_schema)
     schema.pop("$schema", None)  # always Draft 2020-12, like the requested schema MCP defines
-    return bounded_validator(schema, format_checker=_FORMAT_CHECKER)
+    return bounded_validator(schema, format_checker=FORMAT_CHECKER)
 
 
 # --------------------------------------------------------------------------------------------- problems in words
