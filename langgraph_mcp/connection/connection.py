@@ -95,6 +95,9 @@ class ServerConnection:
             name, spec, self.owner, self.router, self.failures, self.jobs, self.event_deadlines
         )
         """The legacy-era calls: each in a task of the session, which may stay parked inside its question."""
+        self._tasks_session: Client | None = None
+        self._offers_tasks = False
+        """:attr:`offers_tasks` for the session of ``_tasks_session``."""
 
     # ------------------------------------------------------------------------------------------- the client
 
@@ -139,11 +142,19 @@ class ServerConnection:
 
     @property
     def offers_tasks(self) -> bool:
-        """The live session is modern, this server offers the tasks extension, and the package advertises it."""
+        """The live session is modern, this server offers the tasks extension, and the package advertises it.
+
+        A fact of the session, read from its capabilities once (this is asked on every modern call)."""
         client = self.owner.current
-        if client is None or self.owner.is_legacy or not self.spec.tasks:
-            return False
-        return offers_tasks(client.server_capabilities)
+        if client is not self._tasks_session:
+            self._tasks_session = client
+            self._offers_tasks = (
+                client is not None
+                and self.spec.tasks
+                and not self.owner.is_legacy
+                and offers_tasks(client.server_capabilities)
+            )
+        return self._offers_tasks
 
     async def call(
         self,
