@@ -254,15 +254,24 @@ def process_group(
 
 
 @contextlib.contextmanager
-def langgraph_dev(workdir: Path) -> Iterator[str]:
+def langgraph_dev(
+    workdir: Path, *, graphs: dict[str, str] | None = None, extra_env: dict[str, str] | None = None
+) -> Iterator[str]:
     """``langgraph dev`` on the repository's ``langgraph.json`` (served from a scratch copy, as in
-    ``tests/test_studio.py``), on loopback; yields its URL."""
+    ``tests/test_studio.py``), on loopback; yields its URL. ``graphs`` (graph id -> ``./path.py:factory``,
+    relative to the repository) serves those instead, with ``tests/`` beside the package; ``extra_env`` goes to
+    the server process (the graphs read it)."""
     langgraph = Path(sys.executable).with_name("langgraph")
     if not langgraph.exists():
         raise BrowserUnavailable("langgraph-cli[inmem] is not installed in this environment")
     project = workdir / "project"
     project.mkdir()
-    shutil.copy(ROOT / "langgraph.json", project / "langgraph.json")
+    if graphs is None:
+        shutil.copy(ROOT / "langgraph.json", project / "langgraph.json")
+    else:
+        config = {"dependencies": ["."], "graphs": graphs, "env": {}}
+        (project / "langgraph.json").write_text(json.dumps(config))
+        (project / "tests").symlink_to(ROOT / "tests", target_is_directory=True)
     (project / "langgraph_mcp").symlink_to(ROOT / "langgraph_mcp", target_is_directory=True)
     port = free_port()
     env = {
@@ -271,6 +280,7 @@ def langgraph_dev(workdir: Path) -> Iterator[str]:
         "LANGGRAPH_CLI_NO_ANALYTICS": "1",
         "LANGSMITH_TRACING": "false",
         "LANGCHAIN_TRACING_V2": "false",
+        **(extra_env or {}),
     }
     env.pop("LANGGRAPH_ALLOW_BLOCKING", None)
     url = f"http://127.0.0.1:{port}"

@@ -87,6 +87,14 @@ const verbs = {
     // Wait until the page shows `text` (a substring of the visible text).
     await page.getByText(step.text, { exact: false }).first().waitFor({ timeout: TIMEOUT });
   },
+  async count(page, step) {
+    // Wait until the visible text holds `text` at least `n` times (a later turn's copy of the same line).
+    await page.waitForFunction(
+      ([text, n]) => document.body.innerText.split(text).length - 1 >= n,
+      [step.text, step.n],
+      { timeout: TIMEOUT },
+    );
+  },
   async gone(page, step) {
     await page.getByText(step.text, { exact: false }).first().waitFor({ state: "detached", timeout: TIMEOUT });
   },

@@ -1,13 +1,16 @@
 """An MCP server whose tool asks the client's model for a completion (``sampling/createMessage``), both eras.
 
 ``build_server()`` returns ``(server, seen)``: ``seen`` is the server's own record of every completion the tool body
-received (``{"text", "model"}``), so a test checks exactly what the server got. The request comes from a resolver
+received (``{"text", "model"}``), so a test checks exactly what the server got. With ``SAMPLING_SEEN_FILE`` set
+(a subprocess: the browser tier) each record is also appended to that file as one JSON line. The request comes from a resolver
 (``Resolve`` → ``Sample``): pushed mid-call on 2025-11-25, an ``InputRequiredResult`` round on 2026-07-28.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
+import os
 from typing import Annotated, Any
 
 import mcp.types as types
@@ -38,9 +41,27 @@ def ask_model_anew(text: str) -> types.CreateMessageResult | Sample:
     return Sample([types.SamplingMessage(role="user", content=types.TextContent(text=prompt))], max_tokens=50)
 
 
+SEEN_FILE_ENV = "SAMPLING_SEEN_FILE"
+
+
+class _Seen(list[dict[str, Any]]):
+    """The record, also written to ``$SAMPLING_SEEN_FILE`` when set."""
+
+    def append(self, item: dict[str, Any]) -> None:
+        super().append(item)
+        path = os.environ.get(SEEN_FILE_ENV)
+        if path:
+            with open(path, "a", encoding="utf-8") as out:
+                out.write(json.dumps(item) + "\n")
+
+    def extend(self, items: Any) -> None:
+        for item in items:
+            self.append(item)
+
+
 def build_server() -> tuple[MCPServer, list[dict[str, Any]]]:
     srv = MCPServer("sampler")
-    seen: list[dict[str, Any]] = []
+    seen: list[dict[str, Any]] = _Seen()
 
     @srv.tool()
     def summarize(text: str, reply: Annotated[types.CreateMessageResult, Resolve(ask_model)]) -> str:
