@@ -10,7 +10,7 @@ text the server gets) or ``reject``.
 
 from __future__ import annotations
 
-from typing import Any, Literal, cast
+from typing import Any, Literal, TypeVar, cast
 
 import mcp.types as types
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -20,7 +20,6 @@ from langgraph_mcp.payloads import (
     SAMPLING_REVIEW_INTERRUPT_TYPE,
     ActionRequest,
     CompletionDecision,
-    CompletionReject,
     ReviewConfig,
     SamplingDecision,
     SamplingInterrupt,
@@ -84,6 +83,20 @@ class _EditedMessage(BaseModel):
     content: _TextBlock
 
 
+def _misfit(
+    kind: str, field: str, edited: object, message: object, *, needs: str, changes: str
+) -> str | None:
+    """What is wrong with an approve / edit (with ``field``) / reject (with an optional message) decision, if
+    anything (both review points, before and after the model runs, take this shape)."""
+    if kind == "edit" and edited is None:
+        return f"an 'edit' decision needs {field!r} ({needs})"
+    if kind != "edit" and edited is not None:
+        return f"a {kind!r} decision takes no {field!r} (use 'edit' to change {changes})"
+    if kind != "reject" and message is not None:
+        return "only a 'reject' decision takes a 'message'"
+    return None
+
+
 class SamplingDecisionModel(BaseModel):
     """The resume value of an ``mcp_sampling`` interrupt: ``{"type": "approve"}``, ``{"type": "edit", "messages":
     [{"role": "user", "content": {"type": "text", "text": ...}}, ...]}`` or ``{"type": "reject"[, "message"]}``."""
@@ -96,12 +109,10 @@ class SamplingDecisionModel(BaseModel):
 
     @model_validator(mode="after")
     def _fits_its_type(self) -> SamplingDecisionModel:
-        if self.type == "edit" and not self.messages:
-            raise ValueError("an 'edit' decision needs 'messages' (the messages the model should answer)")
-        if self.type != "edit" and self.messages is not None:
-            raise ValueError(f"a {self.type!r} decision takes no 'messages' (use 'edit' to change them)")
-        if self.type != "reject" and self.message is not None:
-            raise ValueError("only a 'reject' decision takes a 'message'")
+        needs = "the messages the model should answer"
+        problem = _misfit(self.type, "messages", self.messages, self.message, needs=needs, changes="them")
+        if problem is not None:
+            raise ValueError(problem)
         return self
 
     def decision(self) -> SamplingDecision:
@@ -127,24 +138,40 @@ def sampling_texts(messages: list[dict[str, Any]]) -> list[tuple[str, str]]:
 # --------------------------------------------------------------------------------------------- Agent Chat UI
 
 
-def sampling_card(payload: SamplingInterrupt) -> SamplingInterrupt:
-    """``payload`` plus the ``HITLRequest`` keys (Agent Chat UI mode): one card whose args are the prompt (the
-    messages' text, one per line) and the system prompt; editing the card's ``prompt`` is editing the messages."""
-    prompt = "\n".join(text for _, text in sampling_texts([dict(m) for m in payload["messages"]]))
-    action: ActionRequest = {
-        "name": payload["published_name"],
-        "args": {"prompt": prompt, "system_prompt": payload["system_prompt"] or ""},
-        "description": (
-            f"Server {payload['server']!r} asks your model for a completion (up to {payload['max_tokens']} tokens) "
-            f"while running {payload['tool']!r}. Approve, edit the prompt, or reject."
-        ),
-    }
+_Payload = TypeVar("_Payload", SamplingInterrupt, SamplingReviewInterrupt)
+
+
+def _with_card(payload: _Payload, args: dict[str, Any], description: str) -> _Payload:
+    """``payload`` plus the ``HITLRequest`` keys of its one card (approve, edit or reject)."""
+    action: ActionRequest = {"name": payload["published_name"], "args": args, "description": description}
     config: ReviewConfig = {
         "action_name": payload["published_name"],
         "allowed_decisions": ["approve", "edit", "reject"],
     }
-    card: SamplingInterrupt = {**payload, "action_requests": [action], "review_configs": [config]}
-    return card
+    return cast(_Payload, {**payload, "action_requests": [action], "review_configs": [config]})
+
+
+def _prompt(payload: SamplingInterrupt | SamplingReviewInterrupt) -> str:
+    """The messages' text, one per line."""
+    return "\n".join(text for _, text in sampling_texts([dict(m) for m in payload["messages"]]))
+
+
+def _rejection(message: str | None) -> SamplingReject:
+    reject: SamplingReject = {"type": "reject"}
+    if message:
+        reject["message"] = message
+    return reject
+
+
+def sampling_card(payload: SamplingInterrupt) -> SamplingInterrupt:
+    """``payload`` plus the ``HITLRequest`` keys (Agent Chat UI mode): one card whose args are the prompt (the
+    messages' text, one per line) and the system prompt; editing the card's ``prompt`` is editing the messages."""
+    return _with_card(
+        payload,
+        {"prompt": _prompt(payload), "system_prompt": payload["system_prompt"] or ""},
+        f"Server {payload['server']!r} asks your model for a completion (up to {payload['max_tokens']} tokens) "
+        f"while running {payload['tool']!r}. Approve, edit the prompt, or reject.",
+    )
 
 
 class _EditedPromptArgs(BaseModel):
@@ -185,10 +212,7 @@ class HitlSamplingDecisionModel(BaseModel):
             text = only.edited_action.args.prompt
             return {"type": "edit", "messages": [{"role": "user", "content": {"type": "text", "text": text}}]}
         if only.type == "reject":
-            reject: SamplingReject = {"type": "reject"}
-            if only.message:
-                reject["message"] = only.message
-            return reject
+            return _rejection(only.message)
         return {"type": "approve"}
 
 
@@ -227,16 +251,10 @@ class CompletionDecisionModel(BaseModel):
 
     @model_validator(mode="after")
     def _fits_its_type(self) -> CompletionDecisionModel:
-        if self.type == "edit" and self.text is None:
-            raise ValueError(
-                "an 'edit' decision needs 'text' (what the server gets instead of the completion)"
-            )
-        if self.type != "edit" and self.text is not None:
-            raise ValueError(
-                f"a {self.type!r} decision takes no 'text' (use 'edit' to change the completion)"
-            )
-        if self.type != "reject" and self.message is not None:
-            raise ValueError("only a 'reject' decision takes a 'message'")
+        needs = "what the server gets instead of the completion"
+        problem = _misfit(self.type, "text", self.text, self.message, needs=needs, changes="the completion")
+        if problem is not None:
+            raise ValueError(problem)
         return self
 
     def decision(self) -> CompletionDecision:
@@ -246,21 +264,12 @@ class CompletionDecisionModel(BaseModel):
 def review_card(payload: SamplingReviewInterrupt) -> SamplingReviewInterrupt:
     """``payload`` plus the ``HITLRequest`` keys (Agent Chat UI mode): one card whose args are the completion and
     the prompt it answers; editing the card's ``completion`` is sending that text instead."""
-    prompt = "\n".join(text for _, text in sampling_texts([dict(m) for m in payload["messages"]]))
-    action: ActionRequest = {
-        "name": payload["published_name"],
-        "args": {"completion": payload["completion"], "prompt": prompt},
-        "description": (
-            f"Your model ({payload['model']}) wrote this completion for server {payload['server']!r} while it runs "
-            f"{payload['tool']!r}. Approve to send it, edit the completion, or reject."
-        ),
-    }
-    config: ReviewConfig = {
-        "action_name": payload["published_name"],
-        "allowed_decisions": ["approve", "edit", "reject"],
-    }
-    card: SamplingReviewInterrupt = {**payload, "action_requests": [action], "review_configs": [config]}
-    return card
+    return _with_card(
+        payload,
+        {"completion": payload["completion"], "prompt": _prompt(payload)},
+        f"Your model ({payload['model']}) wrote this completion for server {payload['server']!r} while it runs "
+        f"{payload['tool']!r}. Approve to send it, edit the completion, or reject.",
+    )
 
 
 class _EditedCompletionArgs(BaseModel):
@@ -302,8 +311,5 @@ class HitlCompletionDecisionModel(BaseModel):
         if only.type == "edit" and only.edited_action is not None:
             return {"type": "edit", "text": only.edited_action.args.completion}
         if only.type == "reject":
-            reject: CompletionReject = {"type": "reject"}
-            if only.message:
-                reject["message"] = only.message
-            return reject
+            return _rejection(only.message)
         return {"type": "approve"}
