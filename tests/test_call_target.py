@@ -9,7 +9,7 @@ import pytest
 
 from langgraph_mcp import ApprovalPolicy
 from langgraph_mcp.calls.driver import run_call
-from langgraph_mcp.errors import ToolChangedError
+from langgraph_mcp.errors import ServersClosedError, ToolChangedError
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.servers.mcp_servers import server_access
 from tests.support.helpers import ERAS
@@ -72,3 +72,28 @@ async def test_the_tool_node_proves_again_when_the_listing_is_dropped_under_its_
     assert message.status != "error", message.content
     assert len(attempts) == 2  # held back once (nothing sent), then proven on the new listing and sent
     assert demo.events.snapshot()["add.request"] == 1
+
+
+async def test_a_fixed_credential_target_is_kept_only_while_the_listing_cache_is_unchanged(
+    open_servers: Any,
+) -> None:
+    demo = build_server()
+    servers = open_servers({"demo": in_process(demo, "modern")})
+    access = server_access(servers)
+    tool = (await access.resolve_tool("demo_add")).tool()
+    first = access.call_target(tool, checked=True)
+    assert access.call_target(tool, checked=True) is first  # nothing changed: the same target
+    assert not access.call_target(tool).checked  # an unchecked one is its own
+
+    access.listings.invalidate("demo")  # the listing it was resolved from is dropped
+    dropped = access.call_target(tool, checked=True)
+    assert dropped is not first and dropped.listing is None and not dropped.listed_now()
+
+    relisted = (await access.resolve_tool("demo_add")).tool()
+    newer = access.call_target(relisted, checked=True)
+    assert newer.listed_now() and newer.listing is access.listings.cached("demo")
+    assert not first.listed_now()  # the old target still holds its call back
+
+    await servers.aclose()
+    with pytest.raises(ServersClosedError):
+        access.call_target(relisted, checked=True)

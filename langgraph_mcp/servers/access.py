@@ -9,8 +9,10 @@ what a user calls.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import contextvars
+import weakref
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, TypeVar
 
@@ -65,6 +67,10 @@ class ServerAccess:
         """Where each server's tool output goes, read once from the config (as its catalog is)."""
         self._per_run = bool(interceptors) or any(is_per_run(spec) for spec in config.servers.values())
         """Whether any call can have per-run credentials (a server's, or an interceptor's headers)."""
+        self._targets: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, tuple[int, dict[tuple[str, bool], CallTarget]]
+        ] = weakref.WeakKeyDictionary()
+        """Per loop, the call targets of fixed-credential servers, with the listing cache's version they hold for."""
 
     # ------------------------------------------------------------------------------------------- lifecycle
 
@@ -101,11 +107,27 @@ class ServerAccess:
         """Where a call to ``tool`` goes in the current run, resolved once (see :mod:`langgraph_mcp.calls.target`).
 
         ``checked`` (the tool node's calls): the call is not sent once the tool is no longer what the run's listing
-        it was judged on holds."""
+        it was judged on holds.
+
+        With fixed credentials a target stays the same until a listing is stored, dropped or forgotten (the cache's
+        version moves): its connection, paused rounds and identity are this loop's for good, and its listing is
+        the one the cache still holds. So it is kept per loop and handed out again while the version holds."""
+        loop = asyncio.get_running_loop()
+        kept = self._targets.get(loop)
+        version = self.listings.version
+        if kept is not None and kept[0] == version and not self.connections.closed:
+            target = kept[1].get((tool.published_name, checked))
+            if target is not None and target.tool is tool:
+                return target
         listing = self.listings.cached(tool.server) if checked else None
-        return self.connections.call_target(
+        target = self.connections.call_target(
             tool, self.routing_for(tool.server), listing=listing, checked=checked
         )
+        if not target.identity.per_run:
+            if kept is None or kept[0] != version:
+                kept = self._targets[loop] = (version, {})
+            kept[1][(tool.published_name, checked)] = target
+        return target
 
     def using(self, server: str) -> contextlib.AbstractContextManager[None]:
         """Hold the current run's connection to ``server`` while the block runs: no idle close under it, and the
