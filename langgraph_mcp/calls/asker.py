@@ -108,14 +108,17 @@ class InterruptAsker:
             configurable = get_config().get("configurable", {})
         except RuntimeError:  # called outside a graph: calls work, questions can't pause
             configurable = {}
-        self._scratchpad = task_scratchpad(configurable)
-        fresh = None if self._scratchpad is None else fresh_resume_index(self._scratchpad, configurable)
-        self._fresh = fresh if fresh is not None and fresh >= offset else None
-        """Where this invocation's new answer sits in the book: it is always checked, never skipped."""
         self._configurable = configurable
+        self._read = False
+        """Whether the task's answer book was looked at yet (:meth:`_look`): a call that asks nothing never does."""
+        self._scratchpad: Any = None
+        self._fresh: int | None = None
+        """Where this invocation's new answer sits in the book: it is always checked, never skipped."""
         self._shown: Mapping[str, Any] | None = None
-        """The questions of the interrupt the new answer answers, as shown (see :meth:`paused_round`)."""
-        self.has_checkpointer = has_checkpointer(configurable)
+        """The questions of the interrupt the new answer answers, as shown (see :meth:`_read_shown`)."""
+        self._durable = False
+        """This attempt found no live round to continue (see :meth:`paused_round`)."""
+        self.has_checkpointer = False
         thread = (str(configurable.get("thread_id", "")), str(configurable.get("checkpoint_ns", "")))
         self.key: tuple[str, ...] = (*thread, tool_call_id)
         self.consumed = offset
@@ -125,29 +128,49 @@ class InterruptAsker:
         self._raised_at = 0
         """The index of the interrupt most recently raised: where a paused round resumes."""
 
+    def _look(self) -> None:
+        """Read the task's answer book once, when the call first needs it (a question, a sign-in, a decision)."""
+        if self._read:
+            return
+        self._read = True
+        configurable = self._configurable
+        self._scratchpad = task_scratchpad(configurable)
+        fresh = None if self._scratchpad is None else fresh_resume_index(self._scratchpad, configurable)
+        self._fresh = fresh if fresh is not None and fresh >= self.offset else None
+        self.has_checkpointer = has_checkpointer(configurable)
+
     def after_approval(self) -> None:
         """The task's first interrupt was the tool node's own approval (:mod:`langgraph_mcp.graph.proof`), made
         before any question: the answer book starts after it, and its answer is never read as one."""
+        self._look()
         if self.consumed == 0 and self.offset == 0:
             self.offset = self.consumed = 1
             if self._fresh == 0:
                 self._fresh = None
 
-    async def paused_round(self, rounds: PausedRounds) -> PausedRound | None:
+    def paused_round(self, rounds: PausedRounds) -> PausedRound | None:
         """The live round this run continues (taken from ``rounds``: answers are then looked for from that round's
         own), or ``None``: the call is sent from its beginning and its answers looked for from the start of the
-        book (the durable path, which also reads the question the new answer was given for)."""
+        book (the durable path, which also reads the question the new answer was given for, at the first
+        question: :meth:`answer`)."""
         self._position = 0
-        live = rounds.take(self.key)
+        live = rounds.take(self.key) if rounds.kept else None  # most calls: nothing paused on this connection
+        self._durable = live is None
         if live is not None:
             self._position = live.resume_index
-        elif self._fresh is not None and self._shown is None:
+        return live
+
+    async def _read_shown(self) -> None:
+        if not self._durable:
+            return
+        self._durable = False
+        self._look()
+        if self._fresh is not None and self._shown is None:
             # No live round remembers the questions the new answer was given for: read them from the checkpoint, so
             # an answer to a question the server has changed since is told from a wrong answer.
             value = await shown_interrupt_value(self._configurable, self._fresh)
             requests = value.get("requests") if isinstance(value, Mapping) else None
             self._shown = requests if isinstance(requests, Mapping) else None
-        return live
 
     def start_over(self) -> None:
         """The call is sent again from its beginning: its answers are looked for from the start of the book."""
@@ -155,6 +178,7 @@ class InterruptAsker:
 
     def _open_book(self, name: str, needs: str) -> list[Any]:
         """The answer book (the task's resume values, the node's approval blanked); raises when nothing can pause."""
+        self._look()
         if not self.has_checkpointer:
             raise NoCheckpointerError(
                 name,
@@ -170,7 +194,7 @@ class InterruptAsker:
             interrupt(None)
             self.consumed += 1
 
-    def answer(
+    async def answer(
         self,
         payload: ElicitationInterrupt,
         requests: Mapping[str, ElicitationRequest],
@@ -188,6 +212,7 @@ class InterruptAsker:
         one card at a time); a pause anywhere in the round resumes it from its first question, whose answers are
         then found stored."""
         try:
+            await self._read_shown()
             if self.compat and len(requests) > 1:
                 return self._answer_one_by_one(payload, requests)
             return self._answer_round(payload, requests)

@@ -100,7 +100,7 @@ async def _run(call: DrivenCall) -> types.CallToolResult:
                     "the call was not sent",
                     tool=tool.name,
                 )
-            paused = await asker.paused_round(target.paused) if asker is not None else None
+            paused = asker.paused_round(target.paused) if asker is not None else None
             if paused is not None and (paused.legacy_call is not None) != conn.owner.is_legacy:
                 paused = None  # kept in the other era (the server restarted as another version): start over
                 call.start_over()
@@ -138,7 +138,7 @@ async def _modern(call: DrivenCall, paused: PausedRound | None) -> types.CallToo
         raw = paused.input_requests or {}
         requests = round_questions(conn, raw)
         round_ = paused.round
-        answers = call.ask(round_, requests, paused)
+        answers = await call.ask(round_, requests, paused)
         responses = round_responses(conn, requests, answers, raw, await _answer_samples(call, raw))
         state = paused.request_state
     state_only_rounds = 0
@@ -177,7 +177,7 @@ async def _modern(call: DrivenCall, paused: PausedRound | None) -> types.CallToo
                 request_state=result.request_state,
                 input_requests={k: v.model_dump(mode="json", by_alias=True) for k, v in raw.items()},
             )
-            round_answers = call.ask(round_, requests, live_round)
+            round_answers = await call.ask(round_, requests, live_round)
         responses = round_responses(conn, requests, round_answers, raw, await _answer_samples(call, raw))
         state = result.request_state
 
@@ -303,7 +303,7 @@ async def _legacy(call: DrivenCall, paused: PausedRound | None) -> types.CallToo
                 progress=relay,
                 replayable=_replayable(call.tool),
             )
-            answers = call.ask(round_, requests, live_round)
+            answers = await call.ask(round_, requests, live_round)
             handle.reply(to_elicit_result(next(iter(answers.values()))))
     except (GraphInterrupt, asyncio.CancelledError):
         raise
@@ -320,7 +320,7 @@ async def _answer_parked(call: DrivenCall, paused: PausedRound) -> CallHandle | 
     assert handle is not None and handle.pending_question is not None
     requests = _legacy_requests(conn.spec.question_match, handle.pending_question)
     try:
-        answers = call.ask(paused.round, requests, paused)
+        answers = await call.ask(paused.round, requests, paused)
     except Exception as exc:
         if not (isinstance(exc, GraphInterrupt) or is_invalid_resume(exc)):
             await handle.abandon()  # the call can't go on: cancel it on the server before reporting why
@@ -373,7 +373,7 @@ async def _url_required(call: DrivenCall, error: MCPError) -> types.CallToolResu
         question_key(e.message, None, e.url, conn.spec.question_match): request_from_params(e)
         for e in elicitations
     }
-    answers = call.ask(1, requests)  # nothing stays open while the user visits the URL
+    answers = await call.ask(1, requests)  # nothing stays open while the user visits the URL
     if any(answer["action"] != "accept" for answer in answers.values()):
         return types.CallToolResult(
             content=[

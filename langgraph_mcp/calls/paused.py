@@ -75,11 +75,12 @@ class PausedRounds:
 
     def __init__(self, connection: ServerConnection) -> None:
         self.connection = connection
-        self._rounds: dict[PauseKey, PausedRound] = {}
+        self.kept: dict[PauseKey, PausedRound] = {}
+        """The kept rounds (read it: empty means nothing to continue; :meth:`keep` and :meth:`take` change it)."""
         self._expiring: set[asyncio.Task[None]] = set()
 
     def __len__(self) -> int:
-        return len(self._rounds)
+        return len(self.kept)
 
     def keep(self, key: PauseKey, paused: PausedRound) -> None:
         """Keep a paused round for a same-process resume; a legacy call lets other calls run while it waits.
@@ -89,7 +90,7 @@ class PausedRounds:
         (the caller cancels it), because a server that ignores the cancellation would run it twice."""
         paused.deadline = time.monotonic() + self.connection.spec.park_timeout
         paused.connection_start = self.connection.owner.starts
-        old = self._rounds.pop(key, None)
+        old = self.kept.pop(key, None)
         if old is not None:
             _stop_expiry(old)
             if old.legacy_call is not None and old.legacy_call is not paused.legacy_call:
@@ -110,7 +111,7 @@ class PausedRounds:
             )
             self._abandon(call)
             return
-        self._rounds[key] = paused
+        self.kept[key] = paused
         if paused.progress is not None:
             paused.progress.target = None  # the run that started the call is pausing
         if call is not None:
@@ -139,12 +140,12 @@ class PausedRounds:
 
     def open_legacy_calls(self) -> int:
         """How many kept rounds hold an open legacy call."""
-        return sum(1 for paused in self._rounds.values() if paused.legacy_call is not None)
+        return sum(1 for paused in self.kept.values() if paused.legacy_call is not None)
 
     def take(self, key: PauseKey) -> PausedRound | None:
         """The live paused round for ``key`` (removed), or ``None`` when it is gone: past its deadline, or (legacy)
         its call ended or the connection was restarted since (the server restarted): the durable path re-issues it."""
-        paused = self._rounds.pop(key, None)
+        paused = self.kept.pop(key, None)
         if paused is None:
             return None
         _stop_expiry(paused)
@@ -165,9 +166,9 @@ class PausedRounds:
 
     def _expire(self, key: PauseKey, paused: PausedRound) -> None:
         paused.expiry = None
-        if self._rounds.get(key) is not paused or self.connection.owner.closed:
+        if self.kept.get(key) is not paused or self.connection.owner.closed:
             return
-        del self._rounds[key]
+        del self.kept[key]
         call = paused.legacy_call
         assert call is not None
         # A timer callback runs outside any task, where the owner's task group can't start a job: the call is

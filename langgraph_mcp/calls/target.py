@@ -128,7 +128,7 @@ class DrivenCall:
     def tool(self) -> McpTool:
         return self.target.tool
 
-    def ask(
+    async def ask(
         self, round_: int, requests: dict[str, ElicitationRequest], live: PausedRound | None = None
     ) -> ElicitationAnswers:
         """Answers for one round (stored, or a new interrupt). When the graph must pause, ``live`` (an open legacy
@@ -149,7 +149,9 @@ class DrivenCall:
             "round": round_,
             "requests": requests,
         }
-        return self.asker.answer(payload, requests, (self.target.paused, live) if live is not None else None)
+        return await self.asker.answer(
+            payload, requests, (self.target.paused, live) if live is not None else None
+        )
 
     def start_over(self) -> None:
         if self.asker is not None:

@@ -264,7 +264,7 @@ async def follow_task(call: DrivenCall, handle: TaskHandle) -> types.CallToolRes
                 except Exception:
                     await _cancel_quietly(conn, task_id)  # a question no one here can answer: stop the task
                     raise
-                answers = call.ask(round_, requests)
+                answers = await call.ask(round_, requests)
                 refused = [a["action"] for a in answers.values() if a["action"] != "accept"]
                 if refused:
                     await conn.task_request(
