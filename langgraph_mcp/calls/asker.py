@@ -90,6 +90,35 @@ def _answers_sign_in(payload: AuthorizationInterrupt, stored: object) -> bool:
     return True
 
 
+async def _shown_requests(configurable: Mapping[str, Any], index: int) -> Mapping[str, Any] | None:
+    """The questions of the pending interrupt at ``index`` as the checkpoint keeps them: with no live round to remember
+    them, an answer to a question the server has changed since is told from a wrong answer by them."""
+    value = await shown_interrupt_value(configurable, index)
+    requests = value.get("requests") if isinstance(value, Mapping) else None
+    return requests if isinstance(requests, Mapping) else None
+
+
+def _question(
+    payload: ElicitationInterrupt, requests: Mapping[str, ElicitationRequest], compat: bool
+) -> tuple[ElicitationInterrupt, type[ElicitationAnswersModel]]:
+    """The interrupt's payload and the model its answer is checked against (Agent Chat UI: a ``HITLRequest`` card)."""
+    if compat:
+        card = elicitation_card({**payload, "requests": dict(requests)})
+        return card, hitl_answers_response_schema(card)
+    return payload, answers_response_schema(requests)
+
+
+def _book(configurable: Mapping[str, Any], offset: int) -> tuple[Any, int | None, bool]:
+    """The task's scratchpad, where its new answer sits (past ``offset``, else ``None``), and whether it can pause."""
+    scratchpad = task_scratchpad(configurable)
+    fresh = None if scratchpad is None else fresh_resume_index(scratchpad, configurable)
+    return (
+        scratchpad,
+        fresh if fresh is not None and fresh >= offset else None,
+        has_checkpointer(configurable),
+    )
+
+
 class InterruptAsker:
     """Gets answers for one tool call's questions from LangGraph interrupts (one instance per node run).
 
@@ -100,44 +129,35 @@ class InterruptAsker:
 
     def __init__(self, tool_call_id: str, *, compat: bool = False, offset: int = 0) -> None:
         """``offset``: how many interrupts of the task come before the call's questions (the tool node's own
-        approval, see :mod:`langgraph_mcp.graph.proof`); their stored values are never read as answers."""
+        approval, see :mod:`langgraph_mcp.graph.proof`); their stored values are never read as answers.
+        ``compat``: Agent Chat UI mode (ask with a ``HITLRequest`` card, accept ``{"decisions": [...]}``)."""
         self.compat = compat
-        """Agent Chat UI mode: ask with a ``HITLRequest`` card, accept ``{"decisions": [...]}`` answers."""
         self.offset = offset
         try:
             configurable = get_config().get("configurable", {})
         except RuntimeError:  # called outside a graph: calls work, questions can't pause
             configurable = {}
         self._configurable = configurable
-        self._read = False
-        """Whether the task's answer book was looked at yet (:meth:`_look`): a call that asks nothing never does."""
+        self._read = False  # the task's answer book is looked at when first needed (:meth:`_look`), if ever
         self._scratchpad: Any = None
-        self._fresh: int | None = None
-        """Where this invocation's new answer sits in the book: it is always checked, never skipped."""
-        self._shown: Mapping[str, Any] | None = None
-        """The questions of the interrupt the new answer answers, as shown (see :meth:`_read_shown`)."""
-        self._durable = False
-        """This attempt found no live round to continue (see :meth:`paused_round`)."""
+        self._fresh: int | None = (
+            None  # where this invocation's new answer sits: always checked, never skipped
+        )
+        self._shown: Mapping[str, Any] | None = None  # the questions the new answer answers, as shown
+        self._durable = False  # this attempt found no live round to continue (see :meth:`paused_round`)
         self.has_checkpointer = False
         thread = (str(configurable.get("thread_id", "")), str(configurable.get("checkpoint_ns", "")))
         self.key: tuple[str, ...] = (*thread, tool_call_id)
         self.consumed = offset
         """How many ``interrupt()`` calls this node run has made (LangGraph's per-task counter)."""
-        self._position = 0
-        """Where the next answer is looked for in the book (the index after the last one found)."""
-        self._raised_at = 0
-        """The index of the interrupt most recently raised: where a paused round resumes."""
+        self._position = 0  # where the next answer is looked for in the book (after the last one found)
+        self._raised_at = 0  # the index of the interrupt most recently raised: where a paused round resumes
 
     def _look(self) -> None:
         """Read the task's answer book once, when the call first needs it (a question, a sign-in, a decision)."""
-        if self._read:
-            return
-        self._read = True
-        configurable = self._configurable
-        self._scratchpad = task_scratchpad(configurable)
-        fresh = None if self._scratchpad is None else fresh_resume_index(self._scratchpad, configurable)
-        self._fresh = fresh if fresh is not None and fresh >= self.offset else None
-        self.has_checkpointer = has_checkpointer(configurable)
+        if not self._read:
+            self._read = True
+            self._scratchpad, self._fresh, self.has_checkpointer = _book(self._configurable, self.offset)
 
     def after_approval(self) -> None:
         """The task's first interrupt was the tool node's own approval (:mod:`langgraph_mcp.graph.proof`), made
@@ -161,16 +181,11 @@ class InterruptAsker:
         return live
 
     async def _read_shown(self) -> None:
-        if not self._durable:
-            return
-        self._durable = False
-        self._look()
-        if self._fresh is not None and self._shown is None:
-            # No live round remembers the questions the new answer was given for: read them from the checkpoint, so
-            # an answer to a question the server has changed since is told from a wrong answer.
-            value = await shown_interrupt_value(self._configurable, self._fresh)
-            requests = value.get("requests") if isinstance(value, Mapping) else None
-            self._shown = requests if isinstance(requests, Mapping) else None
+        if self._durable:
+            self._durable = False
+            self._look()
+            if self._fresh is not None and self._shown is None:
+                self._shown = await _shown_requests(self._configurable, self._fresh)
 
     def start_over(self) -> None:
         """The call is sent again from its beginning: its answers are looked for from the start of the book."""
@@ -201,16 +216,11 @@ class InterruptAsker:
         live: tuple[PausedRounds, PausedRound] | None = None,
     ) -> ElicitationAnswers:
         """Answers for ``requests``: the first stored answer from the call's place in the book on with the same
-        keys, or a new interrupt (raises ``GraphInterrupt`` to pause).
-
-        ``live``: the round as it is open now (a legacy call inside its question, a modern requestState) and where
-        to keep it. When the graph pauses, or an answer is refused (the same interrupt stays pending), the round is
-        kept there, stamped with the index it resumes from, so a same-process resume continues it (and a legacy
-        server's tool body still runs once).
-
-        In Agent Chat UI mode a round of several questions is asked one question per interrupt (that UI shows
-        one card at a time); a pause anywhere in the round resumes it from its first question, whose answers are
-        then found stored."""
+        keys, or a new interrupt (raises ``GraphInterrupt`` to pause). ``live``: the round as it is open now (a
+        legacy call inside its question, a modern requestState) and where to keep it: when the graph pauses, or an
+        answer is refused, it is kept there, stamped with the index it resumes from, so a same-process resume
+        continues it (and a legacy server's tool body still runs once). In Agent Chat UI mode a round of several
+        questions is asked one per interrupt (one card at a time); a pause resumes it from its first question."""
         try:
             await self._read_shown()
             if self.compat and len(requests) > 1:
@@ -354,12 +364,7 @@ class InterruptAsker:
                 interrupt(payload)
                 self.consumed = self._position = index + 1
                 return checked
-        model: type[ElicitationAnswersModel]
-        if self.compat:
-            payload = elicitation_card({**payload, "requests": dict(requests)})
-            model = hitl_answers_response_schema(payload)
-        else:
-            model = answers_response_schema(requests)
+        payload, model = _question(payload, requests, self.compat)
         validated = interrupt(payload, response_schema=model)
         self.consumed = self._position = index + 1
         answers: ElicitationAnswers = validated.answers()
