@@ -44,7 +44,7 @@ from langgraph_mcp.examples.demo_server import DemoServer, build_server
 from tests.servers.versioned_server import VersionedServer, build_versioned_server, events, stdio_spec
 from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import ERAS, OpenServers, demo_entry, event_pids, serve_asgi
-from tests.support.security_support import Graph, read_post, scripted, without_length
+from tests.support.security_support import Graph, MethodCutter, scripted, without_length
 
 pytestmark = pytest.mark.anyio
 
@@ -263,27 +263,16 @@ async def test_the_node_can_answer_with_an_error_instead_of_asking(open_servers:
 # ------------------------------------------------------------------------------ 4. retries on untrusted hints
 
 
-class CutToolCalls:
+class CutToolCalls(MethodCutter):
     """ASGI middleware: the first ``cuts`` ``tools/call`` responses carrying a result are cut off mid-body.
 
     The tool has run (the server committed its effect) when its result is sent; the connection then drops
     before the client has the answer. ``cut`` counts the responses it cut.
     """
 
-    def __init__(self, app: Any, *, cuts: int = 1) -> None:
-        self.app = app
-        self.cuts = cuts
-        self.cut = 0
+    method = "tools/call"
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST" or self.cut >= self.cuts:
-            await self.app(scope, receive, send)
-            return
-        method, replayed = await read_post(receive)
-        if method != "tools/call":
-            await self.app(scope, replayed, send)
-            return
-
+    async def respond(self, scope: dict[str, Any], replayed: Any, send: Any) -> None:
         async def cutting(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
                 await send(without_length(message))

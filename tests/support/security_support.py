@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import mcp.types as types
 from langchain_core.messages import AIMessage, AnyMessage, ToolCall
@@ -66,18 +66,15 @@ def without_length(start: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-class CutToolsList:
-    """ASGI middleware: the first ``cuts`` responses to a ``tools/list`` request are cut off mid-body.
+class MethodCutter:
+    """ASGI middleware base: while fewer than ``cuts`` responses were cut (``cut`` counts them), each POST of the
+    JSON-RPC ``method`` goes to :meth:`respond`; every other request goes to the app as it is."""
 
-    The status line and the first bytes of the body go out, then the app raises, so uvicorn drops the connection
-    in the middle of the response (what a crashing server or proxy does). ``mode="error"`` answers HTTP 500
-    instead, ``mode="garbage"`` a 200 whose body is not JSON. ``cut`` counts the responses it spoiled.
-    """
+    method: ClassVar[str]
 
-    def __init__(self, app: Any, *, cuts: int = 1, mode: str = "cut") -> None:
+    def __init__(self, app: Any, *, cuts: int = 1) -> None:
         self.app = app
         self.cuts = cuts
-        self.mode = mode
         self.cut = 0
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -85,9 +82,30 @@ class CutToolsList:
             await self.app(scope, receive, send)
             return
         method, replayed = await read_post(receive)
-        if method != "tools/list":
+        if method != self.method:
             await self.app(scope, replayed, send)
             return
+        await self.respond(scope, replayed, send)
+
+    async def respond(self, scope: dict[str, Any], replayed: Any, send: Any) -> None:
+        raise NotImplementedError
+
+
+class CutToolsList(MethodCutter):
+    """ASGI middleware: the first ``cuts`` responses to a ``tools/list`` request are cut off mid-body.
+
+    The status line and the first bytes of the body go out, then the app raises, so uvicorn drops the connection
+    in the middle of the response (what a crashing server or proxy does). ``mode="error"`` answers HTTP 500
+    instead, ``mode="garbage"`` a 200 whose body is not JSON. ``cut`` counts the responses it spoiled.
+    """
+
+    method = "tools/list"
+
+    def __init__(self, app: Any, *, cuts: int = 1, mode: str = "cut") -> None:
+        super().__init__(app, cuts=cuts)
+        self.mode = mode
+
+    async def respond(self, scope: dict[str, Any], replayed: Any, send: Any) -> None:
         self.cut += 1
         if self.mode == "error":
             await send(
