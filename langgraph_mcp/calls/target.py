@@ -92,16 +92,19 @@ class CallTarget:
     def held(self) -> contextlib.AbstractContextManager[None]:
         """While the call runs: the server's log messages go to this context's
         :data:`~langgraph_mcp.connection.logs.LOG_SINK`, and a per-run connection is not closed as idle."""
-        sink = LOG_SINK.get()
+        logs = self.conn.logs
+        sink = (
+            LOG_SINK.get() if not logs.quiet else None
+        )  # quiet: the server sends none (see ServerLogs.quiet)
         if sink is None and self.lease is None:
-            return _NOTHING_TO_HOLD  # nobody listening, fixed credentials: nothing to do around the call
+            return _NOTHING_TO_HOLD  # nothing to listen for, fixed credentials: nothing to do around the call
         return self._holding(sink)
 
     @contextlib.contextmanager
     def _holding(self, sink: LogSink | None) -> Iterator[None]:
         with (
-            self.conn.logs.listening(sink),
-            self.lease() if self.lease is not None else contextlib.nullcontext(),
+            self.conn.logs.listening(sink) if sink is not None else _NOTHING_TO_HOLD,
+            self.lease() if self.lease is not None else _NOTHING_TO_HOLD,
         ):
             yield
 

@@ -28,7 +28,7 @@ from langgraph_mcp.connection.failures import FailureReader
 from langgraph_mcp.connection.legacy_calls import LegacyCalls
 from langgraph_mcp.connection.legacy_calls import ProgressCallback as ProgressCallback
 from langgraph_mcp.connection.legacy_routing import ElicitReply, LegacyCallRouter
-from langgraph_mcp.connection.logs import ServerLogs
+from langgraph_mcp.connection.logs import ServerLogs, quiet_for
 from langgraph_mcp.connection.owner import (
     ClientOwner,
     ListChanged,
@@ -69,7 +69,7 @@ class ServerConnection:
         self.name = name
         self.spec = spec
         self._on_list_changed = on_list_changed
-        self.logs = ServerLogs(name)
+        self.logs = ServerLogs(name, quiet=quiet_for(spec.mode, spec.log_level))
         """The server's log messages (see :mod:`langgraph_mcp.connection.logs`)."""
         self.router = LegacyCallRouter(name, spec.exclusive_tools)
         """Which legacy call a pushed question belongs to, and which calls must run alone."""

@@ -27,7 +27,7 @@ import mcp.types as types
 from mcp import Client
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-__all__ = ["LOG_SINK", "PYTHON_LEVELS", "LogSink", "ServerLogs", "log_event"]
+__all__ = ["LOG_SINK", "PYTHON_LEVELS", "LogSink", "ServerLogs", "log_event", "quiet_for"]
 
 LogSink: TypeAlias = Callable[[types.LoggingMessageNotificationParams], Awaitable[None]]
 
@@ -52,10 +52,13 @@ PYTHON_LEVELS: dict[str, int] = {
 class ServerLogs:
     """One connection's log messages: logged, and handed to every listening call."""
 
-    def __init__(self, server: str) -> None:
+    def __init__(self, server: str, *, quiet: bool = False) -> None:
         self.server = server
         self.logger = logging.getLogger(f"langgraph_mcp.server.{server}")
         self._sinks: list[LogSink] = []
+        self.quiet = quiet
+        """Nothing can arrive: a 2026-07-28-only server asked for no ``log_level`` sends no log messages, so a call
+        has nothing to listen for (see :func:`quiet_for`)."""
 
     async def on_message(self, params: types.LoggingMessageNotificationParams) -> None:
         """The SDK's ``logging_callback``."""
@@ -99,6 +102,12 @@ class ServerLogs:
                 await client.set_logging_level(level)
         except Exception as exc:  # the server keeps its own level; logs still arrive, only unfiltered
             self.logger.debug("logging/setLevel %r was refused: %r", level, exc)
+
+
+def quiet_for(mode: str, log_level: types.LoggingLevel | None) -> bool:
+    """Whether a server configured with ``mode`` and ``log_level`` never sends a log message: 2026-07-28 only
+    (``mode="modern"``) and no level asked for (the opt-in is per request; without it, nothing)."""
+    return mode == "modern" and log_level is None
 
 
 def log_event(params: types.LoggingMessageNotificationParams, **where: Any) -> dict[str, Any]:
