@@ -62,6 +62,14 @@ class ClientOwner(OwnerTask):
         self.closed = False
 
     @property
+    def alive(self) -> bool:
+        """Connected, and the transport has not reported the server gone."""
+        return self.current is not None and not self._transport_ended()
+
+    def _transport_ended(self) -> bool:
+        return self._watch is not None and self._watch.ended
+
+    @property
     def state(self) -> ConnectionState:
         """``idle`` (never started), ``connected``, ``reconnecting`` (an outage with restarts left), ``down``
         (restarts used up: waiting out the backoff), or ``closed``."""
@@ -79,10 +87,8 @@ class ClientOwner(OwnerTask):
         A reconnect already scheduled ``within`` seconds from now (default: the server's ``tool_timeout``, the
         caller's own deadline) is waited for, and the caller fails only if that attempt fails; one scheduled later
         fails at once (:class:`ServerUnavailableError`, "next attempt in N s")."""
-        client, watch = self.current, self._watch
-        if client is not None and (
-            watch is None or not watch.ended
-        ):  # _transport_ended() inline: every call passes here
+        client = self.current
+        if client is not None and not self._transport_ended():
             return client
         starts = self._starts
         async with self._start_lock:

@@ -112,11 +112,6 @@ class OwnerTask:
     def started(self) -> bool:
         return self.current is not None
 
-    @property
-    def alive(self) -> bool:
-        """Connected, and the transport has not reported the server gone."""
-        return self.current is not None and not self._transport_ended()
-
     async def transport_ended(self) -> None:
         """Return once the current transport has reported the server gone (at once if there is none)."""
         if self._watch is not None:
@@ -138,9 +133,6 @@ class OwnerTask:
     @property
     def last_error(self) -> BaseException | None:
         return self._error
-
-    def _transport_ended(self) -> bool:
-        return self._watch is not None and self._watch.ended
 
     def _hold(self, client: Client | None) -> None:
         """``client`` is the live client now (``None``: there is none); its era goes with it."""

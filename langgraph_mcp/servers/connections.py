@@ -227,7 +227,8 @@ class LiveConnections:
     def using(self, server: str) -> Iterator[None]:
         """Hold the current run's connection to ``server`` while the block runs: no idle close under it, and the
         server's log messages go to this context's :data:`~langgraph_mcp.connection.logs.LOG_SINK`."""
-        with self.holding(), self.connection(server).logs.listening(LOG_SINK.get()):
+        sink = LOG_SINK.get()
+        with self.holding(), self.connection(server).logs.listening(sink) if sink else _NOTHING_TO_HOLD:
             yield
 
     @contextlib.contextmanager
