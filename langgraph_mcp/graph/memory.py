@@ -443,6 +443,13 @@ class StoredApproval:
     updated_at: str
     """When it was written (ISO 8601, the store's clock)."""
 
+    @classmethod
+    def of(cls, item: Item) -> StoredApproval:
+        scope, label = item.namespace[-2:]
+        return cls(
+            scope, _unlabel(label), item.key, dict(item.value), item.updated_at.isoformat(timespec="seconds")
+        )
+
 
 def _search(store: BaseStore, prefix: tuple[str, ...]) -> list[Item]:
     found: list[Item] = []
@@ -460,20 +467,9 @@ def list_approvals(
     if owner is not None and scope is None:
         raise ValueError("list_approvals: give the scope ('thread' or 'principal') with the owner")
     prefix = MEMORY_NAMESPACE if scope is None else memory_namespace(scope, owner)
-    out = []
-    for item in _search(store, prefix):
-        if len(item.namespace) != len(MEMORY_NAMESPACE) + 2:
-            continue
-        out.append(
-            StoredApproval(
-                scope=item.namespace[-2],
-                owner=_unlabel(item.namespace[-1]),
-                key=item.key,
-                entry=dict(item.value),
-                updated_at=item.updated_at.isoformat(timespec="seconds"),
-            )
-        )
-    return sorted(out, key=lambda a: (a.updated_at, a.scope, a.owner, a.key))
+    depth = len(MEMORY_NAMESPACE) + 2
+    found = [StoredApproval.of(item) for item in _search(store, prefix) if len(item.namespace) == depth]
+    return sorted(found, key=lambda a: (a.updated_at, a.scope, a.owner, a.key))
 
 
 def revoke_approvals(
