@@ -12,15 +12,14 @@ callbacks) alive. A resumed run streams the rest of the call through its own ``C
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import mcp.types as types
 from langgraph.config import get_stream_writer
 
-from langgraph_mcp.connection.logs import LOG_SINK, log_event
+from langgraph_mcp.connection.logs import LOG_SINK, LogSink, log_event
 
 __all__ = ["CallStream"]
 
@@ -41,6 +40,7 @@ class CallStream:
         self._output_delta = output_delta
         """The call's ``tool-output-delta`` writer (``stream_mode="tools"``; see :mod:`.runs`), if any."""
         self._context: contextvars.Context | None = contextvars.copy_context()
+        self._token: contextvars.Token[LogSink | None] | None = None
 
     def _write(self, event: dict[str, Any]) -> None:
         if self._writer is not None and self._context is not None:
@@ -56,16 +56,19 @@ class CallStream:
     async def log(self, params: types.LoggingMessageNotificationParams) -> None:
         self._write(log_event(params, **self.where))
 
-    @contextlib.contextmanager
-    def open(self) -> Iterator[None]:
-        """The call as this run sees it: while the block runs, the server's log messages for calls in this context
-        go to the stream; when it ends, later events go nowhere and the run's writer and context are let go."""
-        token = LOG_SINK.set(self.log if self._writer is not None else None)
-        try:
-            yield
-        finally:
-            LOG_SINK.reset(token)
-            self._writer = self._output_delta = self._context = None
+    def open(self) -> CallStream:
+        """The call as this run sees it: while the ``with`` block runs, the server's log messages for calls in this
+        context go to the stream; when it ends, later events go nowhere and the run's writer and context are let
+        go."""
+        return self
+
+    def __enter__(self) -> None:
+        self._token = LOG_SINK.set(self.log if self._writer is not None else None)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            LOG_SINK.reset(self._token)
+        self._writer = self._output_delta = self._context = None
 
 
 def _stream_writer() -> Callable[[Any], None] | None:

@@ -94,14 +94,21 @@ def messages_of(state: Any, messages_key: str = "messages") -> list[AnyMessage]:
     messages = state.get(messages_key) if isinstance(state, dict) else getattr(state, messages_key, None)
     if messages is None:
         raise ConfigError(f"no {messages_key!r} key in the state given to the MCP tool node / router")
-    return list(messages)
+    return messages if type(messages) is list else list(messages)  # read, never changed: no copy of a list
 
 
 def last_ai_message(messages: Sequence[AnyMessage]) -> AIMessage | None:
-    for message in reversed(messages):
+    return _last_ai(messages)[1]
+
+
+def _last_ai(messages: Sequence[AnyMessage]) -> tuple[int, AIMessage | None]:
+    """The last ``AIMessage`` and its index (``len(messages)`` if none): found from the end, so a long history
+    is not walked."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
         if isinstance(message, AIMessage):
-            return message
-    return None
+            return index, message
+    return len(messages), None
 
 
 def _call_id(call: ToolCall) -> str:
@@ -168,17 +175,17 @@ def split_calls(calls: Sequence[ToolCall]) -> tuple[list[ToolCall], list[Refused
     return runnable, refused
 
 
-def _answered(messages: Sequence[AnyMessage], ai: AIMessage) -> set[str]:
-    index = next((i for i, m in enumerate(messages) if m is ai), len(messages))
-    return {m.tool_call_id for m in messages[index:] if isinstance(m, ToolMessage)}
+def _answered(messages: Sequence[AnyMessage], index: int) -> set[str]:
+    """The ids the ``ToolMessage``\ s after ``messages[index]`` (the turn's ``AIMessage``) answer."""
+    return {m.tool_call_id for m in messages[index + 1 :] if isinstance(m, ToolMessage)}
 
 
 def pending_calls(messages: Sequence[AnyMessage]) -> PendingCalls:
     """The pending calls of the last ``AIMessage``: unanswered calls split into runnable and refused."""
-    ai = last_ai_message(messages)
+    index, ai = _last_ai(messages)
     if ai is None or not ai.tool_calls:
         return PendingCalls(ai, [], [])
-    answered = _answered(messages, ai)
+    answered = _answered(messages, index)
     runnable, refused = split_calls(ai.tool_calls)
     return PendingCalls(
         ai,
@@ -193,11 +200,11 @@ def pending_call(messages: Sequence[AnyMessage], call: ToolCall) -> PendingCalls
 
     One pass over the turn's ids without grouping the whole turn, so each of a fan-out's ``n`` tasks does
     ``O(n)`` comparisons instead of splitting all ``n`` calls again."""
-    ai = last_ai_message(messages)
+    index, ai = _last_ai(messages)
     if ai is None or not ai.tool_calls:
         return PendingCalls(ai, [], [])
     call_id = _call_id(call)
-    if call_id in _answered(messages, ai):
+    if call_id in _answered(messages, index):
         return PendingCalls(ai, [], [])
     same = tuple(c for c in ai.tool_calls if _call_id(c) == call_id)
     if not same:
@@ -209,19 +216,18 @@ def pending_call(messages: Sequence[AnyMessage], call: ToolCall) -> PendingCalls
 
 def pending_tool_calls(messages: Sequence[AnyMessage]) -> list[ToolCall]:
     """Every unanswered call of the last ``AIMessage`` (runnable or refused), in the model's order."""
-    ai = last_ai_message(messages)
+    index, ai = _last_ai(messages)
     if ai is None or not ai.tool_calls:
         return []
-    answered = _answered(messages, ai)
+    answered = _answered(messages, index)
     return [call for call in ai.tool_calls if _call_id(call) not in answered]
 
 
 def turn_of(messages: Sequence[AnyMessage]) -> list[AnyMessage]:
     """The last ``AIMessage`` and the messages after it (what a tool call needs of the history)."""
-    ai = last_ai_message(messages)
+    index, ai = _last_ai(messages)
     if ai is None:
         return []
-    index = next((i for i, m in enumerate(messages) if m is ai), 0)
     return list(messages[index:])
 
 
