@@ -263,19 +263,10 @@ async def _one_leg(
 
 
 async def _legacy(call: DrivenCall, paused: PausedRound | None) -> types.CallToolResult:
-    conn = call.conn
-    handle: CallHandle | None = None
-    round_ = 0
-    if paused is not None and paused.legacy_call is not None:
-        handle = await _answer_parked(call, paused)
-        if handle is not None:
-            round_, relay = paused.round, paused.progress
-    if handle is None:
-        relay = ProgressRelay(call.progress) if call.progress is not None else None
-        handle = await conn.legacy.start_call(call.tool.name, call.arguments, progress=relay)
+    handle, round_, relay = await _open_legacy(call, paused)
     try:
         while True:
-            event = await handle.next_event(conn.spec.tool_timeout)
+            event = await handle.next_event(call.conn.spec.tool_timeout)
             if isinstance(event, DoneEvent):
                 assert isinstance(event.result, types.CallToolResult)
                 return event.result
@@ -285,32 +276,59 @@ async def _legacy(call: DrivenCall, paused: PausedRound | None) -> types.CallToo
                     return await _url_required(call, error)
                 raise error
             if isinstance(event.params, types.CreateMessageRequestParams):  # a pushed sampling request
-                try:
-                    sample = await answer_sampling(call, event.params)
-                except GraphInterrupt:
-                    # Not parked: the resume re-issues the call and answers from the stored decision.
-                    await handle.abandon()
-                    raise
-                handle.reply(cast(Any, sample))
+                await _answer_pushed_sample(call, handle, event.params)
                 continue
             round_ += 1
-            call.check_rounds(round_, "questions")
-            requests = _legacy_requests(conn.spec.question_match, event)
-            live_round = PausedRound(
-                legacy_call=handle,
-                resume_index=0,
-                round=round_,
-                progress=relay,
-                replayable=_replayable(call.tool),
-            )
-            answers = await call.ask(round_, requests, live_round)
-            handle.reply(to_elicit_result(next(iter(answers.values()))))
+            await _answer_pushed_question(call, handle, event, round_, relay)
     except (GraphInterrupt, asyncio.CancelledError):
         raise
     except BaseException as exc:
         if not is_invalid_resume(exc):  # a refused answer keeps the call parked for the corrected one
             await handle.abandon()
         raise
+
+
+async def _open_legacy(
+    call: DrivenCall, paused: PausedRound | None
+) -> tuple[CallHandle, int, ProgressRelay | None]:
+    """The call's handle, the questions it has asked so far and its progress relay: the parked call answered
+    (the fast path), or a new ``tools/call``."""
+    if paused is not None and paused.legacy_call is not None:
+        handle = await _answer_parked(call, paused)
+        if handle is not None:
+            return handle, paused.round, paused.progress
+    relay = ProgressRelay(call.progress) if call.progress is not None else None
+    return await call.conn.legacy.start_call(call.tool.name, call.arguments, progress=relay), 0, relay
+
+
+async def _answer_pushed_sample(
+    call: DrivenCall, handle: CallHandle, params: types.CreateMessageRequestParams
+) -> None:
+    try:
+        sample = await answer_sampling(call, params)
+    except GraphInterrupt:
+        # Not parked: the resume re-issues the call and answers from the stored decision.
+        await handle.abandon()
+        raise
+    handle.reply(cast(Any, sample))
+
+
+async def _answer_pushed_question(
+    call: DrivenCall, handle: CallHandle, event: ElicitEvent, round_: int, relay: ProgressRelay | None
+) -> None:
+    """Answer the server's ``round_``-th question from the stored answers, or pause the graph with the call parked
+    inside it (the live round)."""
+    call.check_rounds(round_, "questions")
+    requests = _legacy_requests(call.conn.spec.question_match, event)
+    live_round = PausedRound(
+        legacy_call=handle,
+        resume_index=0,
+        round=round_,
+        progress=relay,
+        replayable=_replayable(call.tool),
+    )
+    answers = await call.ask(round_, requests, live_round)
+    handle.reply(to_elicit_result(next(iter(answers.values()))))
 
 
 async def _answer_parked(call: DrivenCall, paused: PausedRound) -> CallHandle | None:

@@ -10,12 +10,14 @@ import asyncio
 import collections
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, cast
 
 import mcp.types as types
-from mcp import MCPError
+from mcp import Client, MCPError
 
 from langgraph_mcp.config import ServerSpec
+from langgraph_mcp.connection.calls import CallTasks
 from langgraph_mcp.connection.failures import FailureReader, describe_error
 from langgraph_mcp.connection.legacy_routing import CallEnd, ElicitReply, LegacyCallRouter, RoutedCall
 from langgraph_mcp.connection.owner import ClientOwner
@@ -121,6 +123,12 @@ class CallHandle:
         self.cancelled = True
         if self.task is not None and self.task is not asyncio.current_task():
             self.task.cancel()
+
+    def fail(self, error: BaseException) -> None:
+        """Fail the call at once (a message from the server that can't be parsed), unless it waits for a human."""
+        if not self.waits_for_human:
+            self.end(FailedEvent(error))
+            self.cancel()
 
     def release_slot(self) -> None:
         slot, self.slot = self.slot, None
@@ -264,73 +272,78 @@ class LegacyCalls:
         spec = self.spec
         bound = spec.tool_timeout + spec.park_timeout + 5 if legacy else spec.tool_timeout + 5
 
-        def out_of_time() -> None:
-            timed_out = MCPError(code=types.REQUEST_TIMEOUT, message="Request 'tools/call' timed out")
-            handle.end(
-                FailedEvent(self.failures.read(timed_out, client, what=f"the call to {tool!r}", tool=tool))
-            )
-            handle.cancel()
-
-        def fail(error: BaseException) -> None:
-            if not handle.waits_for_human:
-                handle.end(FailedEvent(error))
-                handle.cancel()
-
-        def cancelled() -> FailedEvent:
-            return FailedEvent(ServerConnectionError(self.name, f"call {tool!r} cancelled", tool=tool))
-
-        async def job() -> None:
-            # Cancelled through its own task (CallHandle.cancel), not an anyio scope: ~5 us less per call.
-            handle.task = asyncio.current_task()
-            route = handle.route
-            if route is not None:
-                self.router.enter(route)
-            try:
-                if handle.cancelled:  # abandoned before it started: never sent
-                    self.end(handle, "unsent")
-                    handle.end(cancelled())
-                    return
-                result = await client.session.call_tool(
-                    tool,
-                    arguments,
-                    progress_callback=cast(Any, progress),
-                    input_responses=cast(Any, input_responses),
-                    request_state=request_state,
-                    allow_input_required=True,
-                )
-            except asyncio.CancelledError:
-                self.end(handle, "unsettled")
-                if handle.cancelled:  # our own abandon or timeout: the call ends here
-                    handle.end(cancelled())
-                    return
-                # Not ours: the session ended under it (the transport failed, or the connection is closing).
-                handle.transport_failed = True
-                self.owner.mark_dead(ServerConnectionError(self.name, "the transport failed"), client)
-                handle.end(FailedEvent(ServerConnectionError(self.name, "the transport failed")))
-                raise
-            except BaseException as exc:
-                error = self.failures.read(exc, client, what=f"the call to {tool!r}", tool=tool)
-                # An error response means the server finished the request; a lost or timed-out one doesn't.
-                answered = isinstance(error, MCPError) and error.code not in _UNANSWERED_CODES
-                self.end(handle, "server" if answered else "unsettled")
-                handle.end(FailedEvent(error))
-            else:
-                if route is not None:
-                    self.router.end(route, "server")
-                handle.end(DoneEvent(result))
-            finally:
-                self.event_deadlines.forget(key)
-                self.jobs.untrack(key)
-                if not handle.abandoning:
-                    handle.release_slot()
-                tasks.finished(handle.task)
-
-        key = self.jobs.track(fail)
-        self.event_deadlines.watch(key, bound, out_of_time)
+        key = self.jobs.track(handle.fail)
+        self.event_deadlines.watch(key, bound, partial(self._out_of_time, handle, client))
+        send = partial(
+            client.session.call_tool,
+            tool,
+            arguments,
+            progress_callback=cast(Any, progress),
+            input_responses=cast(Any, input_responses),
+            request_state=request_state,
+            allow_input_required=True,
+        )
         # Its own task, not the caller's (a legacy call may stay parked after its caller was interrupted), in a
         # fresh context (see call_tasks); ended with the session.
-        tasks.start(job())
+        tasks.start(self._job(handle, client, key, tasks, send))
         return handle
+
+    async def _job(
+        self,
+        handle: CallHandle,
+        client: Client,
+        key: object,
+        tasks: CallTasks,
+        send: Callable[[], Awaitable[types.CallToolResult | types.InputRequiredResult]],
+    ) -> None:
+        """The call task: send the request and queue how it ended on the handle."""
+        # Cancelled through its own task (CallHandle.cancel), not an anyio scope: ~5 us less per call.
+        handle.task = asyncio.current_task()
+        route, tool = handle.route, handle.tool
+        if route is not None:
+            self.router.enter(route)
+        try:
+            if handle.cancelled:  # abandoned before it started: never sent
+                self.end(handle, "unsent")
+                handle.end(self._cancelled(tool))
+                return
+            result = await send()
+        except asyncio.CancelledError:
+            self.end(handle, "unsettled")
+            if handle.cancelled:  # our own abandon or timeout: the call ends here
+                handle.end(self._cancelled(tool))
+                return
+            # Not ours: the session ended under it (the transport failed, or the connection is closing).
+            handle.transport_failed = True
+            self.owner.mark_dead(ServerConnectionError(self.name, "the transport failed"), client)
+            handle.end(FailedEvent(ServerConnectionError(self.name, "the transport failed")))
+            raise
+        except BaseException as exc:
+            error = self.failures.read(exc, client, what=f"the call to {tool!r}", tool=tool)
+            # An error response means the server finished the request; a lost or timed-out one doesn't.
+            answered = isinstance(error, MCPError) and error.code not in _UNANSWERED_CODES
+            self.end(handle, "server" if answered else "unsettled")
+            handle.end(FailedEvent(error))
+        else:
+            if route is not None:
+                self.router.end(route, "server")
+            handle.end(DoneEvent(result))
+        finally:
+            self.event_deadlines.forget(key)
+            self.jobs.untrack(key)
+            if not handle.abandoning:
+                handle.release_slot()
+            tasks.finished(handle.task)
+
+    def _out_of_time(self, handle: CallHandle, client: Client) -> None:
+        """The bound on the whole call ran out: it fails as a timed-out request, and is cancelled."""
+        timed_out = MCPError(code=types.REQUEST_TIMEOUT, message="Request 'tools/call' timed out")
+        what = f"the call to {handle.tool!r}"
+        handle.end(FailedEvent(self.failures.read(timed_out, client, what=what, tool=handle.tool)))
+        handle.cancel()
+
+    def _cancelled(self, tool: str) -> FailedEvent:
+        return FailedEvent(ServerConnectionError(self.name, f"call {tool!r} cancelled", tool=tool))
 
     async def _wait_for_turn(self, handle: CallHandle) -> RoutedCall:
         """No unbounded wait: a call waiting its turn (behind one that must run alone) gives up after
