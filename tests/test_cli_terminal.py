@@ -61,6 +61,8 @@ def test_approving_a_destructive_call_runs_it(db: Path) -> None:
     child.expect(r"reason: destructiveHint \(declared\)")
     child.expect(r"Decision for demo_delete_file \[approve/edit/reject/respond\]: ")
     child.sendline("approve")
+    child.expect(r"Remember this approval\? \[no/thread/principal\] \(no\): ")  # tests/test_cli_remember.py
+    child.sendline("")
     child.expect(r"answered approve\s+\(you\)")
 
     rest, code = finish(child)
@@ -150,6 +152,8 @@ def test_ctrl_c_at_a_prompt_leaves_the_thread_pending_and_resume_completes_it(db
     resumed.expect(r"paused approval for demo_delete_file")
     resumed.expect(r"Decision for demo_delete_file .*: ")
     resumed.sendline("a")
+    resumed.expect(r"Remember this approval\? .*: ")
+    resumed.sendline("")
     rest, code = finish(resumed)
 
     assert code == 0
@@ -169,6 +173,8 @@ def test_interactive_demo_asks_for_the_approval_and_the_date(db: Path) -> None:
     child.sendline("reject")
     child.expect(r"Reason \(optional\): ")
     child.sendline("not today")
+    child.expect(r"Remember this rejection\? \[no/thread\] \(no\): ")  # no store in the demo: thread only
+    child.sendline("")
 
     rest, code = finish(child)
 
@@ -198,6 +204,8 @@ def test_answers_given_before_ctrl_c_are_kept(db: Path) -> None:
     )  # a new process: only the approval is left
     resumed.expect(r"Decision for demo_delete_file .*: ")
     resumed.sendline("a")
+    resumed.expect(r"Remember this approval\? .*: ")
+    resumed.sendline("")
     rest, code = finish(resumed)
 
     assert code == 0

@@ -35,6 +35,7 @@ from langgraph_mcp.cli.runner import (
     drive,
     known_calls,
     resolve_tool,
+    run_config,
     state_messages,
     thread_state,
 )
@@ -127,7 +128,7 @@ def cmd_call(args: argparse.Namespace, console: Console, err: Console) -> int:
         )
         graph = build_call_graph(servers, policy, session.checkpointer(db), session.store(db))
         save_thread(db, record)
-        config = {"configurable": {"thread_id": thread_id}}
+        config = run_config(thread_id)
         console.print(Text.assemble(("thread ", "dim"), (thread_id, "bold"), (f"  ({db})", "dim")))
         view = RunView(console, transcript=False, policy=policy, tools=[tool] if tool is not None else [])
         request = {"name": args.tool, "args": call_args, "id": tool_call_id}
@@ -212,7 +213,7 @@ def cmd_resume(args: argparse.Namespace, console: Console, err: Console) -> int:
     answers = AnswersFile.load(args.answers) if args.answers else None
     with Session() as session:
         graph, policy = _graph_for(session, record, db, args)
-        config = {"configurable": {"thread_id": args.thread}}
+        config = run_config(args.thread)
         state = thread_state(session, graph, config)
         if not pending_interrupts(state) and not state.interrupts and not state.next:
             console.print(

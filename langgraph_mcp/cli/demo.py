@@ -30,7 +30,7 @@ from langgraph_mcp.cli.hints import report_pending
 from langgraph_mcp.cli.models import demo_model
 from langgraph_mcp.cli.render import RunView, server_target
 from langgraph_mcp.cli.responders import AnswersFile, responder_chain
-from langgraph_mcp.cli.runner import EXIT_FAILED, EXIT_OK, CliError, Session, drive
+from langgraph_mcp.cli.runner import EXIT_FAILED, EXIT_OK, CliError, Session, drive, run_config
 from langgraph_mcp.cli.store import ThreadRecord, new_thread_id, save_thread
 from langgraph_mcp.errors import LangGraphMcpError
 from langgraph_mcp.examples.demo_graph import build_graph
@@ -85,7 +85,7 @@ def cmd_demo(args: argparse.Namespace, console: Console, err: Console) -> int:
             view = RunView(console, transcript=True, policy=policy, tools=tools)
             human = HumanMessage(content=DEMO_PROMPT, id="demo-prompt")
             view.messages([human])
-            config: dict[str, Any] = {"configurable": {"thread_id": thread_id}}
+            config: dict[str, Any] = run_config(thread_id)
             outcome = drive(session, graph, config, {"messages": [human]}, view, responders)
             if answers is not None:
                 unused = [k for k, v in answers.entries.items() if v]

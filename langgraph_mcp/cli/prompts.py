@@ -1,5 +1,9 @@
 """Terminal prompts: approval decisions and elicitation forms, asked with ``rich.prompt``.
 
+An approval whose payload offers ``remember`` (:mod:`langgraph_mcp.graph.memory`) is followed, after an approve or
+a reject, by "Remember this approval?" (or rejection) with the offered scopes (default ``no``; so does input that
+ends there): the answer carries it.
+
 Forms are typed from the request's ``requested_schema``: defaults are pre-filled (Enter keeps them), enums are
 offered as choices, booleans as yes/no, numbers are parsed, and fields the payload marks ``sensitive`` are
 read without echo. Each value is checked on its own as soon as it is typed (with the same rules that check the
@@ -53,6 +57,10 @@ _DECISION_HELP = {
     "edit": "change the arguments, then run it",
     "reject": "don't run it (optionally say why)",
     "respond": "don't run it; give the model this answer instead",
+}
+_REMEMBER_HELP = {
+    "thread": "don't ask again about this tool on this thread",
+    "principal": "don't ask again about this tool for this user, on any thread",
 }
 _ACTIONS = ("accept", "decline", "cancel")
 _MISSING = object()
@@ -121,6 +129,24 @@ def _ask_edit(console: Console, payload: ApprovalInterrupt) -> Decision:
             use_editor = False
 
 
+def _ask_remember(console: Console, payload: ApprovalInterrupt, decision: Decision) -> Decision:
+    """``decision`` with the ``remember`` scope the human picks among those the payload offers (default: none)."""
+    offered = [scope for scope in payload.get("remember") or [] if scope in _REMEMBER_HELP]
+    if not offered:
+        return decision
+    covers = " with these arguments" if payload.get("remember_covers") == "same_args" else ""
+    for scope in offered:
+        console.print(Text(f"    {scope}: {_REMEMBER_HELP[scope]}{covers}", style="dim"))
+    what = "approval" if decision["type"] == "approve" else "rejection"
+    try:
+        choice = _pick(console, f"Remember this {what}?", ["no", *offered], default="no")
+    except EOFError:  # input ended after the decision (answers piped in): the default, nothing remembered
+        return decision
+    if choice == "no":
+        return decision
+    return validate_decision(payload, {**decision, "remember": choice})
+
+
 def ask_approval(console: Console, payload: ApprovalInterrupt) -> Decision:
     """Ask for a decision on one approval interrupt (only the decisions it allows are offered)."""
     allowed = [d for d in payload.get("allowed_decisions", []) if d in _DECISION_HELP] or [
@@ -132,12 +158,15 @@ def ask_approval(console: Console, payload: ApprovalInterrupt) -> Decision:
     while True:
         choice = _pick(console, f"Decision for {payload['published_name']}", list(allowed))
         if choice == "approve":
-            return {"type": "approve"}
+            return _ask_remember(console, payload, {"type": "approve"})
         if choice == "edit":
             return _ask_edit(console, payload)
         if choice == "reject":
             reason = Prompt.ask("Reason (optional)", console=console, default="", show_default=False)
-            return validate_decision(payload, {"type": "reject", **({"message": reason} if reason else {})})
+            rejected = validate_decision(
+                payload, {"type": "reject", **({"message": reason} if reason else {})}
+            )
+            return _ask_remember(console, payload, rejected)
         message = Prompt.ask("Answer for the model", console=console, default="", show_default=False)
         try:
             return validate_decision(payload, {"type": "respond", "message": message})

@@ -386,6 +386,8 @@ def _approval_lines(item: PendingMcpInterrupt, value: dict[str, Any]) -> list[An
         when = datetime.datetime.fromtimestamp(value["expires_at"]).astimezone().strftime("%H:%M:%S %Z")
         lines.append(Text(f"    expires: {when} (an approval after that counts as a rejection)"))
     lines.append(Text(f"    allowed: {', '.join(value.get('allowed_decisions', []))}"))
+    if value.get("remember"):
+        lines.append(Text(f"    can be remembered for: {', '.join(value['remember'])}"))
     return lines
 
 
@@ -449,6 +451,8 @@ def reply_text(item: PendingMcpInterrupt, reply: Reply) -> Text:
             text.append(f" args={_json(value.get('edited_action', {}).get('args', {}))}")
         elif value.get("message"):
             text.append(f" message={_json(value.get('message'))}")
+        if value.get("remember"):
+            text.append(f" remember={value['remember']}")
     elif item.kind == "elicitation" and isinstance(value, Mapping):
         requests = cast(dict[str, Any], item.payload.get("requests") or {})
         parts = []

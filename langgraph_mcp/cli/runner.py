@@ -40,6 +40,7 @@ from langgraph_mcp.cli.render import RunView, server_target
 from langgraph_mcp.cli.responders import Responder, first_reply
 from langgraph_mcp.cli.store import approval_secret
 from langgraph_mcp.config import McpServersConfig
+from langgraph_mcp.credentials import RUN_CONFIG
 from langgraph_mcp.errors import (
     AuthorizationRequiredError,
     CliError,
@@ -69,6 +70,7 @@ __all__ = [
     "Session",
     "build_call_graph",
     "drive",
+    "run_config",
 ]
 
 EXIT_OK = 0
@@ -301,6 +303,18 @@ async def _segment(
                         view.messages(messages)
     finally:
         view.end_segment()
+
+
+def run_config(thread_id: str) -> dict[str, Any]:
+    """A run's config: the thread, and whose run it is (``user_id``: ``--configurable user_id=...``, else the local
+    user), so the approval gate can offer to remember a decision for that principal. Only the principal: other
+    ``--configurable`` values (tokens) never go into the graph's config, which the checkpoint keeps."""
+    given = (RUN_CONFIG.get() or {}).get("configurable") or {}
+    configurable: dict[str, Any] = {"thread_id": thread_id}
+    for key in ("langgraph_auth_user_id", "user_id"):
+        if isinstance(given.get(key), str) and given[key]:
+            configurable[key] = given[key]
+    return {"configurable": configurable}
 
 
 def thread_state(
