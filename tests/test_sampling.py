@@ -207,6 +207,50 @@ async def test_agent_chat_ui_mode_shows_one_card_and_an_edit_is_the_edited_promp
 
 
 @pytest.mark.parametrize("mode", ERAS)
+async def test_an_agent_chat_ui_edit_of_the_system_prompt_is_refused_and_the_card_stays(
+    open_servers: OpenServers, mode: str
+) -> None:
+    """The card shows the server's system prompt in an editable box; an edit of it was silently dropped (the
+    model got the server's prompt): now it is refused before it is saved, saying what to edit instead."""
+    from langchain_core.messages import AIMessage
+    from langgraph.graph import END, START, MessagesState, StateGraph
+
+    from langgraph_mcp import McpToolNode, route_tool_calls
+
+    srv, seen = build_server()
+    servers = open_servers({"sampler": in_process(srv, mode, sampling_model=ScriptedSamplingModel())})
+    builder = StateGraph(MessagesState)
+    builder.add_node("agent", lambda state: {"messages": [AIMessage("", tool_calls=[CALL], id="ai-1")]})
+    builder.add_node("tools", McpToolNode(servers, agent_chat_ui=True, policy=NO_APPROVALS))
+    builder.add_edge(START, "agent")
+    builder.add_conditional_edges("agent", route_tool_calls, ["tools", END])
+    graph = builder.compile(checkpointer=InMemorySaver())
+    out = await graph.ainvoke(start(), config())
+    (pending,) = out["__interrupt__"]
+    [card] = pending.value["action_requests"]
+    assert card["args"]["system_prompt"] == "You write one-line summaries."
+
+    def edit(**args: str) -> dict[str, Any]:
+        return {"decisions": [{"type": "edit", "edited_action": {"name": "sampler_summarize", "args": args}}]}
+
+    changed = edit(prompt=PROMPT, system_prompt="Answer in French.")
+    with pytest.raises(
+        ValidationError, match="system_prompt is the server's and can't be edited: edit 'prompt'"
+    ):
+        await graph.ainvoke(Command(resume={pending.id: changed}), config())
+    with pytest.raises(ResumeError, match="system_prompt is the server's"):
+        resume_command(
+            pending_interrupts(await graph.aget_state(config(), subgraphs=True)), decisions={"c1": changed}
+        )
+    (again,) = pending_interrupts(await graph.aget_state(config(), subgraphs=True))
+    assert again.interrupt_id == pending.id and seen == []
+    kept = edit(prompt="Summarize in French", system_prompt="You write one-line summaries.")
+    out = await graph.ainvoke(Command(resume={pending.id: kept}), config())
+    assert text_of(tool_messages(out)["c1"]) == "summary: Scripted reply to: Summarize in French"
+    assert [s["text"] for s in seen] == ["Scripted reply to: Summarize in French"]
+
+
+@pytest.mark.parametrize("mode", ERAS)
 async def test_resume_command_answers_a_sampling_request_with_an_approval_in_one_command(
     open_servers: OpenServers, mode: str
 ) -> None:

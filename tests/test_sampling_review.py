@@ -192,6 +192,45 @@ async def test_agent_chat_ui_mode_shows_the_completion_as_one_card(
 
 
 @pytest.mark.parametrize("mode", ERAS)
+async def test_an_agent_chat_ui_edit_of_the_reviewed_prompt_is_refused_and_the_card_stays(
+    open_servers: OpenServers, mode: str
+) -> None:
+    """The completion card shows the prompt the model answered in an editable box; an edit of it was silently
+    dropped (the server got the completion anyway): now it is refused before it is saved, saying what to edit."""
+    from langgraph.graph import END, START, MessagesState, StateGraph
+
+    from langgraph_mcp import McpToolNode, route_tool_calls
+
+    srv, seen = build_server()
+    servers = open_servers(sampler(srv, mode, NumberedModel(), sampling_policy="allow"))
+    builder = StateGraph(MessagesState)
+    builder.add_node("agent", lambda state: {"messages": [AIMessage("", tool_calls=[CALL], id="ai-1")]})
+    builder.add_node("tools", McpToolNode(servers, agent_chat_ui=True, policy=NO_APPROVALS))
+    builder.add_edge(START, "agent")
+    builder.add_conditional_edges("agent", route_tool_calls, ["tools", END])
+    graph = builder.compile(checkpointer=InMemorySaver())
+    out = await graph.ainvoke(start(), config())
+    (pending,) = out["__interrupt__"]
+
+    def edit(**args: str) -> dict[str, Any]:
+        return {"decisions": [{"type": "edit", "edited_action": {"name": "sampler_summarize", "args": args}}]}
+
+    changed = edit(completion=FIRST, prompt="Summarize: a short story")
+    with pytest.raises(ValidationError, match="prompt was already answered by the model and can't be edited"):
+        await graph.ainvoke(Command(resume={pending.id: changed}), config())
+    with pytest.raises(ResumeError, match="edit 'completion'"):
+        resume_command(
+            pending_interrupts(await graph.aget_state(config(), subgraphs=True)), decisions={"c1": changed}
+        )
+    (again,) = pending_interrupts(await graph.aget_state(config(), subgraphs=True))
+    assert again.interrupt_id == pending.id and seen == []
+    kept = edit(completion="Shorter.", prompt="Summarize: a long story")
+    out = await graph.ainvoke(Command(resume={pending.id: kept}), config())
+    assert text_of(tool_messages(out)["c1"]) == "summary: Shorter."
+    assert [s["text"] for s in seen] == ["Shorter."]
+
+
+@pytest.mark.parametrize("mode", ERAS)
 def test_a_sync_graph_refuses_a_review_it_could_not_keep(mode: str) -> None:
     """A sync run can't call the async ``@task`` that keeps the completion: refused, saying why."""
     srv, seen = build_server()

@@ -45,12 +45,12 @@ from langgraph_mcp.connection.connection import ServerConnection
 from langgraph_mcp.errors import SamplingRefusedError, UnsupportedRequestError
 from langgraph_mcp.humans.sampling import (
     CompletionDecisionModel,
-    HitlCompletionDecisionModel,
-    HitlSamplingDecisionModel,
     SamplingDecisionModel,
     review_card,
+    review_card_model,
     review_payload,
     sampling_card,
+    sampling_card_model,
     sampling_payload,
     sampling_texts,
 )
@@ -182,7 +182,8 @@ def _asked(asker: InterruptAsker | None, payload: SamplingInterrupt) -> list[Any
     if asker is None:
         return None
     if asker.compat:  # Agent Chat UI: one HITLRequest card, answered with {"decisions": [...]}
-        decided = asker.decide(sampling_card(payload), HitlSamplingDecisionModel)
+        card = sampling_card(payload)
+        decided = asker.decide(card, sampling_card_model(card))
     else:
         decided = asker.decide(payload, SamplingDecisionModel)
     decision = decided.decision()
@@ -264,7 +265,8 @@ async def _reviewed(
     payload = review_payload(request, messages, text, model, key)
     # A completion made just now was never shown: no stored decision may answer it, so a new interrupt asks.
     if asker.compat:
-        decided = asker.decide(review_card(payload), HitlCompletionDecisionModel, anew=made_now)
+        card = review_card(payload)
+        decided = asker.decide(card, review_card_model(card), anew=made_now)
     else:
         decided = asker.decide(payload, CompletionDecisionModel, anew=made_now)
     decision: CompletionDecision = decided.decision()

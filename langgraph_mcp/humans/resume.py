@@ -47,9 +47,9 @@ from langgraph_mcp.humans.answers import validate_answers
 from langgraph_mcp.humans.decisions import only_decision, validate_decision
 from langgraph_mcp.humans.sampling import (
     CompletionDecisionModel,
-    HitlCompletionDecisionModel,
-    HitlSamplingDecisionModel,
     SamplingDecisionModel,
+    review_card_model,
+    sampling_card_model,
 )
 from langgraph_mcp.humans.sign_in import check_sign_in_answer
 from langgraph_mcp.payloads import (
@@ -327,7 +327,7 @@ def sampling_decision(item: PendingMcpInterrupt, decision: object, argument: str
     review = item.kind == "sampling_review"
     model: type[BaseModel]
     if item.compat:
-        model = HitlCompletionDecisionModel if review else HitlSamplingDecisionModel
+        model = review_card_model(item.payload) if review else sampling_card_model(item.payload)
         if not (isinstance(decision, Mapping) and "decisions" in decision and "type" not in decision):
             decision = {"decisions": [decision]}
     else:

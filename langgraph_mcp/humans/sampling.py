@@ -10,7 +10,9 @@ text the server gets) or ``reject``.
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeVar, cast
+import functools
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal, TypeVar, cast
 
 import mcp.types as types
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -34,8 +36,10 @@ __all__ = [
     "HitlSamplingDecisionModel",
     "SamplingDecisionModel",
     "review_card",
+    "review_card_model",
     "review_payload",
     "sampling_card",
+    "sampling_card_model",
     "sampling_payload",
     "sampling_texts",
 ]
@@ -177,6 +181,7 @@ def sampling_card(payload: SamplingInterrupt) -> SamplingInterrupt:
 class _EditedPromptArgs(BaseModel):
     model_config = ConfigDict(extra="ignore")
     prompt: str = Field(min_length=1, max_length=200_000)
+    system_prompt: str | None = Field(default=None, max_length=200_000)
 
 
 class _EditedPrompt(BaseModel):
@@ -205,6 +210,19 @@ class HitlSamplingDecisionModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     decisions: list[_HitlSamplingDecision] = Field(min_length=1, max_length=1)
+    shown_system_prompt: ClassVar[str | None] = None
+    """The card's system prompt (:func:`sampling_card_model`): an edit that changes it is refused."""
+
+    @model_validator(mode="after")
+    def _keeps_the_system_prompt(self) -> HitlSamplingDecisionModel:
+        only = self.decisions[0]
+        edited = only.edited_action.args.system_prompt if only.edited_action is not None else None
+        if _changed(only.type, edited, type(self).shown_system_prompt):
+            raise ValueError(
+                "the card's system_prompt is the server's and can't be edited: edit 'prompt' (what the model is "
+                "asked) instead, or reject"
+            )
+        return self
 
     def decision(self) -> SamplingDecision:
         only = self.decisions[0]
@@ -275,6 +293,7 @@ def review_card(payload: SamplingReviewInterrupt) -> SamplingReviewInterrupt:
 class _EditedCompletionArgs(BaseModel):
     model_config = ConfigDict(extra="ignore")
     completion: str = Field(max_length=200_000)
+    prompt: str | None = Field(default=None, max_length=200_000)
 
 
 class _EditedCompletion(BaseModel):
@@ -305,6 +324,20 @@ class HitlCompletionDecisionModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     decisions: list[_HitlCompletionDecision] = Field(min_length=1, max_length=1)
+    shown_prompt: ClassVar[str | None] = None
+    """The card's prompt (:func:`review_card_model`): the model has answered it, so an edit that changes it is
+    refused."""
+
+    @model_validator(mode="after")
+    def _keeps_the_prompt(self) -> HitlCompletionDecisionModel:
+        only = self.decisions[0]
+        edited = only.edited_action.args.prompt if only.edited_action is not None else None
+        if _changed(only.type, edited, type(self).shown_prompt):
+            raise ValueError(
+                "the card's prompt was already answered by the model and can't be edited: edit 'completion' (the "
+                "text the server gets) instead, or reject"
+            )
+        return self
 
     def decision(self) -> CompletionDecision:
         only = self.decisions[0]
@@ -313,3 +346,45 @@ class HitlCompletionDecisionModel(BaseModel):
         if only.type == "reject":
             return _rejection(only.message)
         return {"type": "approve"}
+
+
+def _changed(kind: str, edited: str | None, shown: str | None) -> bool:
+    """Whether an edit changed a card argument that is shown but not editable (``None``: not known)."""
+    return kind == "edit" and shown is not None and edited is not None and edited != shown
+
+
+def _card_arg(card: Mapping[str, Any], name: str) -> str | None:
+    """Argument ``name`` of the card's one action request, as shown (``None`` when the payload has no card)."""
+    requests = card.get("action_requests")
+    first = requests[0] if isinstance(requests, list) and requests else None
+    args = first.get("args") if isinstance(first, Mapping) else None
+    value = args.get(name) if isinstance(args, Mapping) else None
+    return value if isinstance(value, str) else None
+
+
+def sampling_card_model(card: Mapping[str, Any]) -> type[HitlSamplingDecisionModel]:
+    """The decision model of one sampling card (:func:`sampling_card`): :class:`HitlSamplingDecisionModel`, refusing
+    an edit that changes the card's ``system_prompt``."""
+    return _sampling_card_model(_card_arg(card, "system_prompt"))
+
+
+def review_card_model(card: Mapping[str, Any]) -> type[HitlCompletionDecisionModel]:
+    """The decision model of one completion card (:func:`review_card`): :class:`HitlCompletionDecisionModel`,
+    refusing an edit that changes the card's ``prompt``."""
+    return _review_card_model(_card_arg(card, "prompt"))
+
+
+@functools.lru_cache(maxsize=256)
+def _sampling_card_model(shown: str | None) -> type[HitlSamplingDecisionModel]:
+    if shown is None:
+        return HitlSamplingDecisionModel
+    namespace = {"shown_system_prompt": shown, "__module__": __name__}
+    return type("HitlSamplingDecisionModel", (HitlSamplingDecisionModel,), namespace)
+
+
+@functools.lru_cache(maxsize=256)
+def _review_card_model(shown: str | None) -> type[HitlCompletionDecisionModel]:
+    if shown is None:
+        return HitlCompletionDecisionModel
+    namespace = {"shown_prompt": shown, "__module__": __name__}
+    return type("HitlCompletionDecisionModel", (HitlCompletionDecisionModel,), namespace)
