@@ -176,7 +176,7 @@ def split_calls(calls: Sequence[ToolCall]) -> tuple[list[ToolCall], list[Refused
 
 
 def _answered(messages: Sequence[AnyMessage], index: int) -> set[str]:
-    """The ids the ``ToolMessage``\ s after ``messages[index]`` (the turn's ``AIMessage``) answer."""
+    """The ids the ToolMessages after ``messages[index]`` (the turn's ``AIMessage``) answer."""
     return {m.tool_call_id for m in messages[index + 1 :] if isinstance(m, ToolMessage)}
 
 

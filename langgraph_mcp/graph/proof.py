@@ -17,7 +17,8 @@ checkpoint, so a resume on another worker finds it. With ``on_unproven="error"``
 from __future__ import annotations
 
 import copy
-from collections.abc import Hashable, Mapping
+import functools
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
@@ -81,7 +82,7 @@ class _Remembered:
     Every field and private attribute is compared (not only what a verdict reads today), so whatever the policy
     comes to read is covered; rules are frozen and compared as the tuple they are."""
 
-    __slots__ = ("fields", "policy", "private", "proofs", "reads_args")
+    __slots__ = ("fields", "policy", "private", "proofs", "reads_args", "reads_principal")
 
     def __init__(self, policy: ApprovalPolicy) -> None:
         self.policy = policy
@@ -89,6 +90,8 @@ class _Remembered:
         self.private = _snapshot(_private(policy))
         self.reads_args = any(rule.args for rule in policy.rules)
         """Some rule has argument conditions (a superset of "a rule for this call reads them")."""
+        self.reads_principal = any(rule.principal for rule in policy.rules)
+        """Some rule has a principal condition: otherwise no verdict depends on who runs the graph."""
         self.proofs: dict[Hashable, Proof] = {}
 
     def holds(self, policy: ApprovalPolicy) -> bool:
@@ -121,10 +124,12 @@ def _remembered_for(policy: ApprovalPolicy) -> _Remembered | None:
 
 
 def _policy_proof(
-    policy: ApprovalPolicy, call: ToolCall, tool: McpTool | None, principal: str | None
+    policy: ApprovalPolicy, call: ToolCall, tool: McpTool | None, principal_of: Callable[[], str | None]
 ) -> Proof:
+    """The remembered proof; ``principal_of`` is asked only when a verdict may depend on the principal."""
     memo = _remembered_for(policy)
     key: Hashable | None = None
+    principal = principal_of() if memo is None or memo.reads_principal else None
     if memo is not None:
         try:
             key = memo.key(call, tool, principal)
@@ -133,6 +138,8 @@ def _policy_proof(
             key = hit = None
         if hit is not None:
             return hit
+    if memo is not None and not memo.reads_principal:
+        principal = principal_of()  # evaluated as ever (no rule reads it: the same verdict for anyone)
     verdict = policy.verdict(call, tool, principal=principal)
     proof = Proof(verdict, verdict.allowed)
     # No verdict_key: a predicate may decide the call (code may read anything), so it is evaluated every time.
@@ -152,10 +159,14 @@ def policy_verdict(
 ) -> Verdict:
     """``policy.verdict(call, tool)``, remembered while the policy holds what it held, under everything else the
     verdict reads (see :class:`_Remembered`); a call a predicate may decide is evaluated every time."""
-    return _policy_proof(policy, call, tool, principal).verdict
+    return _policy_proof(policy, call, tool, lambda: principal).verdict
 
 
-def _principal(policy: ApprovalPolicy, config: Any) -> str | None:
+def _principal(policy: ApprovalPolicy) -> str | None:
+    try:
+        config: Any = get_config()
+    except RuntimeError:  # called outside a graph
+        config = None
     if type(policy) is ApprovalPolicy:  # ApprovalPolicy.principal_for, without a call into the policy module
         fn = policy.principal
         return fn(config) if fn is not None else current_principal(config)
@@ -191,18 +202,13 @@ def prove(
 ) -> Proof:
     """Check ``call`` (to the tool ``resolution`` found, as listed now) against the policy and the record's signed
     binding. A call allowed or denied by the policy alone gets the proof remembered for an equal call."""
-    try:
-        config: Any = get_config()
-    except RuntimeError:  # called outside a graph
-        config = None
-    principal = _principal(policy, config)
     if len(resolution.tools) == 1 and not resolution.unknown:  # one owner, established: the policy alone
         tool: McpTool | None = resolution.tools[0]
-        proof = _policy_proof(policy, call, tool, principal)
+        proof = _policy_proof(policy, call, tool, functools.partial(_principal, policy))
     else:  # a collision or an owner that could not be established: never remembered
         owner = owner_of(resolution)
         tool = owner.tool
-        verdict = owner_verdict(policy, call, owner, principal=principal)
+        verdict = owner_verdict(policy, call, owner, principal=_principal(policy))
         proof = Proof(verdict, verdict.allowed)
     if proof.proven or proof.denied or tool is None:
         return proof
