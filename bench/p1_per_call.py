@@ -4,6 +4,9 @@ Variants (one fast ``add`` call each, interleaved in one process):
 
 * ``raw session`` — ``mcp.Client.call_tool`` on an open session (the floor).
 * ``servers.call_tool`` — ``McpServers.call_tool`` by published name.
+* ``raw session, own task`` (legacy) — the raw call awaited in a task of its own, its result handed back through a
+  future: the floor of a call that can stay open ("parked") after its caller was interrupted, which is how a legacy
+  call runs (mcp 2.3 awaits a response inside the frame that sent the request, so it can't move there later).
 * ``graph: McpToolNode`` — a compiled graph ``agent → tools`` with ``McpToolNode`` (plain edge).
 * ``graph: McpToolNode via Send`` — the same with ``route_tool_calls`` (one ``Send`` per call, the standard wiring).
 * ``graph: McpToolNode, decision checked`` — the policy asks about ``demo_add``; the model's turn carries a decision
@@ -20,6 +23,8 @@ Graph rows are compared with the hand-written graph as well as with the raw sess
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import itertools
 from contextlib import AsyncExitStack
 from typing import Any
@@ -149,6 +154,20 @@ async def variants_for(stack: AsyncExitStack, era: str) -> dict[str, Any]:
         for _ in range(n):
             await servers.call_tool("demo_add", {"a": 1, "b": 2})
 
+    async def raw_in_a_task(n: int) -> None:
+        # What any call that can stay open after its caller left (a parked legacy call) pays at least with mcp 2.3:
+        # the request awaited in a task of its own (fresh context), its result handed back through a future.
+        loop = asyncio.get_running_loop()
+        for _ in range(n):
+            done: asyncio.Future[Any] = loop.create_future()
+
+            async def job(done: asyncio.Future[Any] = done) -> None:
+                done.set_result(await client.call_tool("add", {"a": 1, "b": 2}))
+
+            task = loop.create_task(job(), context=contextvars.Context())
+            await done  # set in the task's last step: it has ended by now
+            assert task.done()
+
     tracer = ToolRunCollector()
 
     def run_graph(graph: Any, callbacks: list[Any] | None = None) -> Any:
@@ -162,6 +181,8 @@ async def variants_for(stack: AsyncExitStack, era: str) -> dict[str, Any]:
         return go
 
     variants: dict[str, Any] = {"raw session": raw, "servers.call_tool": ours}
+    if era == "legacy":
+        variants["raw session, own task"] = raw_in_a_task
     variants.update({name: run_graph(g) for name, g in graphs.items()})
     variants["graph: McpToolNode + tracer"] = run_graph(graphs["graph: McpToolNode"], [tracer])
     variants["graph: ToolNode(get_tools()) + tracer"] = run_graph(
