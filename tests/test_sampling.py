@@ -177,19 +177,9 @@ async def test_a_restart_between_the_question_and_the_answer_loses_nothing(
 async def test_agent_chat_ui_mode_shows_one_card_and_an_edit_is_the_edited_prompt(
     open_servers: OpenServers, mode: str
 ) -> None:
-    from langchain_core.messages import AIMessage
-    from langgraph.graph import END, START, MessagesState, StateGraph
-
-    from langgraph_mcp import McpToolNode, route_tool_calls
-
     srv, seen = build_server()
     servers = open_servers({"sampler": in_process(srv, mode, sampling_model=ScriptedSamplingModel())})
-    builder = StateGraph(MessagesState)
-    builder.add_node("agent", lambda state: {"messages": [AIMessage("", tool_calls=[CALL], id="ai-1")]})
-    builder.add_node("tools", McpToolNode(servers, agent_chat_ui=True, policy=NO_APPROVALS))
-    builder.add_edge(START, "agent")
-    builder.add_conditional_edges("agent", route_tool_calls, ["tools", END])
-    graph = builder.compile(checkpointer=InMemorySaver())
+    graph = one_turn_graph(servers, [CALL], InMemorySaver(), policy=NO_APPROVALS, agent_chat_ui=True)
     out = await graph.ainvoke(start(), config())
     (pending,) = out["__interrupt__"]
     [card] = pending.value["action_requests"]
@@ -212,19 +202,9 @@ async def test_an_agent_chat_ui_edit_of_the_system_prompt_is_refused_and_the_car
 ) -> None:
     """The card shows the server's system prompt in an editable box; an edit of it was silently dropped (the
     model got the server's prompt): now it is refused before it is saved, saying what to edit instead."""
-    from langchain_core.messages import AIMessage
-    from langgraph.graph import END, START, MessagesState, StateGraph
-
-    from langgraph_mcp import McpToolNode, route_tool_calls
-
     srv, seen = build_server()
     servers = open_servers({"sampler": in_process(srv, mode, sampling_model=ScriptedSamplingModel())})
-    builder = StateGraph(MessagesState)
-    builder.add_node("agent", lambda state: {"messages": [AIMessage("", tool_calls=[CALL], id="ai-1")]})
-    builder.add_node("tools", McpToolNode(servers, agent_chat_ui=True, policy=NO_APPROVALS))
-    builder.add_edge(START, "agent")
-    builder.add_conditional_edges("agent", route_tool_calls, ["tools", END])
-    graph = builder.compile(checkpointer=InMemorySaver())
+    graph = one_turn_graph(servers, [CALL], InMemorySaver(), policy=NO_APPROVALS, agent_chat_ui=True)
     out = await graph.ainvoke(start(), config())
     (pending,) = out["__interrupt__"]
     [card] = pending.value["action_requests"]

@@ -163,18 +163,9 @@ async def test_two_reviewed_completions_of_one_call_each_made_once(
 async def test_agent_chat_ui_mode_shows_the_completion_as_one_card(
     open_servers: OpenServers, mode: str
 ) -> None:
-    from langgraph.graph import END, START, MessagesState, StateGraph
-
-    from langgraph_mcp import McpToolNode, route_tool_calls
-
     srv, seen = build_server()
     servers = open_servers(sampler(srv, mode, NumberedModel(), sampling_policy="allow"))
-    builder = StateGraph(MessagesState)
-    builder.add_node("agent", lambda state: {"messages": [AIMessage("", tool_calls=[CALL], id="ai-1")]})
-    builder.add_node("tools", McpToolNode(servers, agent_chat_ui=True, policy=NO_APPROVALS))
-    builder.add_edge(START, "agent")
-    builder.add_conditional_edges("agent", route_tool_calls, ["tools", END])
-    graph = builder.compile(checkpointer=InMemorySaver())
+    graph = one_turn_graph(servers, [CALL], InMemorySaver(), policy=NO_APPROVALS, agent_chat_ui=True)
     out = await graph.ainvoke(start(), config())
     (pending,) = out["__interrupt__"]
     [card] = pending.value["action_requests"]
@@ -197,18 +188,9 @@ async def test_an_agent_chat_ui_edit_of_the_reviewed_prompt_is_refused_and_the_c
 ) -> None:
     """The completion card shows the prompt the model answered in an editable box; an edit of it was silently
     dropped (the server got the completion anyway): now it is refused before it is saved, saying what to edit."""
-    from langgraph.graph import END, START, MessagesState, StateGraph
-
-    from langgraph_mcp import McpToolNode, route_tool_calls
-
     srv, seen = build_server()
     servers = open_servers(sampler(srv, mode, NumberedModel(), sampling_policy="allow"))
-    builder = StateGraph(MessagesState)
-    builder.add_node("agent", lambda state: {"messages": [AIMessage("", tool_calls=[CALL], id="ai-1")]})
-    builder.add_node("tools", McpToolNode(servers, agent_chat_ui=True, policy=NO_APPROVALS))
-    builder.add_edge(START, "agent")
-    builder.add_conditional_edges("agent", route_tool_calls, ["tools", END])
-    graph = builder.compile(checkpointer=InMemorySaver())
+    graph = one_turn_graph(servers, [CALL], InMemorySaver(), policy=NO_APPROVALS, agent_chat_ui=True)
     out = await graph.ainvoke(start(), config())
     (pending,) = out["__interrupt__"]
 

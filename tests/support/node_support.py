@@ -31,18 +31,19 @@ def one_turn_graph(
     *,
     fan_out: bool = True,
     policy: ApprovalPolicy | None = None,
+    agent_chat_ui: bool = False,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """START → agent (proposes ``calls``) → [one Send per call | the whole batch] → tools → END.
 
     ``policy`` is the tool node's (what it runs without a decision; the default policy asks about destructive and
-    unannotated tools)."""
+    unannotated tools); ``agent_chat_ui`` its Agent Chat UI mode (interrupts carry cards)."""
 
     def agent(state: MessagesState) -> dict[str, Any]:
         return {"messages": [AIMessage("", tool_calls=list(calls), id="ai-1")]}
 
     builder = StateGraph(MessagesState)
     builder.add_node("agent", agent)
-    builder.add_node("tools", McpToolNode(servers, policy=policy))
+    builder.add_node("tools", McpToolNode(servers, policy=policy, agent_chat_ui=agent_chat_ui))
     builder.add_edge(START, "agent")
     if fan_out:
         builder.add_conditional_edges("agent", route_tool_calls, ["tools", END])
