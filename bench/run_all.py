@@ -32,6 +32,7 @@ MODULES = [
     "p9_tasks",
     "p10_policy",
     "p11_cold_start",
+    "p12_memory",
 ]
 
 
