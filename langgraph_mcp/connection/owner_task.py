@@ -10,6 +10,7 @@ jobs (the connection's requests) belong to it, not to their callers. When to sta
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import logging
 from collections.abc import Awaitable, Callable
@@ -193,7 +194,9 @@ class OwnerTask:
         stderr = StderrCapture(self.name, self.spec.stderr) if isinstance(self.spec, StdioServer) else None
         self._stderr = stderr
         try:
-            async with self._make_client(stderr) as client, anyio.create_task_group() as tg:
+            async with contextlib.AsyncExitStack() as held:
+                client = await self._enter_client(held, stderr)
+                tg = await held.enter_async_context(anyio.create_task_group())
                 if self.spec.mode == "modern" and client.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
                     raise ServerConnectionError(
                         self.name,
@@ -207,7 +210,7 @@ class OwnerTask:
                 self._task_group = tg
                 self._call_tasks = calls
                 if self._on_list_changed is not None and (kinds := _announced_changes(client)):
-                    tg.start_soon(self._watch_list_changes, client, kinds)
+                    tg.start_soon(_watch_list_changes, self.name, client, kinds, self._on_list_changed)
                 self._ready.set()
                 await self._stop.wait()
                 tg.cancel_scope.cancel()
@@ -234,24 +237,13 @@ class OwnerTask:
             if stderr is not None:
                 stderr.close()
 
-    async def _watch_list_changes(self, client: Client, kinds: set[ListKind]) -> None:
-        """2026-07-28 servers announce listing changes only on a ``subscriptions/listen`` stream."""
-        try:
-            async with client.listen(
-                tools_list_changed="tools" in kinds,
-                resources_list_changed="resources" in kinds,
-                prompts_list_changed="prompts" in kinds,
-            ) as subscription:
-                async for event in subscription:
-                    kind = _LISTEN_EVENTS.get(type(event))
-                    if kind is not None and self._on_list_changed is not None:
-                        self._on_list_changed(self.name, kind)
-        except Exception as exc:  # a lost or refused subscription only costs freshness, never a call
-            logger.debug("MCP server %r: list-change subscription ended: %r", self.name, exc)
-
-    def _make_client(self, stderr: StderrCapture | None) -> Client:
+    async def _enter_client(self, held: contextlib.AsyncExitStack, stderr: StderrCapture | None) -> Client:
+        """Enter the client into ``held``. An extension (MCP Tasks) is advertised only to a server that offers it:
+        where another client costs no second server process (HTTP, SSE, in-process), a first client discovers
+        without extensions, and only a 2026-07-28 server whose capabilities list one gets a client that advertises
+        it, adopting the first one's discovery (no second ``server/discover``). A stdio server would start twice:
+        it is told of every extension at once."""
         spec = self.spec
-        assert self._watch is not None
         common: dict[str, Any] = {
             # "modern" still probes (server/discover) rather than pinning the version: the probe waits for the
             # server to be up within connect_timeout and brings its real capabilities; legacy-only is refused.
@@ -259,8 +251,30 @@ class OwnerTask:
             "client_info": types.Implementation(name="langgraph-mcp", version="0.1.0"),
             **self._options(),
         }
+        extensions = common.pop("extensions", None) or []
+        if extensions and isinstance(spec, StdioServer):
+            common["extensions"] = extensions
+        if not extensions or isinstance(spec, StdioServer):
+            return await held.enter_async_context(self._make_client(stderr, common))
+        async with contextlib.AsyncExitStack() as probing:
+            first = await probing.enter_async_context(self._make_client(stderr, common))
+            offered = getattr(first.server_capabilities, "extensions", None) or {}
+            wanted = [extension for extension in extensions if extension.identifier in offered]
+            if first.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS or not wanted:
+                await held.enter_async_context(probing.pop_all())  # it is the client: nothing to advertise
+                return first
+            adopted = {"mode": first.protocol_version, "prior_discover": first.session.discover_result}
+        self._watch = TransportWatch(
+            self.name, self._on_invalid
+        )  # the first client's transport ended, not this one's
+        return await held.enter_async_context(
+            self._make_client(stderr, {**common, **adopted, "extensions": wanted})
+        )
+
+    def _make_client(self, stderr: StderrCapture | None, common: dict[str, Any]) -> Client:
+        assert self._watch is not None
         writer = cast(TextIO, stderr.writer) if stderr is not None else None
-        return make_client(spec, self._watch, stderr=writer, common=common)
+        return make_client(self.spec, self._watch, stderr=writer, common=common)
 
     async def _wait_owner(self, timeout: float = OWNER_STOP_SECONDS) -> None:
         """Wait (bounded) for the owner task to finish; a cancellation of *this* caller still propagates."""
@@ -272,6 +286,24 @@ class OwnerTask:
                 await asyncio.wait([owner])
         except TimeoutError:
             logger.warning("MCP server %r: its connection did not stop within %gs", self.name, timeout)
+
+
+async def _watch_list_changes(
+    server: str, client: Client, kinds: set[ListKind], on_list_changed: ListChanged
+) -> None:
+    """2026-07-28 servers announce listing changes only on a ``subscriptions/listen`` stream."""
+    try:
+        async with client.listen(
+            tools_list_changed="tools" in kinds,
+            resources_list_changed="resources" in kinds,
+            prompts_list_changed="prompts" in kinds,
+        ) as subscription:
+            async for event in subscription:
+                kind = _LISTEN_EVENTS.get(type(event))
+                if kind is not None:
+                    on_list_changed(server, kind)
+    except Exception as exc:  # a lost or refused subscription only costs freshness, never a call
+        logger.debug("MCP server %r: list-change subscription ended: %r", server, exc)
 
 
 def _stdio_context(spec: ServerSpec, stderr: StderrCapture | None) -> str:
