@@ -157,6 +157,25 @@ except ImportError:  # pragma: no cover
     _ToolCallWriterVar = None
 
 
+def _writes_nowhere_reference(chunk: Any) -> None:
+    pass
+
+
+def writes_nowhere(writer: Callable[[Any], None]) -> bool:
+    """Whether ``writer`` (from ``get_stream_writer()``) is LangGraph's no-op one: the run streams no custom events
+    (``stream_mode`` without ``"custom"``, or a subgraph streamed without ``subgraphs=True``). LangGraph hands every
+    task a plain function whose body is ``pass`` then; anything else (a wrapper, a real writer) counts as
+    listening."""
+    code = getattr(writer, "__code__", None)
+    reference = _writes_nowhere_reference.__code__
+    return (
+        code is not None
+        and code.co_code == reference.co_code
+        and code.co_consts == reference.co_consts
+        and not getattr(writer, "__closure__", None)
+    )
+
+
 def tool_output_writer() -> Callable[[Any], None] | None:
     """The ``tool-output-delta`` writer of the tool run open in this context (``stream_mode="tools"``), or ``None``."""
     if _ToolCallWriterVar is None:

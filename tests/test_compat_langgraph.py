@@ -10,7 +10,7 @@ from langchain_core.runnables import RunnableLambda
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
-from langgraph.config import get_config
+from langgraph.config import get_config, get_stream_writer
 from langgraph.graph import START, StateGraph
 from langgraph.prebuilt import ToolNode
 from langgraph.types import Command, interrupt
@@ -188,3 +188,24 @@ def test_tool_output_writer_is_what_tool_runtime_emits_through() -> None:
     writer("from us")
     assert seen == ["from the runtime", "from us"], UPGRADE
     assert _compat.tool_output_writer() is None
+
+
+@pytest.mark.anyio
+async def test_writes_nowhere_tells_a_run_that_streams_no_custom_events() -> None:
+    seen: list[bool] = []
+
+    class S(TypedDict):
+        x: int
+
+    async def node(state: S) -> S:
+        seen.append(_compat.writes_nowhere(get_stream_writer()))
+        return state
+
+    builder = StateGraph(S)
+    builder.add_node("n", node)
+    builder.add_edge(START, "n")
+    graph = builder.compile()
+    await graph.ainvoke({"x": 1})
+    _ = [c async for c in graph.astream({"x": 1}, stream_mode="updates")]
+    _ = [c async for c in graph.astream({"x": 1}, stream_mode=["custom", "updates"])]
+    assert seen == [True, True, False]

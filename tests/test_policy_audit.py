@@ -11,6 +11,7 @@ from langchain_core.messages import HumanMessage
 
 from langgraph_mcp import resume_command
 from langgraph_mcp.catalog import args_digest
+from langgraph_mcp.graph import node as node_module
 from langgraph_mcp.payloads import DecisionRecord
 from tests.support.helpers import OpenServers
 from tests.support.node_support import call
@@ -89,3 +90,34 @@ async def test_one_mcp_decision_per_call_with_every_field(
 
     logged = [r.mcp_decision for r in caplog.records if r.name == "langgraph_mcp.audit"]  # type: ignore[attr-defined]
     assert sorted(logged, key=lambda e: e["tool_call_id"]) == sorted(events, key=lambda e: e["tool_call_id"])
+
+
+@pytest.mark.parametrize("wiring", WIRINGS)
+async def test_no_record_is_built_for_a_call_nobody_hears_about(
+    open_servers: OpenServers, wiring: str, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built: list[str] = []
+    original = node_module.decision_record
+
+    def counted(**fields: Any) -> DecisionRecord:
+        built.append(fields["tool_call_id"])
+        return original(**fields)
+
+    monkeypatch.setattr(node_module, "decision_record", counted)
+    caplog.set_level(logging.WARNING, logger="langgraph_mcp.audit")
+    _srv, _clock, graph = setup(open_servers, [call("demo_read_file", "quiet", path="notes.txt")], wiring)
+    out = await graph.ainvoke({"messages": [HumanMessage("go")]}, {"configurable": {"thread_id": "q"}})
+    assert [m.tool_call_id for m in out["messages"] if m.type == "tool" and m.status != "error"] == ["quiet"]
+    assert built == []  # no custom stream, the audit logger below INFO, no tracer: nothing to build it for
+
+    _srv, _clock, graph = setup(open_servers, [call("demo_read_file", "heard", path="notes.txt")], wiring)
+    events: list[dict[str, Any]] = []
+    await run(graph, {"messages": [HumanMessage("go")]}, {"configurable": {"thread_id": "h"}}, events)
+    assert built == ["heard"] and [e["tool_call_id"] for e in events] == ["heard"]
+    caplog.set_level(logging.INFO, logger="langgraph_mcp.audit")
+    _srv, _clock, graph = setup(open_servers, [call("demo_read_file", "logged", path="notes.txt")], wiring)
+    await graph.ainvoke({"messages": [HumanMessage("go")]}, {"configurable": {"thread_id": "l"}})
+    assert built == ["heard", "logged"]
+    assert [r.mcp_decision["tool_call_id"] for r in caplog.records if hasattr(r, "mcp_decision")][
+        -1
+    ] == "logged"

@@ -31,6 +31,7 @@ from langgraph.config import get_config, get_stream_writer
 from langgraph.store.base import BaseStore
 from opentelemetry import trace
 
+from langgraph_mcp._compat import writes_nowhere
 from langgraph_mcp.catalog import args_digest
 from langgraph_mcp.payloads import DECISION_EVENT_TYPE, DecisionRecord, DecisionType
 from langgraph_mcp.servers.identities import current_store
@@ -43,6 +44,7 @@ __all__ = [
     "audit_records",
     "call_span",
     "decision_record",
+    "decisions_heard",
     "emit_decision",
     "span_attributes",
 ]
@@ -110,6 +112,18 @@ _NO_SPAN = contextlib.nullcontext(trace.INVALID_SPAN)
 def span_attributes(record: DecisionRecord) -> dict[str, str]:
     """The record as span attributes (``mcp.decision.<field>``; fields without a value are left out)."""
     return {f"mcp.decision.{k}": str(v) for k, v in record.items() if v is not None and k != "type"}
+
+
+def decisions_heard(span: Any) -> bool:
+    """Whether a call's ``mcp_decision`` record would reach anyone: its span records, the audit logger takes INFO
+    (a :class:`StoreAuditSink` or any handler set to it), or the run streams custom events."""
+    if span.is_recording() or AUDIT_LOGGER.isEnabledFor(logging.INFO):
+        return True
+    try:
+        writer = get_stream_writer()
+    except RuntimeError:  # outside a graph run: the log alone, which does not take it
+        return False
+    return not writes_nowhere(writer)
 
 
 def emit_decision(record: DecisionRecord) -> None:

@@ -37,7 +37,13 @@ from langgraph_mcp.errors import (
     ToolChangedError,
     ToolNotFoundError,
 )
-from langgraph_mcp.graph.audit import call_span, decision_record, emit_decision, span_attributes
+from langgraph_mcp.graph.audit import (
+    call_span,
+    decision_record,
+    decisions_heard,
+    emit_decision,
+    span_attributes,
+)
 from langgraph_mcp.graph.messages import (
     GateRecord,
     RefusedCalls,
@@ -311,7 +317,7 @@ class _NodeCall:
         # Held from its first use (listing) through the send: a per-run identity's connection is not closed under it.
         with call_span(self.name) as span, self.node._access.holding():
             message = await self._try_call(found)
-            if self.record is not None:  # also as its span's attributes
+            if self.record is not None and decisions_heard(span):  # also as its span's attributes
                 decision = self._decision(found[0] if found else None, message)
                 emit_decision(decision)
                 if span.is_recording():
