@@ -34,7 +34,6 @@ from langgraph_mcp._compat import (
     task_scratchpad,
 )
 from langgraph_mcp.catalog import McpTool, ToolResolution, args_digest, canonical_json
-from langgraph_mcp.credentials import current_principal
 from langgraph_mcp.graph.gate import approval_payload, rejection_message
 from langgraph_mcp.graph.messages import GateRecord
 from langgraph_mcp.graph.owners import owner_of, owner_verdict
@@ -167,9 +166,6 @@ def _principal(policy: ApprovalPolicy) -> str | None:
         config: Any = get_config()
     except RuntimeError:  # called outside a graph
         config = None
-    if type(policy) is ApprovalPolicy:  # ApprovalPolicy.principal_for, without a call into the policy module
-        fn = policy.principal
-        return fn(config) if fn is not None else current_principal(config)
     return policy.principal_for(config)
 
 
