@@ -101,7 +101,8 @@ def _result(text: str, tool: str, call_id: str) -> str:
 
 def test_review_a_completion_approve_edit_reject(served: Served) -> None:
     """Three turns of one thread, one review card each: the person approves the model's text, then replaces it,
-    then rejects it; the server got exactly the approved and the edited text, and nothing the third time."""
+    then edits the Prompt box (refused: the model already answered it; the card stays) and rejects; the server got
+    exactly the approved and the edited text, and nothing the third time."""
     report = served.page(REVIEW_GRAPH_ID).run(
         "review",
         [
@@ -118,6 +119,11 @@ def test_review_a_completion_approve_edit_reject(served: Served) -> None:
             _done(2, "edited"),
             {"do": "send", "text": "and once more"},
             {"do": "card", "title": "notes_summarize"},
+            # the Prompt box is what the model already answered: an edit of it is refused, the card stays
+            {"do": "fill", "field": "Prompt", "value": "Summarize kindly: the meeting notes"},
+            {"do": "click", "button": "Submit"},
+            {"do": "text", "text": "An error occurred", "shot": "prompt-refused"},
+            {"do": "card", "title": "notes_summarize"},
             {"do": "reject", "reason": "do not send this"},
             _done(3, "rejected"),
         ],
@@ -128,6 +134,11 @@ def test_review_a_completion_approve_edit_reject(served: Served) -> None:
     assert card["fields"]["Prompt"] == f"Summarize: {SUMMARIZED}"
     for shown in ("notes_summarize", "Edit/Approve", "Approve", "Reject", "Submit rejection"):
         assert shown in card["text"], shown
+    refused = report.after("prompt-refused")
+    assert "the card's prompt was already answered by the model and can't be edited" in "\n".join(
+        refused["toasts"]
+    ), refused["toasts"]
+    assert "Submit rejection" in refused["text"]  # still answerable
     assert served.completions_seen() == [COMPLETION, "Two decisions, one owner."]  # the server's own record
 
     text = report.after("rejected")["text"]
