@@ -432,6 +432,8 @@ def test_cli_call_prints_the_link_reads_the_pasted_address_and_auth_lists_and_re
         child.sendline(sign_in_as_person(url))
         child.expect("Decision for secure_get_time")
         child.sendline("approve")
+        child.expect(r"Remember this approval\? .*: ")  # tests/test_cli_remember.py
+        child.sendline("")
         child.expect(pexpect.EOF)
     finally:
         child.close()
