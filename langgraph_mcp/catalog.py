@@ -408,6 +408,14 @@ class ToolResolution:
             raise ToolOwnerUnknownError(self.published_name, dict(self.unknown))
         raise ToolNotFoundError(self.published_name, self.close_matches)
 
+    def sole_tool(self) -> McpTool:
+        """:meth:`tool`, and only while no other server that could publish the name is unknown: a call that no
+        human will see must not guess its owner (``ToolOwnerUnknownError`` names the unlisted servers)."""
+        tool = self.tool()
+        if self.unknown:
+            raise ToolOwnerUnknownError(self.published_name, dict(self.unknown))
+        return tool
+
 
 def close_matches(name: str, tools: Iterable[McpTool]) -> list[str]:
     """Up to three published names close to ``name`` (for "did you mean" hints)."""

@@ -146,6 +146,37 @@ async def test_a_prefix_free_server_that_failed_to_list_could_publish_any_name(
     assert srv.events.counts["delete_file.request"] == 0
 
 
+async def test_without_a_human_a_prefix_free_server_that_failed_to_list_leaves_every_name_unowned(
+    open_servers: OpenServers,
+) -> None:
+    """``servers.call_tool``, ``get_tool`` and ``get_tools()``' tools ask nobody: while a ``prefix=False`` server
+    can't be listed, a name another server lists may be its too, so they refuse instead of guessing the owner."""
+    srv = build_server()
+    proxy = CutToolsList(http_app(srv), cuts=1_000, mode="error")
+    base = await open_servers.enter(serve_asgi(proxy))
+    demo = build_server()
+    servers = open_servers(
+        {
+            "demo": {"transport": "in_process", "server": demo},
+            "bare": {"transport": "http", "url": f"{base}/mcp", "prefix": False, "connect_timeout": 10},
+        },
+        on_connection_error="ignore",
+    )
+    [listed] = [t for t in await servers.list_tools() if t.published_name == "demo_list_files"]
+    [lc_tool] = [t for t in await servers.get_tools(["demo"]) if t.name == "demo_list_files"]
+    with pytest.raises(ToolOwnerUnknownError, match="'bare'"):
+        await servers.call_tool("demo_list_files", {})
+    with pytest.raises(ToolOwnerUnknownError, match="'bare'"):
+        await servers.get_tool("demo_list_files")
+    with pytest.raises(ToolOwnerUnknownError, match="'bare'"):
+        await lc_tool.ainvoke({})
+    assert demo.events.counts["list_files.request"] == 0 and listed.server == "demo"
+    proxy.cuts = proxy.cut  # 'bare' lists again: its listing rules the name out
+    assert (await servers.get_tool("demo_list_files")).server == "demo"
+    assert not (await servers.call_tool("demo_list_files", {})).is_error
+    assert demo.events.counts["list_files.request"] == 1
+
+
 async def test_a_stale_listing_that_cannot_be_refreshed_is_not_trusted(
     open_servers: OpenServers, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:

@@ -147,10 +147,11 @@ def _make_tool(servers: ToolHost, tool: McpTool) -> BaseTool:
         if _in_graph():
             call_id = _current_tool_call_id()
             asker = InterruptAsker(call_id)
-        # Never guess between servers: if the name has come to be published twice, refuse (``tool()`` raises).
+        # Never guess between servers: if the name has come to be published twice, or a server that could publish
+        # it can't be listed now, refuse (``sole_tool()`` raises).
         resolution = await servers.resolve_tool(tool.published_name)
-        if len(resolution.tools) > 1:
-            resolution.tool()
+        if len(resolution.tools) > 1 or resolution.unknown:
+            resolution.sole_tool()
         # The tool run BaseTool opened for this call: under stream_mode="tools" progress is its output delta too.
         stream = CallStream(call_id, tool.server, tool.name, output_delta=tool_output_writer())
         try:

@@ -226,10 +226,10 @@ class McpServers:
         """The tool published as ``published_name``, listing servers if needed (fails closed).
 
         Raises :class:`~langgraph_mcp.errors.ToolNameCollisionError` when two servers publish the name,
-        :class:`~langgraph_mcp.errors.ToolOwnerUnknownError` when no listed server publishes it but a server
-        that could was not listed, and ``ToolNotFoundError`` only when no configured server publishes it.
+        ``ToolOwnerUnknownError`` while a server that could publish it is not listed (even if another lists it:
+        nobody is asked here), and ``ToolNotFoundError`` only when no configured server publishes it.
         """
-        return (await self.resolve_tool(published_name)).tool()
+        return (await self.resolve_tool(published_name)).sole_tool()
 
     def server_status(self, server: str) -> ServerStatus:
         """What is known about ``server`` in this loop: connection state, era, server info, last error.
@@ -254,7 +254,9 @@ class McpServers:
         Transport failures of read-only or idempotent tools are retried (``retries`` per server). A tool that asks
         for input can't be answered here: use :class:`~langgraph_mcp.McpToolNode` in a graph for that.
         """
-        tool = (await self._access.resolve_tool(published_name)).tool()  # get_tool, one await less per call
+        tool = (
+            await self._access.resolve_tool(published_name)
+        ).sole_tool()  # get_tool, one await less per call
         outcome = await call_intercepted(
             self._access.interceptors,
             self._access.call_target(tool),
