@@ -254,7 +254,6 @@ class McpServers:
         Transport failures of read-only or idempotent tools are retried (``retries`` per server). A tool that asks
         for input can't be answered here: use :class:`~langgraph_mcp.McpToolNode` in a graph for that.
         """
-        # get_tool, one await less per call
         tool = (await self._access.resolve_tool(published_name)).sole_tool()
         outcome = await call_intercepted(
             self._access.interceptors,
