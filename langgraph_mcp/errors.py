@@ -200,7 +200,8 @@ class AnswerError(LangGraphMcpError, ValueError):
 
 
 class AnswerRefusedError(LangGraphMcpError, RuntimeError):
-    """An answer given on an Agent Chat UI card was refused; its text is what the person reads (nothing was saved).
+    """An answer given on an Agent Chat UI card was refused (a form's answer, or a sampling card's edit of an argument
+    that is shown only); its text is what the person reads (nothing was saved).
 
     Words only, naming each field by its title (``Age: 'abc' is not a whole number between 18 and 120``), because
     the LangGraph API server shows a failed run's error as its text. A ``RuntimeError``, not a ``ValueError``, on

@@ -10,11 +10,12 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.errors import is_invalid_resume
 from langgraph.types import Command
 from pydantic import ValidationError
 
 from langgraph_mcp import ApprovalPolicy, McpServers, pending_interrupts, resume_command
-from langgraph_mcp.errors import ResumeError
+from langgraph_mcp.errors import AnswerRefusedError, ResumeError
 from langgraph_mcp.examples.scripted_model import ScriptedSamplingModel
 from tests.servers.sampling_server import build_server
 from tests.support.helpers import ERAS, OpenServers
@@ -215,9 +216,13 @@ async def test_an_agent_chat_ui_edit_of_the_system_prompt_is_refused_and_the_car
 
     changed = edit(prompt=PROMPT, system_prompt="Answer in French.")
     with pytest.raises(
-        ValidationError, match="system_prompt is the server's and can't be edited: edit 'prompt'"
-    ):
+        AnswerRefusedError, match="system_prompt is the server's and can't be edited: edit 'prompt'"
+    ) as refused:
         await graph.ainvoke(Command(resume={pending.id: changed}), config())
+    # Words only (Agent Chat UI shows the text as it is), not pydantic's framing of a ValidationError.
+    assert "validation error for" not in str(refused.value)
+    assert "errors.pydantic.dev" not in str(refused.value)
+    assert is_invalid_resume(refused.value)
     with pytest.raises(ResumeError, match="system_prompt is the server's"):
         resume_command(
             pending_interrupts(await graph.aget_state(config(), subgraphs=True)), decisions={"c1": changed}

@@ -15,11 +15,12 @@ from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.errors import is_invalid_resume
 from langgraph.types import Command
 from pydantic import ValidationError
 
 from langgraph_mcp import ApprovalPolicy, McpServers, pending_interrupts, resume_command
-from langgraph_mcp.errors import ResumeError
+from langgraph_mcp.errors import AnswerRefusedError, ResumeError
 from langgraph_mcp.examples.scripted_model import ScriptedSamplingModel
 from tests.servers.sampling_server import build_server
 from tests.support.helpers import ERAS, OpenServers
@@ -198,8 +199,15 @@ async def test_an_agent_chat_ui_edit_of_the_reviewed_prompt_is_refused_and_the_c
         return {"decisions": [{"type": "edit", "edited_action": {"name": "sampler_summarize", "args": args}}]}
 
     changed = edit(completion=FIRST, prompt="Summarize: a short story")
-    with pytest.raises(ValidationError, match="prompt was already answered by the model and can't be edited"):
+    with pytest.raises(
+        AnswerRefusedError,
+        match="prompt was already answered by the model and can't be edited: edit 'completion'",
+    ) as refused:
         await graph.ainvoke(Command(resume={pending.id: changed}), config())
+    # Words only (Agent Chat UI shows the text as it is), not pydantic's framing of a ValidationError.
+    assert "validation error for" not in str(refused.value)
+    assert "errors.pydantic.dev" not in str(refused.value)
+    assert is_invalid_resume(refused.value)
     with pytest.raises(ResumeError, match="edit 'completion'"):
         resume_command(
             pending_interrupts(await graph.aget_state(config(), subgraphs=True)), decisions={"c1": changed}

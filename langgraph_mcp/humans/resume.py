@@ -42,7 +42,7 @@ from typing import Any, Literal, Protocol, TypeAlias, cast
 from langgraph.types import Command, Interrupt, StateSnapshot
 from pydantic import BaseModel, ValidationError
 
-from langgraph_mcp.errors import AnswerError, DecisionError, ResumeError, ResumeTypeError
+from langgraph_mcp.errors import AnswerError, AnswerRefusedError, DecisionError, ResumeError, ResumeTypeError
 from langgraph_mcp.humans.answers import validate_answers
 from langgraph_mcp.humans.decisions import only_decision, validate_decision
 from langgraph_mcp.humans.sampling import (
@@ -332,21 +332,25 @@ def sampling_decision(item: PendingMcpInterrupt, decision: object, argument: str
             decision = {"decisions": [decision]}
     else:
         model = CompletionDecisionModel if review else SamplingDecisionModel
+    cause: Exception
     try:
         return model.model_validate(decision).model_dump(mode="json", exclude_none=True)
+    except AnswerRefusedError as exc:  # a card edit refused in words (an edit of a shown-only argument)
+        problems, cause = str(exc), exc
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in error['loc']) or 'decision'}: {error['msg']}"
             for error in exc.errors()
         )
-        shape = _SAMPLING_SHAPES[(item.kind, item.compat)].replace(
-            "NAME", json.dumps(str(item.payload.get("published_name", "")))
-        )
-        what = "completion review" if review else "sampling request"
-        raise ResumeError(
-            f"{argument}[{item.tool_call_id!r}]: {what} of MCP server {item.payload.get('server', '?')!r} "
-            f"(interrupt {item.interrupt_id}): {problems}; expected {shape}"
-        ) from exc
+        cause = exc
+    shape = _SAMPLING_SHAPES[(item.kind, item.compat)].replace(
+        "NAME", json.dumps(str(item.payload.get("published_name", "")))
+    )
+    what = "completion review" if review else "sampling request"
+    raise ResumeError(
+        f"{argument}[{item.tool_call_id!r}]: {what} of MCP server {item.payload.get('server', '?')!r} "
+        f"(interrupt {item.interrupt_id}): {problems}; expected {shape}"
+    ) from cause
 
 
 def _elicitation_value(item: PendingMcpInterrupt, answers: object, argument: str) -> object:

@@ -17,6 +17,8 @@ from typing import Any, ClassVar, Literal, TypeVar, cast
 import mcp.types as types
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from langgraph_mcp._compat import mark_invalid_resume
+from langgraph_mcp.errors import AnswerError, AnswerRefusedError
 from langgraph_mcp.payloads import (
     SAMPLING_INTERRUPT_TYPE,
     SAMPLING_REVIEW_INTERRUPT_TYPE,
@@ -218,9 +220,10 @@ class HitlSamplingDecisionModel(BaseModel):
         only = self.decisions[0]
         edited = only.edited_action.args.system_prompt if only.edited_action is not None else None
         if _changed(only.type, edited, type(self).shown_system_prompt):
-            raise ValueError(
+            raise _refused(
+                "system_prompt",
                 "the card's system_prompt is the server's and can't be edited: edit 'prompt' (what the model is "
-                "asked) instead, or reject"
+                "asked) instead, or reject",
             )
         return self
 
@@ -333,9 +336,10 @@ class HitlCompletionDecisionModel(BaseModel):
         only = self.decisions[0]
         edited = only.edited_action.args.prompt if only.edited_action is not None else None
         if _changed(only.type, edited, type(self).shown_prompt):
-            raise ValueError(
+            raise _refused(
+                "prompt",
                 "the card's prompt was already answered by the model and can't be edited: edit 'completion' (the "
-                "text the server gets) instead, or reject"
+                "text the server gets) instead, or reject",
             )
         return self
 
@@ -351,6 +355,14 @@ class HitlCompletionDecisionModel(BaseModel):
 def _changed(kind: str, edited: str | None, shown: str | None) -> bool:
     """Whether an edit changed a card argument that is shown but not editable (``None``: not known)."""
     return kind == "edit" and shown is not None and edited is not None and edited != shown
+
+
+def _refused(field: str, words: str) -> AnswerRefusedError:
+    """A card edit refused in words only (see :class:`~langgraph_mcp.errors.AnswerRefusedError`): pydantic lets it
+    through unwrapped, and LangGraph still reads it as a refused resume value, so the same interrupt stays pending."""
+    refusal = AnswerRefusedError(words, problems=[(field, words)], error=AnswerError(words, field=field))
+    mark_invalid_resume(refusal)
+    return refusal
 
 
 def _card_arg(card: Mapping[str, Any], name: str) -> str | None:
