@@ -446,26 +446,9 @@ def reply_text(item: PendingMcpInterrupt, reply: Reply) -> Text:
     text = Text("answered ", style="bold green")
     value: Any = reply.value
     if item.kind == "approval" and isinstance(value, Mapping):
-        text.append(str(value.get("type")), style="bold")
-        if value.get("type") == "edit":
-            text.append(f" args={_json(value.get('edited_action', {}).get('args', {}))}")
-        elif value.get("message"):
-            text.append(f" message={_json(value.get('message'))}")
-        if value.get("remember"):
-            text.append(f" remember={value['remember']}")
+        text.append_text(_approval_reply(value))
     elif item.kind == "elicitation" and isinstance(value, Mapping):
-        requests = cast(dict[str, Any], item.payload.get("requests") or {})
-        parts = []
-        for key, answer in value.items():
-            sensitive = set((requests.get(key) or {}).get("sensitive") or [])
-            action = answer.get("action") if isinstance(answer, Mapping) else answer
-            content = answer.get("content") if isinstance(answer, Mapping) else None
-            shown = f"[{key}] {action}"
-            if isinstance(content, Mapping):
-                masked = {k: ("******" if k in sensitive else v) for k, v in content.items()}
-                shown += f" {_json(masked)}"
-            parts.append(shown)
-        text.append("; ".join(parts))
+        text.append(_elicitation_reply(item, value))
     elif item.kind == "authorization" and isinstance(value, Mapping):
         text.append(
             "signed in" if "callback_url" in value else "declined the sign-in"
@@ -476,3 +459,32 @@ def reply_text(item: PendingMcpInterrupt, reply: Reply) -> Text:
         text.append(_short(_json(value)))
     text.append(f"  ({reply.how})", style="dim")
     return text
+
+
+def _approval_reply(value: Mapping[str, Any]) -> Text:
+    """An approval decision: its type, then the edited args or the rejection message, and what it remembers."""
+    text = Text()
+    text.append(str(value.get("type")), style="bold")
+    if value.get("type") == "edit":
+        text.append(f" args={_json(value.get('edited_action', {}).get('args', {}))}")
+    elif value.get("message"):
+        text.append(f" message={_json(value.get('message'))}")
+    if value.get("remember"):
+        text.append(f" remember={value['remember']}")
+    return text
+
+
+def _elicitation_reply(item: PendingMcpInterrupt, value: Mapping[str, Any]) -> str:
+    """Each request's answer, ``[key] action {content}``, with the request's sensitive fields masked."""
+    requests = cast(dict[str, Any], item.payload.get("requests") or {})
+    parts = []
+    for key, answer in value.items():
+        sensitive = set((requests.get(key) or {}).get("sensitive") or [])
+        action = answer.get("action") if isinstance(answer, Mapping) else answer
+        content = answer.get("content") if isinstance(answer, Mapping) else None
+        shown = f"[{key}] {action}"
+        if isinstance(content, Mapping):
+            masked = {k: ("******" if k in sensitive else v) for k, v in content.items()}
+            shown += f" {_json(masked)}"
+        parts.append(shown)
+    return "; ".join(parts)
