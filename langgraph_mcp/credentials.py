@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 from langgraph_mcp.errors import CredentialError, LangGraphMcpError
 
 __all__ = [
-    "CALL_HEADERS",
     "CONFIGURABLE_PATTERN",
     "ENV_PATTERN",
     "RUN_CONFIG",
@@ -50,11 +49,6 @@ __all__ = [
 
 ENV_PATTERN = re.compile(r"\$\{env:([^}]*)\}")
 CONFIGURABLE_PATTERN = re.compile(r"\$\{configurable:([^}]*)\}")
-
-CALL_HEADERS: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar(
-    "langgraph_mcp_call_headers", default=None
-)
-"""The headers an interceptor set for the call running in this context (``None``: the run's own)."""
 
 RUN_CONFIG: contextvars.ContextVar[Mapping[str, Any] | None] = contextvars.ContextVar(
     "langgraph_mcp_run_config", default=None

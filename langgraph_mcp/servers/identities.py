@@ -19,7 +19,6 @@ from langgraph.store.memory import InMemoryStore
 from langgraph_mcp.config import OAuthOptions, ServerSpec
 from langgraph_mcp.connection.oauth import SignInProvider, StoredSignIn
 from langgraph_mcp.credentials import (
-    CALL_HEADERS,
     RUN_CONFIG,
     Identity,
     current_config,
@@ -65,11 +64,11 @@ class Identities:
 
     def identity(self, server: str, headers: dict[str, str] | None = None) -> Identity:
         """The credentials a call to ``server`` is sent with in the current run (see :mod:`.credentials`);
-        ``headers`` (an interceptor's) replace the run's, as :data:`~langgraph_mcp.credentials.CALL_HEADERS` does.
+        ``headers`` (an interceptor's) replace the run's.
 
         Raises :class:`~langgraph_mcp.credentials.CredentialError` when the run lacks a ``configurable`` value
         the server's headers need."""
-        override = CALL_HEADERS.get() if headers is None else headers
+        override = headers
         if override is None:
             static = self._static.get(server)
             if static is not None:

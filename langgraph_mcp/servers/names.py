@@ -2,8 +2,9 @@
 
 A full resolution is kept per name and reused while it provably still holds — the listing cache is at the same
 version (no listing stored, invalidated or forgotten since), every candidate's listing is still fresh, and no
-identity can differ (no server has per-run credentials, no interceptor overrides headers). Anything else resolves
-again from scratch, so a stale answer is never served: name resolution stays fail closed.
+identity can differ (no server has per-run credentials; an interceptor's headers replace the run's only for the call
+target, after resolution). Anything else resolves again from scratch, so a stale answer is never served: name
+resolution stays fail closed.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 
 from langgraph_mcp.catalog import McpTool, ToolResolution, close_matches, sanitize_name
 from langgraph_mcp.config import McpServersConfig
-from langgraph_mcp.credentials import CALL_HEADERS, is_per_run
+from langgraph_mcp.credentials import is_per_run
 from langgraph_mcp.errors import AuthorizationRequiredError
 from langgraph_mcp.servers.listings import Listing, ListingCache, describe_failure
 
@@ -88,7 +89,6 @@ class NameResolver:
             kept is None
             or kept.version != self._listings.version
             or not self._fixed_identities
-            or CALL_HEADERS.get() is not None
             or not all(listing.fresh for listing in kept.listings)
         ):
             return None
@@ -96,7 +96,7 @@ class NameResolver:
 
     def _keep(self, published_name: str, candidates: tuple[str, ...], found: ToolResolution) -> None:
         """Keep a resolution just made with every candidate fresh and every server listed."""
-        if found.unknown or not self._fixed_identities or CALL_HEADERS.get() is not None:
+        if found.unknown or not self._fixed_identities:
             return
         listings = []
         for server in candidates:
