@@ -409,11 +409,13 @@ class ToolResolution:
         raise ToolNotFoundError(self.published_name, self.close_matches)
 
     def sole_tool(self) -> McpTool:
-        """:meth:`tool`, and only while no other server that could publish the name is unknown: a call that no
-        human will see must not guess its owner (``ToolOwnerUnknownError`` names the unlisted servers)."""
+        """:meth:`tool`, and only while no *other* server that could publish the name is unknown: a call that no
+        human will see must not guess its owner (``ToolOwnerUnknownError`` names the unlisted servers). The
+        tool's own server unlisted is no doubt about the owner: the call itself then says what is wrong."""
         tool = self.tool()
-        if self.unknown:
-            raise ToolOwnerUnknownError(self.published_name, dict(self.unknown))
+        others = {server: why for server, why in self.unknown.items() if server != tool.server}
+        if others:
+            raise ToolOwnerUnknownError(self.published_name, others)
         return tool
 
 

@@ -32,7 +32,7 @@ from langgraph_mcp.calls.runs import judgement, listening
 from langgraph_mcp.calls.stream import CallStream
 from langgraph_mcp.calls.target import CallTarget
 from langgraph_mcp.catalog import McpTool, ToolResolution
-from langgraph_mcp.errors import CredentialError, LangGraphMcpError
+from langgraph_mcp.errors import CredentialError, LangGraphMcpError, ToolOwnerUnknownError
 
 if TYPE_CHECKING:
     from mcp.types import CallToolResult
@@ -150,8 +150,11 @@ def _make_tool(servers: ToolHost, tool: McpTool) -> BaseTool:
         # Never guess between servers: if the name has come to be published twice, or a server that could publish
         # it can't be listed now, refuse (``sole_tool()`` raises).
         resolution = await servers.resolve_tool(tool.published_name)
-        if len(resolution.tools) > 1 or resolution.unknown:
-            resolution.sole_tool()
+        if len(resolution.tools) > 1 or any(server != tool.server for server in resolution.unknown):
+            try:
+                resolution.sole_tool()
+            except ToolOwnerUnknownError as exc:  # an error for this call (nothing was sent), not for the run
+                raise ToolException(str(exc)) from exc
         # The tool run BaseTool opened for this call: under stream_mode="tools" progress is its output delta too.
         stream = CallStream(call_id, tool.server, tool.name, output_delta=tool_output_writer())
         try:
