@@ -60,12 +60,6 @@ BUILTIN_RAISES: dict[tuple[str, str], str] = {
     ("humans/sampling.py", "_HitlCompletionDecision._fits_its_type"): (
         "a pydantic validator of a completion review's decision (Agent Chat UI shape), as above"
     ),
-    ("humans/sampling.py", "HitlSamplingDecisionModel._keeps_the_system_prompt"): (
-        "a pydantic validator of a sampling card's decision (an edit of the card's system prompt), as above"
-    ),
-    ("humans/sampling.py", "HitlCompletionDecisionModel._keeps_the_prompt"): (
-        "a pydantic validator of a completion card's decision (an edit of the prompt the model answered), as above"
-    ),
     ("graph/memory.py", "list_approvals"): (
         "a Python API called with an owner but no scope: a programming error in the caller, like a TypeError"
     ),
