@@ -413,9 +413,10 @@ class ToolResolution:
         human will see must not guess its owner (``ToolOwnerUnknownError`` names the unlisted servers). The
         tool's own server unlisted is no doubt about the owner: the call itself then says what is wrong."""
         tool = self.tool()
-        others = {server: why for server, why in self.unknown.items() if server != tool.server}
-        if others:
-            raise ToolOwnerUnknownError(self.published_name, others)
+        if self.unknown:
+            others = {server: why for server, why in self.unknown.items() if server != tool.server}
+            if others:
+                raise ToolOwnerUnknownError(self.published_name, others)
         return tool
 
 

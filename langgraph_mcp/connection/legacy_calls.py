@@ -11,7 +11,7 @@ import collections
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, cast
+from typing import Any
 
 import mcp.types as types
 from mcp import Client, MCPError
@@ -274,12 +274,15 @@ class LegacyCalls:
 
         key = self.jobs.track(handle.fail)
         self.event_deadlines.watch(key, bound, partial(self._out_of_time, handle, client))
+        # Typed as Any here, not with cast(): cast is a function call on every legacy call.
+        progress_callback: Any = progress
+        responses: Any = input_responses
         send = partial(
             client.session.call_tool,
             tool,
             arguments,
-            progress_callback=cast(Any, progress),
-            input_responses=cast(Any, input_responses),
+            progress_callback=progress_callback,
+            input_responses=responses,
             request_state=request_state,
             allow_input_required=True,
         )

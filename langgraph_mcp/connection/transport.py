@@ -176,10 +176,20 @@ class _WatchedReadStream:
         return self
 
     async def __anext__(self) -> SessionMessage | Exception:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
+        # receive()'s loop again rather than awaiting it: one coroutine frame less on every message read.
+        while True:
+            try:
+                item: SessionMessage | Exception = await self._inner.receive()
+            except anyio.EndOfStream:
+                self._watch.end()
+                raise StopAsyncIteration from None
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                self._watch.end()
+                raise
+            if isinstance(item, Exception):
+                self._watch.absorb(item)
+                continue
+            return item
 
     async def aclose(self) -> None:
         self._watch.end()

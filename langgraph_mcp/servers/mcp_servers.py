@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import mcp.types as types
 from langchain_core.tools import BaseTool
 
+from langgraph_mcp.calls.driver import run_call
 from langgraph_mcp.calls.interceptors import ToolCallInterceptor, as_call_result, call_intercepted
 from langgraph_mcp.calls.tools import LangChainTools
 from langgraph_mcp.catalog import McpTool, ToolResolution
@@ -255,6 +256,14 @@ class McpServers:
         for input can't be answered here: use :class:`~langgraph_mcp.McpToolNode` in a graph for that.
         """
         tool = (await self._access.resolve_tool(published_name)).sole_tool()
+        if not self._access.interceptors:  # the driver's result as it is: no outcome to convert
+            return await run_call(
+                self._access.call_target(tool),
+                dict(arguments or {}),
+                tool_call_id="",
+                asker=None,
+                progress=progress,
+            )
         outcome = await call_intercepted(
             self._access.interceptors,
             self._access.call_target(tool),

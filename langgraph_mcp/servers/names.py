@@ -85,13 +85,11 @@ class NameResolver:
     def _still_valid(self, published_name: str) -> ToolResolution | None:
         """The kept resolution of ``published_name`` if it provably still holds (see the module docstring)."""
         kept = self._resolved.get(published_name)
-        if (
-            kept is None
-            or kept.version != self._listings.version
-            or not self._fixed_identities
-            or not all(listing.fresh for listing in kept.listings)
-        ):
+        if kept is None or kept.version != self._listings.version or not self._fixed_identities:
             return None
+        for listing in kept.listings:  # a loop, not all(<generator>): read on every call
+            if not listing.fresh:
+                return None
         return kept.resolution
 
     def _keep(self, published_name: str, candidates: tuple[str, ...], found: ToolResolution) -> None:
