@@ -256,21 +256,11 @@ class McpServers:
         for input can't be answered here: use :class:`~langgraph_mcp.McpToolNode` in a graph for that.
         """
         tool = (await self._access.resolve_tool(published_name)).sole_tool()
+        target, args = self._access.call_target(tool), dict(arguments or {})
         if not self._access.interceptors:  # the driver's result as it is: no outcome to convert
-            return await run_call(
-                self._access.call_target(tool),
-                dict(arguments or {}),
-                tool_call_id="",
-                asker=None,
-                progress=progress,
-            )
+            return await run_call(target, args, tool_call_id="", asker=None, progress=progress)
         outcome = await call_intercepted(
-            self._access.interceptors,
-            self._access.call_target(tool),
-            dict(arguments or {}),
-            tool_call_id="",
-            asker=None,
-            progress=progress,
+            self._access.interceptors, target, args, tool_call_id="", asker=None, progress=progress
         )
         return as_call_result(outcome)
 
