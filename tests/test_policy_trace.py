@@ -68,7 +68,7 @@ async def test_the_call_span_has_the_decision_and_the_server_gets_its_traceparen
 _LATER = """
 from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
-from langgraph_mcp.graph.audit import call_span
+from langgraph_mcp.calls.observers import call_span
 with call_span("demo_add") as span:
     before = (span.is_recording(), span.get_span_context().is_valid)
 trace.set_tracer_provider(TracerProvider())

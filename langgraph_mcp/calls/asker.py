@@ -140,11 +140,11 @@ class InterruptAsker:
         self._configurable = configurable
         self._read = False  # the task's answer book is looked at when first needed (:meth:`_look`), if ever
         self._scratchpad: Any = None
-        self._fresh: int | None = (
-            None  # where this invocation's new answer sits: always checked, never skipped
-        )
+        self._fresh: int | None = None  # where this run's new answer sits: always checked
         self._shown: Mapping[str, Any] | None = None  # the questions the new answer answers, as shown
-        self._durable = False  # this attempt found no live round to continue (see :meth:`paused_round`)
+        self._durable = (
+            True  # no live round continued (until :meth:`paused_round` finds one): the durable path
+        )
         self.has_checkpointer = False
         thread = (str(configurable.get("thread_id", "")), str(configurable.get("checkpoint_ns", "")))
         self.key: tuple[str, ...] = (*thread, tool_call_id)

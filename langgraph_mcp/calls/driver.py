@@ -29,11 +29,10 @@ from langgraph.errors import GraphInterrupt, is_invalid_resume
 from mcp import MCPError
 from mcp.shared.exceptions import UrlElicitationRequiredError
 
-from langgraph_mcp.calls.asker import InterruptAsker
 from langgraph_mcp.calls.paused import PausedRound, ProgressRelay
 from langgraph_mcp.calls.rounds import round_questions, round_responses, sampling_requests
 from langgraph_mcp.calls.sampling import answer_sampling, refused_error
-from langgraph_mcp.calls.target import CallTarget, DrivenCall
+from langgraph_mcp.calls.target import Asking, CallTarget, DrivenCall, Questions
 from langgraph_mcp.calls.tasks import base_handle, durable_legs_here, follow_task, identity_digest, send_leg
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.connection.connection import ServerConnection
@@ -71,7 +70,7 @@ async def run_call(
     arguments: dict[str, Any],
     *,
     tool_call_id: str,
-    asker: InterruptAsker | None,
+    asker: Asking,
     progress: ProgressCallback | None = None,
 ) -> types.CallToolResult:
     """Run the call to ``target`` to its final result, retrying transport failures only when the tool is
@@ -81,11 +80,12 @@ async def run_call(
     the tool is no longer what the server lists (a restart, a new session), :class:`~langgraph_mcp.errors.
     ToolChangedError` is raised and nothing is sent."""
     with target.held():
-        return await _run(DrivenCall(target, arguments, tool_call_id, asker, progress))
+        questions = asker if isinstance(asker, Questions) or asker is None else Questions.of(asker)
+        return await _run(DrivenCall(target, arguments, tool_call_id, questions, progress))
 
 
 async def _run(call: DrivenCall) -> types.CallToolResult:
-    target, asker = call.target, call.asker
+    target, questions = call.target, call.questions
     conn, tool = target.conn, target.tool
     attempts = 0
     while True:
@@ -100,7 +100,7 @@ async def _run(call: DrivenCall) -> types.CallToolResult:
                     "the call was not sent",
                     tool=tool.name,
                 )
-            paused = asker.paused_round(target.paused) if asker is not None else None
+            paused = questions.paused_round(target.paused) if questions is not None else None
             if paused is not None and (paused.legacy_call is not None) != conn.owner.is_legacy:
                 paused = None  # kept in the other era (the server restarted as another version): start over
                 call.start_over()
@@ -244,7 +244,7 @@ async def _one_leg(
             )
 
         # A task handle goes into the checkpoint: a server that offers tasks, an answerable call, a durable run.
-        if call.asker is not None and call.conn.offers_tasks and durable_legs_here():
+        if call.questions is not None and call.conn.offers_tasks and durable_legs_here():
             return await send_leg(send, _task_base(call))
         return await send()
     handle = await call.conn.legacy.start_call(

@@ -24,9 +24,8 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.errors import GraphBubbleUp
 from langgraph.runtime import Runtime, get_runtime
 
-from langgraph_mcp.calls.asker import InterruptAsker
 from langgraph_mcp.calls.driver import run_call
-from langgraph_mcp.calls.target import CallTarget
+from langgraph_mcp.calls.target import Asking, CallTarget
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.connection.connection import ProgressCallback
 from langgraph_mcp.credentials import current_config
@@ -166,7 +165,7 @@ async def call_intercepted(
     arguments: dict[str, Any],
     *,
     tool_call_id: str,
-    asker: InterruptAsker | None,
+    asker: Asking,
     progress: ProgressCallback | None = None,
 ) -> ToolCallOutcome:
     """Run one tool call through ``interceptors`` (the innermost handler is the driver's ``run_call``); a request

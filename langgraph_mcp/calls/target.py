@@ -30,7 +30,7 @@ from langgraph_mcp.payloads import (
     ElicitationRequest,
 )
 
-__all__ = ["CallTarget", "DrivenCall", "ToolListing"]
+__all__ = ["Asking", "CallTarget", "DrivenCall", "Questions", "ToolListing"]
 
 
 class ToolListing(Protocol):
@@ -112,6 +112,47 @@ class CallTarget:
 _NOTHING_TO_HOLD = contextlib.nullcontext()
 
 
+class Questions:
+    """Who answers one tool call's questions: its :class:`~.asker.InterruptAsker`, made when the call first needs
+    one (a question, a sign-in, the node's own approval, or a round paused on the connection to continue), then kept
+    for the call's later attempts in the same run. A call that asks nothing, most calls, never makes one."""
+
+    __slots__ = ("_asker", "compat", "tool_call_id")
+
+    def __init__(self, tool_call_id: str, *, compat: bool = False) -> None:
+        self.tool_call_id, self.compat = tool_call_id, compat
+        self._asker: InterruptAsker | None = None
+
+    @classmethod
+    def of(cls, asker: InterruptAsker) -> Questions:
+        """An asker made already (a LangChain tool's, in a graph)."""
+        questions = cls(asker.key[-1], compat=asker.compat)
+        questions._asker = asker
+        return questions
+
+    @property
+    def asker(self) -> InterruptAsker:
+        if self._asker is None:
+            self._asker = InterruptAsker(self.tool_call_id, compat=self.compat)
+        return self._asker
+
+    @property
+    def made(self) -> InterruptAsker | None:
+        """The asker, if the call has needed one yet."""
+        return self._asker
+
+    def paused_round(self, rounds: PausedRounds) -> PausedRound | None:
+        """The live round this attempt continues (:meth:`~.asker.InterruptAsker.paused_round`); with no asker yet
+        and nothing kept on the connection there is none, and a new asker starts where that would put it."""
+        if self._asker is None and not rounds.kept:
+            return None
+        return self.asker.paused_round(rounds)
+
+
+Asking = InterruptAsker | Questions | None
+"""Who answers a call's questions, as the driver takes it (``None``: nobody can; a question is an error)."""
+
+
 @dataclass(frozen=True)
 class DrivenCall:
     """One tool call being driven (by :mod:`.driver`, and by :mod:`.sampling` and :mod:`.tasks` for it): where it
@@ -120,8 +161,12 @@ class DrivenCall:
     target: CallTarget
     arguments: dict[str, Any]
     tool_call_id: str
-    asker: InterruptAsker | None
+    questions: Questions | None
     progress: ProgressCallback | None
+
+    @property
+    def asker(self) -> InterruptAsker | None:
+        return self.questions.asker if self.questions is not None else None
 
     @property
     def conn(self) -> ServerConnection:
@@ -157,8 +202,8 @@ class DrivenCall:
         )
 
     def start_over(self) -> None:
-        if self.asker is not None:
-            self.asker.start_over()
+        if self.questions is not None and self.questions.made is not None:
+            self.questions.made.start_over()
 
     def check_rounds(self, round_: int, what: str) -> None:
         cap = self.conn.spec.max_elicitation_rounds

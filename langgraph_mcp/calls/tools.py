@@ -27,9 +27,8 @@ from pydantic import PrivateAttr
 from langgraph_mcp._compat import in_graph_task, tool_output_writer
 from langgraph_mcp.calls.asker import InterruptAsker
 from langgraph_mcp.calls.interceptors import ToolCallInterceptor, as_call_result, call_intercepted
+from langgraph_mcp.calls.observers import CallStream, judgement, listening
 from langgraph_mcp.calls.results import convert_result
-from langgraph_mcp.calls.runs import judgement, listening
-from langgraph_mcp.calls.stream import CallStream
 from langgraph_mcp.calls.target import CallTarget
 from langgraph_mcp.catalog import McpTool, ToolResolution
 from langgraph_mcp.errors import CredentialError, LangGraphMcpError, ToolOwnerUnknownError
@@ -235,7 +234,7 @@ class McpStructuredTool(StructuredTool):
     """A ``StructuredTool`` that remembers which tool call it runs (interrupt payloads carry the call's id).
 
     When a callback handler listens, its tool run also carries the call's id and what is known of the server
-    right now (transport, era: see :mod:`langgraph_mcp.calls.runs`), besides the tool's static metadata."""
+    right now (transport, era: see :mod:`langgraph_mcp.calls.observers`), besides the tool's static metadata."""
 
     _run_metadata: Callable[[], dict[str, Any]] | None = PrivateAttr(default=None)
 

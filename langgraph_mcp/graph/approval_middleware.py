@@ -54,7 +54,7 @@ from langgraph.errors import GraphBubbleUp
 from langgraph.types import Command, interrupt
 
 from langgraph_mcp._compat import has_checkpointer, stored_resume_values, task_scratchpad
-from langgraph_mcp.calls.runs import judged_as
+from langgraph_mcp.calls.observers import judged_as
 from langgraph_mcp.graph.audit import Outcome, decision_record, emit_decision
 from langgraph_mcp.graph.gate import approval_payload, rejection_message
 from langgraph_mcp.graph.memory import (

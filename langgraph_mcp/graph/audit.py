@@ -21,7 +21,6 @@ gets every record either way.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import time
@@ -29,7 +28,6 @@ from typing import Any, Literal, cast
 
 from langgraph.config import get_config, get_stream_writer
 from langgraph.store.base import BaseStore
-from opentelemetry import trace
 
 from langgraph_mcp._compat import writes_nowhere
 from langgraph_mcp.catalog import args_digest
@@ -42,7 +40,6 @@ __all__ = [
     "Outcome",
     "StoreAuditSink",
     "audit_records",
-    "call_span",
     "decision_record",
     "decisions_heard",
     "emit_decision",
@@ -54,7 +51,6 @@ AUDIT_NAMESPACE: tuple[str, str] = ("langgraph_mcp", "audit")
 _PAGE = 500
 
 AUDIT_LOGGER = logging.getLogger("langgraph_mcp.audit")
-_TRACER = trace.get_tracer("langgraph_mcp")
 
 Outcome = Literal["ran", "rejected", "denied", "expired", "failed"]
 
@@ -88,25 +84,6 @@ def decision_record(
         "decision": decision,
         "outcome": outcome,
     }
-
-
-def call_span(published_name: str) -> Any:
-    """The OpenTelemetry span of one tool call (current while it runs, so the SDK's ``tools/call`` span is its
-    child and the W3C ``traceparent`` the SDK puts in the request's ``_meta`` joins the server to this trace).
-
-    Only when tracing is on: until ``trace.set_tracer_provider`` (or ``OTEL_PYTHON_TRACER_PROVIDER``) gives a real
-    provider, the call has no span of its own (the one OpenTelemetry would make records nothing) and a caller's
-    current span, if any, is what the SDK propagates; checked per call, so a provider set later is honoured."""
-    provider = trace.get_tracer_provider()
-    if isinstance(provider, trace.ProxyTracerProvider | trace.NoOpTracerProvider):
-        return _NO_SPAN
-    return _TRACER.start_as_current_span(
-        f"mcp tool call {published_name}", record_exception=False, set_status_on_exception=False
-    )
-
-
-_NO_SPAN = contextlib.nullcontext(trace.INVALID_SPAN)
-"""What :func:`call_span` gives while tracing is off: a span that records nothing (reusable: it holds no state)."""
 
 
 def span_attributes(record: DecisionRecord) -> dict[str, str]:

@@ -45,6 +45,8 @@ __all__ = [
     "call_with_context",
     "calls_with_context",
     "gate_records",
+    "gate_verdict",
+    "is_send_payload",
     "last_ai_message",
     "messages_of",
     "pending_call",
@@ -347,3 +349,26 @@ def with_gate_records(ai: AIMessage, records: Mapping[str, GateRecord]) -> AIMes
     metadata = dict(ai.response_metadata)
     metadata[GATE_RECORD_KEY] = {**(gate_records(ai) or {}), **records}
     return with_message_fields(ai, {"response_metadata": metadata})
+
+
+def gate_verdict(
+    record: GateRecord, audit: Mapping[str, Any] | None = None
+) -> tuple[Literal["allow", "ask"], Literal["policy", "human", "remembered"]]:
+    """The gate's verdict on a call it let through, and who decided: a human approved (or edited) it, a decision
+    remembered from an earlier one (the audit context says so: informational, the binding is what runs it), or the
+    policy allowed it."""
+    if record["verdict"] == "approve" and (audit or {}).get("decided_by") == "remembered":
+        return "ask", "remembered"
+    if record["verdict"] in ("approve", "edit"):
+        return "ask", "human"
+    return "allow", "policy"
+
+
+def is_send_payload(value: Any) -> bool:
+    """Whether a node's input is the bare list of tool calls a ``Send`` carries (see ``route_tool_calls``)."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and isinstance(value[-1], dict)
+        and value[-1].get("type") == "tool_call"
+    )

@@ -12,7 +12,7 @@ import asyncio
 import contextvars
 import os
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, cast
+from typing import Any, cast
 
 from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langchain_core.runnables import RunnableConfig
@@ -21,13 +21,11 @@ from langgraph.errors import GraphBubbleUp, GraphInterrupt, is_invalid_resume
 from langgraph.func import task
 
 from langgraph_mcp._compat import RunnableCallable
-from langgraph_mcp.calls.asker import InterruptAsker
 from langgraph_mcp.calls.driver import run_call
 from langgraph_mcp.calls.interceptors import ToolCallOutcome, call_intercepted
+from langgraph_mcp.calls.observers import CallStream, ToolRun, call_span, listening, start_tool_run
 from langgraph_mcp.calls.results import to_tool_message
-from langgraph_mcp.calls.runs import ToolRun, listening, start_tool_run
-from langgraph_mcp.calls.stream import CallStream
-from langgraph_mcp.calls.target import CallTarget
+from langgraph_mcp.calls.target import CallTarget, Questions
 from langgraph_mcp.catalog import McpTool, ToolResolution
 from langgraph_mcp.errors import (
     AuthorizationRequiredError,
@@ -38,7 +36,6 @@ from langgraph_mcp.errors import (
     ToolNotFoundError,
 )
 from langgraph_mcp.graph.audit import (
-    call_span,
     decision_record,
     decisions_heard,
     emit_decision,
@@ -50,6 +47,8 @@ from langgraph_mcp.graph.messages import (
     audit_context,
     batch_of,
     gate_records,
+    gate_verdict,
+    is_send_payload,
     messages_of,
     pending_call,
     pending_calls,
@@ -95,15 +94,6 @@ class _Work:
     def answer(self, messages_key: str, messages: list[ToolMessage]) -> dict[str, list[ToolMessage]]:
         """The node's update: ``messages`` marked with this step's batch (see :func:`turn_done`)."""
         return {messages_key: [with_batch(m, self.batch) for m in messages]}
-
-
-def _is_send_payload(value: Any) -> bool:
-    return (
-        isinstance(value, list)
-        and bool(value)
-        and isinstance(value[-1], dict)
-        and value[-1].get("type") == "tool_call"
-    )
 
 
 class McpToolNode(RunnableCallable):
@@ -198,7 +188,7 @@ class McpToolNode(RunnableCallable):
         return work.answer(self.messages_key, [*refusals, *_settled(outcomes)])
 
     def _work(self, input: Any) -> _Work:
-        if _is_send_payload(input):  # a bare list of calls: no message, so no gate records to check
+        if is_send_payload(input):  # a bare list of calls: no message, so no gate records to check
             runnable, refused = split_calls(cast(list[ToolCall], input))
             return _Work(runnable, refused, None)
         if isinstance(input, dict) and input.get("__type") == "tool_call_with_context":
@@ -218,7 +208,7 @@ class McpToolNode(RunnableCallable):
 
     async def _run_one(self, call: ToolCall, work: _Work, config: RunnableConfig) -> ToolMessage:
         """One call (see :class:`_NodeCall`). ``config`` is the node's: every call, also one run as a ``@task``, is
-        a tool run under the node's run (so the calls of one node run are siblings), see :mod:`.calls.runs`."""
+        a tool run under the node's run (so the calls of one node run are siblings), see :mod:`.calls.observers`."""
         return await _NodeCall(self, call, work, config).run()
 
     def _prove(self, call: ToolCall, resolution: ToolResolution, record: GateRecord | None) -> Proof:
@@ -256,7 +246,7 @@ class _NodeCall:
         self.node, self.call, self.work, self.config = node, call, work, config
         self.id = call.get("id") or ""
         self.name = call["name"]
-        self.asker = InterruptAsker(self.id, compat=node.compat)
+        self.questions = Questions(self.id, compat=node.compat)
         self.record = work.records.get(self.id) if work.records is not None else None
         """The gate's record of the call (``None``: no gate let it through)."""
         self.approved: dict[str, Any] | None = None
@@ -277,7 +267,10 @@ class _NodeCall:
                     return refused
             except ToolChangedError as changed:  # nothing was sent: the server restarted under the proof
                 relists += 1
-                if self.approved is not None or self.asker.consumed > self.asker.offset:  # a human answered
+                asker = self.questions.made
+                if self.approved is not None or (
+                    asker is not None and asker.consumed > asker.offset
+                ):  # answered
                     return self._not_run(f"{changed.detail}; call it again to have it reviewed")
                 if relists >= _MAX_RELISTS:  # it kept restarting between the check and the send
                     return self._not_run(f"{changed.detail}; call it again")
@@ -299,7 +292,7 @@ class _NodeCall:
             compat=self.node.compat,
         )
         try:
-            result = sign_in_result(self.asker.sign_in(payload))
+            result = sign_in_result(self.questions.asker.sign_in(payload))
         except NoCheckpointerError as exc:
             return self._error(exc)
         if result is None:
@@ -327,7 +320,7 @@ class _NodeCall:
     def _decision(self, tool: McpTool | None, message: ToolMessage) -> DecisionRecord:
         record = self.record
         assert record is not None
-        verdict, decided_by = _verdict_of(record, self.work.audit.get(self.id))
+        verdict, decided_by = gate_verdict(record, self.work.audit.get(self.id))
         judged = self.work.audit.get(self.id) or {}
         return decision_record(
             tool_call_id=self.id,
@@ -349,7 +342,8 @@ class _NodeCall:
         node = self.node
         try:
             resolution = await node._access.resolve_tool(self.name)
-            tool = resolution.tool()
+            tools = resolution.tools
+            tool = tools[0] if len(tools) == 1 else resolution.tool()  # else: a collision, or no such tool
         except ToolNotFoundError as exc:
             return self._error(exc)
         except (GraphBubbleUp, AuthorizationRequiredError, ServersClosedError):
@@ -364,7 +358,7 @@ class _NodeCall:
         arguments = dict(self.call.get("args") or {})
         if not proof.proven:
             if self.approved is None:  # this run has not asked yet: ask (the task's first interrupt)
-                if self.asker.consumed:
+                if self.questions.made is not None and self.questions.made.consumed:
                     return self._not_run("it needs a human's approval, which it did not need when it paused")
                 decision = await ask_node_approval(
                     self.call, tool, proof, compat=node.compat, on_unproven=node.on_unproven
@@ -373,7 +367,7 @@ class _NodeCall:
                     return decision.message
                 assert decision.arguments is not None
                 self.approved, self.approved_hash = decision.arguments, tool.definition_hash
-                self.asker.after_approval()
+                self.questions.asker.after_approval()
             elif self.approved_hash != tool.definition_hash:
                 return self._not_run("the tool's definition changed after it was approved; call it again")
             arguments = dict(self.approved)
@@ -410,12 +404,16 @@ class _NodeCall:
                         target,
                         arguments,
                         tool_call_id=self.id,
-                        asker=self.asker,
+                        asker=self.questions,
                         progress=stream.progress,
                     )
                 else:
                     result = await run_call(
-                        target, arguments, tool_call_id=self.id, asker=self.asker, progress=stream.progress
+                        target,
+                        arguments,
+                        tool_call_id=self.id,
+                        asker=self.questions,
+                        progress=stream.progress,
                     )
         except (GraphBubbleUp, AuthorizationRequiredError, ServersClosedError, ToolChangedError):
             raise
@@ -452,7 +450,7 @@ class _NodeCall:
         }
         record, judged = self.record, self.work.audit.get(self.id) or {}
         if record is not None:
-            verdict, decided_by = _verdict_of(record, judged)
+            verdict, decided_by = gate_verdict(record, judged)
             metadata.update(
                 mcp_verdict=verdict,
                 mcp_decided_by=decided_by,
@@ -483,19 +481,6 @@ def _call_task_sync(
 ) -> ToolMessage:
     context = contextvars.copy_context()  # this task's LangGraph config, for interrupt() inside the call
     return node._access.run_sync(lambda: node._run_one(call, work, node_config), context=context)
-
-
-def _verdict_of(
-    record: GateRecord, audit: Mapping[str, Any] | None = None
-) -> tuple[Literal["allow", "ask"], Literal["policy", "human", "remembered"]]:
-    """The gate's verdict on a call it let through, and who decided: a human approved (or edited) it, a decision
-    remembered from an earlier one (the audit context says so: informational, the binding is what runs it), or the
-    policy allowed it."""
-    if record["verdict"] == "approve" and (audit or {}).get("decided_by") == "remembered":
-        return "ask", "remembered"
-    if record["verdict"] in ("approve", "edit"):
-        return "ask", "human"
-    return "allow", "policy"
 
 
 def _settled(outcomes: list[Any]) -> list[ToolMessage]:

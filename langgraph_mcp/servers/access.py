@@ -175,7 +175,7 @@ class ServerAccess:
         return status_of(server, owner, report.failed_servers.get(server), self.listings.cached(server))
 
     def run_metadata(self, server: str) -> dict[str, Any]:
-        """What a call's tool run says about ``server`` (see :mod:`langgraph_mcp.calls.runs`): its transport and,
+        """What a call's tool run says about ``server`` (see :mod:`langgraph_mcp.calls.observers`): its transport and,
         once connected in this loop, the negotiated protocol version and its era."""
         status = self.status(server)
         return {
