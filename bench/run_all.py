@@ -23,6 +23,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 REPO = BENCH_DIR.parent
 MODULES = [
     "p1_per_call",
+    "p1_targets",
     "p2_bridges",
     "p3_fanout",
     "p4_catalog",

@@ -82,3 +82,40 @@ async def test_a_legacy_call_sends_its_callers_trace_context(open_servers: OpenS
         result = await servers.call_tool("demo_traceparent")
     sent = result.content[0].text  # type: ignore[union-attr]
     assert sent.split("-")[1] == f"{trace_id:032x}", sent
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("asks", [False, True], ids=["answers-at-once", "asks-first"])
+async def test_a_finished_legacy_call_is_freed_at_once_not_by_the_cycle_collector(
+    open_servers: OpenServers, asks: bool
+) -> None:
+    # A call's handle is freed by reference counting once the call is over: nothing of it waits for the cycle
+    # collector (a cycle per call is garbage the collector must find, on every call, in a heap as big as langgraph's).
+    servers = open_servers({"demo": {"transport": "in_process", "server": build_server(), "mode": "legacy"}})
+    conn = server_access(servers).connection("demo")
+    await servers.list_tools()
+    handles: list[weakref.ref[CallHandle]] = []
+
+    async def one_call() -> None:
+        if asks:
+            handle = await conn.legacy.start_call("book_trip", {"destination": "Oslo"})
+            question = await handle.next_event(10)
+            assert isinstance(question, ElicitEvent)
+            handle.reply(types.ElicitResult(action="accept", content={"date": "2027-01-02"}))
+        else:
+            handle = await conn.legacy.start_call("add", {"a": 1, "b": 2})
+        done = await handle.next_event(10)
+        assert isinstance(done, DoneEvent) and isinstance(done.result, types.CallToolResult)
+        handles.append(weakref.ref(handle))
+
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(3):
+            await one_call()
+        # Let the finished call tasks go (the loop drops a task once its last step has run).
+        await conn.request(lambda client: client.session.send_ping(), timeout=10)
+        alive = [ref for ref in handles if ref() is not None]
+    finally:
+        gc.enable()
+    assert handles and not alive, f"{len(alive)} of {len(handles)} finished calls are kept only by a cycle"

@@ -150,6 +150,9 @@ class LegacyCallRouter:
         if call.ended is not None:
             return
         call.ended = how
+        # An ended call is never delivered to (see _ask). Its handle's deliver would keep the cycle handle -> route
+        # -> handle.deliver alive, so a finished call would wait for the cycle collector instead of being freed.
+        call.deliver = _ended
         if how != "unsettled" and not self._held and not self._waiting:
             # Nothing is held or waits for a turn (every call that asked nothing): _give_turn and _forget, with
             # nothing to notify or settle.
@@ -300,6 +303,10 @@ class LegacyCallRouter:
                 "them in this server's exclusive_tools to start that way."
             ),
         )
+
+
+async def _ended(params: types.ElicitRequestParams) -> ElicitReply:
+    return _abandoned()
 
 
 def _abandoned() -> types.ErrorData:

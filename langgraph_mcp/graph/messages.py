@@ -279,10 +279,11 @@ def batch_of(payload: Mapping[str, Any]) -> list[str]:
 
 
 def with_batch(message: ToolMessage, batch: Sequence[str]) -> ToolMessage:
-    """``message`` marked with its batch (see the module docstring)."""
-    return message.model_copy(
-        update={"response_metadata": {**message.response_metadata, BATCH_KEY: list(batch)}}
-    )
+    """``message``, which the caller has just made, marked with its batch (see the module docstring)."""
+    # Marked on the message itself, not a copy of it (a copy is ~20 us of every call), with a new metadata dict:
+    # a message copied from another one (an interceptor's) shares its dict with that one.
+    message.response_metadata = {**message.response_metadata, BATCH_KEY: list(batch)}
+    return message
 
 
 def turn_done(messages: Sequence[AnyMessage]) -> bool:
