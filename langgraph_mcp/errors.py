@@ -200,23 +200,27 @@ class AnswerError(LangGraphMcpError, ValueError):
 
 
 class AnswerRefusedError(LangGraphMcpError, RuntimeError):
-    """An answer given on an Agent Chat UI card was refused (a form's answer, or a sampling card's edit of an argument
-    that is shown only); its text is what the person reads (nothing was saved).
+    """An answer given on an Agent Chat UI card was refused (a form's answer, a sampling card's edit of an argument
+    that is shown only, or an approval card's decision); its text is what the person reads (nothing was saved).
 
-    Words only, naming each field by its title (``Age: 'abc' is not a whole number between 18 and 120``), because
-    the LangGraph API server shows a failed run's error as its text. A ``RuntimeError``, not a ``ValueError``, on
+    Words only, naming each field by its title (``Age: 'abc' is not a whole number between 18 and 120``) or, on an
+    approval card, the call and the argument (the :class:`DecisionError`'s text), because the LangGraph API server
+    shows a failed run's error as its text. A ``RuntimeError``, not a ``ValueError``, on
     purpose: pydantic would wrap a ``ValueError`` in a ``ValidationError``, whose text frames it in model and
     error-type names, and the LangGraph API server replaces the text of exceptions outside a few builtin kinds with
     "An internal error occurred". LangGraph still reads it as a refused resume value
     (``langgraph.errors.is_invalid_resume``): the same interrupt stays pending.
     """
 
-    def __init__(self, message: str, *, problems: list[tuple[str | None, str]], error: AnswerError) -> None:
+    def __init__(
+        self, message: str, *, problems: list[tuple[str | None, str]], error: AnswerError | DecisionError
+    ) -> None:
         super().__init__(message)
         self.problems = problems
         """``(field name or None, what is wrong in words)`` per problem, in the form's order."""
         self.error = error
-        """The :class:`AnswerError` that refused it (request key, first field, detail)."""
+        """What refused it: the :class:`AnswerError` of a form or sampling card (request key, first field, detail),
+        or the :class:`DecisionError` of an approval card (the same error a plain decision gets)."""
 
 
 class DecisionError(LangGraphMcpError, ValueError):

@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pydantic
 import pytest
 from langchain.agents import create_agent
 from langchain.agents.middleware.human_in_the_loop import HITLRequest
@@ -32,6 +31,7 @@ from langgraph_mcp import (
     pending_interrupts,
     resume_command,
 )
+from langgraph_mcp.errors import AnswerRefusedError
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
 from langgraph_mcp.examples.scripted_model import DEMO_PROMPT, ScriptedChatModel
 from tests.support.checkpointers import StrictSaver
@@ -170,7 +170,7 @@ async def test_a_bad_decision_is_refused_before_it_is_saved_and_the_same_interru
     (pending,) = out["__interrupt__"]
     bad = {"type": "edit", "edited_action": {"name": "demo_move_file", "args": {"src": "a", "dst": "b"}}}
 
-    with pytest.raises(pydantic.ValidationError, match="must stay 'demo_delete_file'"):
+    with pytest.raises(AnswerRefusedError, match="must stay 'demo_delete_file'"):  # HITL shape: in words
         await agent.ainvoke(Command(resume={"decisions": [bad]}), CONFIG)
 
     state = await agent.aget_state(CONFIG)

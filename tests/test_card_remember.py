@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import pydantic
 import pytest
 from langchain_core.messages import ToolMessage
 from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
 
+from langgraph_mcp.errors import AnswerRefusedError
 from langgraph_mcp.graph.memory import list_approvals
 from tests.support.helpers import OpenServers
 from tests.support.memory_support import cfg, deletes, demo, turn, wired
@@ -76,7 +76,7 @@ async def test_no_in_the_box_is_a_plain_answer_and_a_wrong_word_is_refused(
         ("thread", r"an edited call cannot be remembered; set Remember back to no"),
     ):
         args = {"path": "todo.txt" if typed == "yes" else "notes.txt", "remember": typed}
-        with pytest.raises(pydantic.ValidationError, match=why):
+        with pytest.raises(AnswerRefusedError, match=why):  # a card's answer: refused in words
             await graph.ainvoke(Command(resume={pending.id: _edit(args)}), cfg("t1", "ann"))
         state = await graph.aget_state(cfg("t1", "ann"))
         assert [i.id for i in state.interrupts] == [pending.id]  # still answerable, nothing ran

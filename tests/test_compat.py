@@ -27,7 +27,7 @@ from langgraph_mcp import (
     resume_command,
     route_through_gate,
 )
-from langgraph_mcp.errors import AnswerRefusedError
+from langgraph_mcp.errors import AnswerRefusedError, DecisionError
 from langgraph_mcp.examples.demo_server import build_server
 from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import ERAS, OpenServers, OpenServersSync
@@ -211,6 +211,68 @@ async def test_a_bad_card_answer_is_refused_and_the_same_interrupt_stays_answera
     out = await graph.ainvoke(decide(type="reject"), CFG)  # reject = decline
     assert tool_messages(out)["reg"].status == "error"
     assert srv.events.counts["register.commit"] == 0
+
+
+async def pending_ids(graph: CompiledStateGraph[Any, Any, Any, Any]) -> list[str]:
+    """The ids of the thread's pending interrupts, the gate's (a subgraph's) included."""
+    state = await graph.aget_state(CFG, subgraphs=True)
+    tasks = [i for task in state.tasks for i in (task.state.interrupts if task.state else ())]
+    return sorted({i.id for i in [*state.interrupts, *tasks]})
+
+
+@pytest.mark.parametrize("wiring", ["gate", "node"])
+async def test_a_refused_approval_card_answer_reads_as_words_and_the_same_card_takes_a_good_one(
+    open_servers: OpenServers, wiring: str
+) -> None:
+    """The approval card, the gate's or the tool node's own: a decision it refuses is an AnswerRefusedError in
+    the DecisionError's words (the LangGraph API server shows them as they are); the same interrupt takes the next."""
+    srv = build_server()
+    servers = open_servers({"demo": in_process(srv, "auto")})
+    policy = ApprovalPolicy.load(
+        {"tools": {"demo_add": "ask"}, "default_decisions": ["approve", "edit", "reject"]}
+    )
+    calls = [call("demo_add", "sum", a=1, b=2)]
+    graph = (
+        chat_graph(servers, calls, policy)
+        if wiring == "gate"
+        else one_turn_graph(servers, calls, StrictSaver(), policy=policy, agent_chat_ui=True)
+    )
+    await graph.ainvoke({"messages": [HumanMessage("go")]}, CFG)
+    card = await the_one_interrupt(graph)
+    assert card["type"] == "mcp_approval" and card["tool_call_id"] == "sum"
+    before = await pending_ids(graph)
+
+    who = "tool call 'sum' (demo_add)"
+    refusals = [
+        (
+            f"{who}: edited arguments do not match the tool's inputSchema: args.a: 'x' is not of type 'integer'",
+            edit("demo_add", {"a": "x", "b": "2"}),
+        ),
+        (
+            f"{who}: decision type 'respond' is not allowed; allowed: approve, edit, reject",
+            decide(type="respond", message="it is 3"),
+        ),
+    ]
+    if wiring == "gate":  # the gate's card offers thread memory in its Remember box
+        refusals.append(
+            (
+                f"{who}: Remember: 'yes' is not one of no, thread; type one of them (or leave it at no)",
+                edit("demo_add", {"a": "1", "b": "2", "remember": "yes"}),
+            )
+        )
+    for words, answer in refusals:
+        with pytest.raises(AnswerRefusedError) as refused:
+            await graph.ainvoke(answer, CFG)
+        assert str(refused.value) == words  # what Agent Chat UI shows: no model or error-type names
+        assert is_invalid_resume(refused.value)
+        assert isinstance(refused.value.error, DecisionError) and str(refused.value.error) == words
+        assert refused.value.problems == [(None, words)]
+        assert await pending_ids(graph) == before  # the same interrupt, still answerable
+    assert srv.events.counts["add.enter"] == 0
+
+    out = await graph.ainvoke(edit("demo_add", {"a": "20", "b": "22"}), CFG)
+    assert text_of(tool_messages(out)["sum"]) == "42"
+    assert srv.events.counts["add.enter"] == 1 and await pending_ids(graph) == []
 
 
 @pytest.mark.parametrize("mode", ERAS)

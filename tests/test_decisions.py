@@ -11,7 +11,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command, interrupt
 from pydantic import TypeAdapter, ValidationError
 
-from langgraph_mcp.errors import DecisionError
+from langgraph_mcp.errors import AnswerRefusedError, DecisionError
 from langgraph_mcp.humans.decisions import decision_json_schema, decision_response_schema, validate_decision
 from langgraph_mcp.payloads import ApprovalInterrupt, DecisionType
 from tests.support.checkpointers import StrictSaver
@@ -219,14 +219,12 @@ def test_compat_mode_takes_one_hitl_response_decision() -> None:
     model = decision_response_schema(payload(), compat=True)
     assert model.model_validate({"decisions": [{"type": "approve"}]}).decision() == {"type": "approve"}
     bad: dict[str, Any]
-    for bad in (
-        {"decisions": []},
-        {"decisions": [{"type": "approve"}, {"type": "reject"}]},
-        {"type": "approve"},
-    ):
-        with pytest.raises(ValidationError, match="exactly one decision"):
+    for bad in ({"decisions": []}, {"decisions": [{"type": "approve"}, {"type": "reject"}]}):
+        with pytest.raises(AnswerRefusedError, match="exactly one decision"):  # a card's shape: in words
             model.model_validate(bad)
-    with pytest.raises(ValidationError, match="must stay 'fs_write_file'"):
+    with pytest.raises(ValidationError, match="exactly one decision"):  # no card sends this: the plain error
+        model.model_validate({"type": "approve"})
+    with pytest.raises(AnswerRefusedError, match="must stay 'fs_write_file'"):
         model.model_validate({"decisions": [edit({"path": "x", "content": "y"}, name="other")]})
     schema = TypeAdapter(model).json_schema()
     assert schema["required"] == ["decisions"]
@@ -301,8 +299,9 @@ def test_compat_mode_in_a_graph_takes_an_unkeyed_hitl_response() -> None:
     graph = review_graph(payload(["approve", "reject"]), compat=True)
     config = {"configurable": {"thread_id": "t2"}}
     (pending,) = graph.invoke({}, config)["__interrupt__"]
-    with pytest.raises(ValidationError, match="exactly one decision"):
+    with pytest.raises(AnswerRefusedError, match="exactly one decision") as info:
         graph.invoke(Command(resume={"decisions": [{"type": "approve"}, {"type": "approve"}]}), config)
+    assert is_invalid_resume(info.value)
     assert pending_ids(graph, config) == [pending.id]
     result = graph.invoke(Command(resume={"decisions": [{"type": "reject", "message": "not now"}]}), config)
     assert result["decision"] == {"type": "reject", "message": "not now"}

@@ -1,5 +1,5 @@
 """An Agent Chat UI edit whose string for an array (or object) field is JSON nested deeper than any parser
-takes is refused like any other invalid edit: the resume raises ``ValidationError``, nothing runs, and the same
+takes is refused like any other invalid edit: the resume raises ``AnswerRefusedError``, nothing runs, and the same
 interrupt stays pending for a corrected answer (issue 23 item 3). It raised ``RecursionError`` out of the resume.
 """
 
@@ -14,9 +14,9 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import tools_condition
 from langgraph.types import Command
 from mcp.types import ToolAnnotations
-from pydantic import ValidationError
 
 from langgraph_mcp import McpToolNode, ToolCallRouter, create_approval_gate
+from langgraph_mcp.errors import AnswerRefusedError
 from langgraph_mcp.examples.demo_server import build_server
 from tests.support.helpers import OpenServers
 
@@ -71,7 +71,7 @@ async def test_a_deeply_nested_json_string_in_an_edit_is_refused_and_the_interru
         field: deep,
     }  # Agent Chat UI sends every edited field as a string
     edit = {"type": "edit", "edited_action": {"name": "demo_tag", "args": args}}
-    with pytest.raises(ValidationError) as refused:
+    with pytest.raises(AnswerRefusedError) as refused:
         await graph.ainvoke(Command(resume={"decisions": [edit]}), cfg)
     assert field in str(refused.value)
     state = await graph.aget_state(cfg)

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 import anyio
-import pydantic
 import pytest
 from langchain_core.messages import HumanMessage, ToolMessage
 from langgraph.store.memory import InMemoryStore
@@ -19,7 +18,18 @@ from langgraph_mcp.graph.memory import MEMORY_NAMESPACE, list_approvals, memory_
 from langgraph_mcp.payloads import DecisionRecord
 from tests.servers.versioned_server import build_versioned_server
 from tests.support.helpers import OpenServers
-from tests.support.memory_support import WIRINGS, Graph, answer, cfg, decide, deletes, demo, turn, wired
+from tests.support.memory_support import (
+    WIRINGS,
+    Graph,
+    answer,
+    cfg,
+    decide,
+    deletes,
+    demo,
+    refusal,
+    turn,
+    wired,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -34,7 +44,7 @@ async def test_thread_memory_without_a_store(open_servers: OpenServers, wiring: 
     assert "store" in pending.value["remember_unavailable"]["principal"]
 
     # principal memory without a store: refused before it is saved, and the same interrupt stays answerable
-    with pytest.raises(pydantic.ValidationError, match="LangGraph store"):
+    with pytest.raises(refusal(wiring), match="LangGraph store"):
         await graph.ainvoke(
             Command(resume={pending.id: answer({"type": "approve", "remember": "principal"}, wiring)}),
             cfg("t1", "ann"),
@@ -100,7 +110,7 @@ async def test_locked_rules_and_remember_off_offer_nothing_and_memory_never_answ
     for interrupt in by_tool.values():
         assert "remember" not in interrupt.value
     assert "locked" in by_tool["reset_stats"].value["remember_unavailable"]["principal"]
-    with pytest.raises(pydantic.ValidationError, match="locked"):
+    with pytest.raises(refusal(wiring), match="locked"):
         await graph.ainvoke(
             Command(
                 resume={

@@ -45,7 +45,8 @@ approved and the history shows it; the original arguments are kept in the messag
 ``response_metadata["mcp_approval_edits"]``); ``reject`` answers the call with an error ``ToolMessage`` saying
 a human rejected it and why; ``respond`` answers it with the human's text (the tool does not run). Every
 decision is checked before it is saved (``interrupt(..., response_schema=...)``): a bad one makes the resume
-raise ``pydantic.ValidationError`` and the same interrupt stays answerable.
+raise ``pydantic.ValidationError`` (on an Agent Chat UI card, ``AnswerRefusedError``: the same refusal in words) and
+the same interrupt stays answerable.
 
 Subgraph layout (``name`` is the node name in the parent, ``approval_gate`` by default)::
 

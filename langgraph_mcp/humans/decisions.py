@@ -10,7 +10,8 @@ Decisions have LangChain's shapes (see :data:`langgraph_mcp.payloads.Decision`):
 :func:`validate_decision` is the one set of rules; both the approval gate and the resume helper use it.
 :func:`decision_response_schema` wraps it in a pydantic model for ``interrupt(value, response_schema=...)``:
 LangGraph validates a resume value against that model *before* saving it, so a bad decision fails the
-resume with a ``pydantic.ValidationError`` and the same interrupt (same id) can be answered again. A decision
+resume with a ``pydantic.ValidationError`` and the same interrupt (same id) can be answered again (an Agent Chat UI
+card's answer with :class:`~langgraph_mcp.errors.AnswerRefusedError`: the same refusal, in words). A decision
 that the node rejected *after* ``interrupt()`` returned would be stored and replayed forever.
 """
 
@@ -24,7 +25,8 @@ from urllib.parse import unquote
 import jsonschema  # type: ignore[import-untyped,unused-ignore]  # stubs may be missing
 from referencing.exceptions import Unresolvable
 
-from langgraph_mcp.errors import DecisionError, SchemaTooComplexError
+from langgraph_mcp._compat import mark_invalid_resume
+from langgraph_mcp.errors import AnswerRefusedError, DecisionError, SchemaTooComplexError
 from langgraph_mcp.humans.approval_request import REMEMBER_FIELD, REMEMBER_NOT
 from langgraph_mcp.humans.coercion import coerce_edit
 from langgraph_mcp.humans.schemas import (
@@ -391,19 +393,26 @@ def decision_response_schema(payload: ApprovalInterrupt, *, compat: bool = False
     :data:`~langgraph_mcp.payloads.Decision`. A bad answer makes the resume raise ``pydantic.ValidationError``
     (whose message is the :class:`~langgraph_mcp.errors.DecisionError` text) before anything is saved, so the
     same interrupt stays answerable. With ``compat=True`` the answer is LangChain's ``HITLResponse``,
-    ``{"decisions": [decision]}`` with exactly one decision (what Agent Chat UI sends). Clients see
-    :func:`decision_json_schema` as the interrupt's ``response_schema``.
+    ``{"decisions": [decision]}`` with exactly one decision (what Agent Chat UI sends), and a refused one raises
+    :class:`~langgraph_mcp.errors.AnswerRefusedError` instead (the ``DecisionError``'s text as it is, marked as a
+    refused resume: the same interrupt stays answerable); a value of another shape is a ``DecisionError`` as
+    above. Clients see :func:`decision_json_schema` as the interrupt's ``response_schema``.
     """
     snapshot: ApprovalInterrupt = copy.deepcopy(payload)  # later edits to payload must not change the rules
 
     def check(value: object) -> object:
         if not compat:
             return validate_decision(snapshot, value)
-        # Agent Chat UI sends edited values as strings: coerce them by the inputSchema where unambiguous.
-        decision = _card_remember(
-            snapshot, coerce_edit(only_decision(snapshot, value), snapshot.get("input_schema"))
-        )
-        return {"decisions": [validate_decision(snapshot, decision)]}
+        try:
+            # Agent Chat UI sends edited values as strings: coerce them by the inputSchema where unambiguous.
+            decision = _card_remember(
+                snapshot, coerce_edit(only_decision(snapshot, value), snapshot.get("input_schema"))
+            )
+            return {"decisions": [validate_decision(snapshot, decision)]}
+        except DecisionError as error:  # on a card, the person reads it in words (see AnswerRefusedError)
+            if not (isinstance(value, Mapping) and "decisions" in value):
+                raise  # no card sends that shape: a program's answer gets the plain error
+            raise _refused(error) from None
 
     return checked_response(
         DecisionResponse,
@@ -412,6 +421,15 @@ def decision_response_schema(payload: ApprovalInterrupt, *, compat: bool = False
         decision_json_schema(snapshot, compat=compat),
         compat=compat,
     )
+
+
+def _refused(error: DecisionError) -> AnswerRefusedError:
+    """An approval card's refused decision as the person reads it: the ``DecisionError``'s text (the call, the
+    argument and what is wrong, in words), not pydantic's framing of it; the same interrupt stays pending."""
+    words = str(error)
+    refusal = AnswerRefusedError(words, problems=[(None, words)], error=error)
+    mark_invalid_resume(refusal)
+    return refusal
 
 
 def _card_remember(payload: ApprovalInterrupt, decision: object) -> object:

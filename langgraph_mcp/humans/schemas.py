@@ -179,7 +179,8 @@ def checked_response(
     ``name`` unless it has a title).
 
     ``check`` raises ``ValueError`` (our ``AnswerError``/``DecisionError``) for a bad value; pydantic turns it into
-    the ``ValidationError`` LangGraph raises. ``attributes`` become class attributes (e.g. the requests checked).
+    the ``ValidationError`` LangGraph raises (an Agent Chat UI card's ``AnswerRefusedError`` it lets through).
+    ``attributes`` become class attributes (e.g. the requests checked).
     """
     namespace = {
         "__module__": base.__module__,

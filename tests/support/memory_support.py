@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pydantic
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
@@ -24,6 +25,7 @@ from langgraph_mcp import (
     create_approval_gate,
     route_through_gate,
 )
+from langgraph_mcp.errors import AnswerRefusedError
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
 from langgraph_mcp.examples.scripted_model import ScriptedChatModel
 from langgraph_mcp.graph.node import ToolCallRouter
@@ -125,8 +127,17 @@ def cfg(thread: str, user: str | None = None) -> Any:
     return {"configurable": configurable}
 
 
+CARD_ANSWERS = ("middleware", "gate-router-agent-chat-ui")
+"""The wirings answered as Agent Chat UI answers: ``{"decisions": [...]}``."""
+
+
 def answer(value: dict[str, Any], wiring: str) -> Any:
-    return {"decisions": [value]} if wiring in ("middleware", "gate-router-agent-chat-ui") else value
+    return {"decisions": [value]} if wiring in CARD_ANSWERS else value
+
+
+def refusal(wiring: str) -> type[Exception]:
+    """What a refused answer raises: a card's answer is refused in words, a plain decision by pydantic."""
+    return AnswerRefusedError if wiring in CARD_ANSWERS else pydantic.ValidationError
 
 
 async def turn(graph: Graph, config: Any, text: str = "go") -> dict[str, Any]:
