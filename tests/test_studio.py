@@ -428,3 +428,55 @@ async def test_a_refused_card_answer_through_the_sdk_reads_as_words_and_stays_an
     results = _tool_results((await client.threads.get_state(thread))["values"]["messages"])
     assert results["call_register_1"][0] == "success" and '"age": 36' in results["call_register_1"][1]
     assert (await client.threads.get(thread))["status"] == "idle"
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_a_refused_approval_card_answer_through_the_sdk_reads_as_words_and_stays_answerable(
+    studio: DevServer,
+) -> None:
+    """The approval card's refusal (a Remember box holding a word it does not offer) reaches the client as the
+    decision's words, not "An internal error occurred" nor pydantic's framing; the card stays answerable."""
+    client = get_client(url=studio.url)
+    thread = (await client.threads.create())["thread_id"]
+    card = await _agent_chat_ui_turn(client, thread, input={"messages": [{"role": "user", "content": "go"}]})
+    assert card["type"] == "mcp_approval" and card["tool_call_id"] == "call_delete_file_1"
+    box = card["action_requests"][0]["args"]["remember"]
+    before = (await client.threads.get_state(thread))["interrupts"]
+    bad = {
+        "type": "edit",
+        "edited_action": {"name": "demo_delete_file", "args": {"path": "todo.txt", "remember": "yes"}},
+    }
+
+    errors = [
+        part.data
+        async for part in client.runs.stream(
+            thread, CHAT_GRAPH_ID, stream_mode=["values"], command={"resume": {"decisions": [bad]}}
+        )
+        if part.event == "error"
+    ]
+    offered = ", ".join(["no", *card["remember"]])
+    assert errors == [
+        {
+            "error": "AnswerRefusedError",
+            "message": "tool call 'call_delete_file_1' (demo_delete_file): Remember: 'yes' is not one of "
+            f"{offered}; type one of them (or leave it at no)",
+        }
+    ]
+    assert (await client.threads.get(thread))["status"] == "error"
+    assert (await client.threads.get_state(thread))["interrupts"] == before  # the same card, still pending
+
+    good = {
+        "type": "edit",
+        "edited_action": {"name": "demo_delete_file", "args": {"path": "notes.txt", "remember": box}},
+    }
+    card = await _agent_chat_ui_turn(client, thread, command={"resume": {"decisions": [good]}})
+    assert card["type"] == "mcp_elicitation"  # the form comes next
+    for _ in range(2):  # decline the form and the URL card: the turn ends
+        card = await _agent_chat_ui_turn(
+            client, thread, command={"resume": {"decisions": [{"type": "reject"}]}}
+        )
+    assert card == {}
+    results = _tool_results((await client.threads.get_state(thread))["values"]["messages"])
+    assert results["call_delete_file_1"] == ("success", "Deleted notes.txt")
+    assert (await client.threads.get(thread))["status"] == "idle"
