@@ -17,6 +17,7 @@ from langgraph.types import Command
 from pydantic import ValidationError
 
 from langgraph_mcp import ApprovalPolicy, DecisionError, McpServers, ResumeError, _compat, resume_command
+from langgraph_mcp.errors import AnswerRefusedError
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.humans.decisions import validate_decision
 from tests.support.checkpointers import StrictSaver
@@ -127,8 +128,11 @@ async def test_wrong_shaped_decisions_are_refused_and_the_same_approval_stays_pe
     out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
     [pending] = out["__interrupt__"]
     for bad in WRONG_COMPAT_DECISIONS if compat else WRONG_DECISIONS:
-        with pytest.raises(ValidationError):
+        # a card's shape ({"decisions": ...}) is refused in words, anything else by pydantic: neither is saved
+        refusal = AnswerRefusedError if compat and "decisions" in bad else ValidationError
+        with pytest.raises(refusal) as caught:
             await graph.ainvoke(Command(resume={pending.id: bad}), cfg())
+        assert is_invalid_resume(caught.value)
         assert await pending_ids(graph) == [pending.id], bad
     assert srv.events.counts["delete_file.request"] == 0
     approve: Any = {"type": "approve"}
