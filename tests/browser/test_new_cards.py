@@ -200,3 +200,42 @@ def test_remember_for_the_thread_then_the_same_call_runs_without_a_card(served: 
     )
     assert "Mark as Resolved" in fresh.after("asked-again")["text"]
     assert len(served.demo_events("delete_file.commit")) == 2
+
+
+def test_a_remember_word_it_does_not_offer_is_refused_in_words_and_the_card_stays(served: Served) -> None:
+    """The person types ``yes`` in the approval card's Remember box and submits: refused in the decision's words
+    (the call, the box, what it takes), not pydantic's framing; the card stays, and Approve then runs the call."""
+    commits = len(served.demo_events("delete_file.commit"))  # the scenarios before this one ran it too
+    report = served.page(REMEMBER_GRAPH_ID).run(
+        "remember-refused",
+        [
+            {"do": "open", "timeout_ms": OPEN_TIMEOUT_MS},
+            {"do": "send", "text": "delete todo.txt"},
+            {"do": "card", "title": "demo_delete_file", "selected": "Approve"},
+            {"do": "fill", "field": "Remember", "value": "yes"},
+            {"do": "click", "button": "Submit"},
+            {"do": "text", "text": "An error occurred", "shot": "remember-refused"},
+            {"do": "card", "title": "demo_delete_file"},
+            {"do": "click", "button": "Approve"},
+            _done(1, "approved"),
+        ],
+    )
+    toasts = "\n".join(report.after("remember-refused")["toasts"])
+    words = "tool call 'call_delete_file_1' (demo_delete_file): Remember: 'yes' is not one of no, thread"
+    assert words in toasts, toasts
+    for framing in (
+        "validation error",
+        "errors.pydantic.dev",
+        "ApprovalDecision",
+        "value_error",
+        "internal error",
+    ):
+        assert framing not in toasts, toasts
+    assert "Submit rejection" in report.after("remember-refused")["text"]  # still answerable
+    assert (
+        _result(report.after("approved")["text"], "demo_delete_file", "call_delete_file_1")
+        == "Deleted todo.txt"
+    )
+    assert (
+        len(served.demo_events("delete_file.commit")) == commits + 1
+    )  # the server's own record: it ran once
