@@ -257,6 +257,7 @@ async def measure(quick: bool) -> Section:
         "where the difference is (per package; ours by layer):\n\n"
         "| era | variant ÷ baseline | functions per call | difference by package |\n|---|---|---|---|\n"
         + "\n".join("| " + " | ".join(row) + " |" for row in counts_section)
+        + "\n"
     )
     section.notes.append(
         "The parts of one call timed in place (wall time per call, 2,000 graph runs per graph after 30 untimed, in "
