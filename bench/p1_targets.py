@@ -71,7 +71,7 @@ def _package(filename: str) -> str:
     for root in ("langgraph_mcp", "mcp", "langgraph", "langchain_core", "anyio", "pydantic", "opentelemetry"):
         if root in parts:
             i = parts.index(root)
-            if root in ("langgraph_mcp",) and i + 2 < len(parts):
+            if root == "langgraph_mcp" and i + 2 < len(parts):
                 return f"{root}/{parts[i + 1]}"
             return root
     if "asyncio" in parts:

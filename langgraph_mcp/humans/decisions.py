@@ -25,8 +25,7 @@ from urllib.parse import unquote
 import jsonschema  # type: ignore[import-untyped,unused-ignore]  # stubs may be missing
 from referencing.exceptions import Unresolvable
 
-from langgraph_mcp._compat import mark_invalid_resume
-from langgraph_mcp.errors import AnswerRefusedError, DecisionError, SchemaTooComplexError
+from langgraph_mcp.errors import DecisionError, SchemaTooComplexError
 from langgraph_mcp.humans.approval_request import REMEMBER_FIELD, REMEMBER_NOT
 from langgraph_mcp.humans.coercion import coerce_edit
 from langgraph_mcp.humans.schemas import (
@@ -35,6 +34,7 @@ from langgraph_mcp.humans.schemas import (
     argument_problems,
     checked_response,
     depth_exceeds,
+    refused_on_card,
 )
 from langgraph_mcp.payloads import (
     ALL_DECISIONS,
@@ -412,7 +412,8 @@ def decision_response_schema(payload: ApprovalInterrupt, *, compat: bool = False
         except DecisionError as error:  # on a card, the person reads it in words (see AnswerRefusedError)
             if not (isinstance(value, Mapping) and "decisions" in value):
                 raise  # no card sends that shape: a program's answer gets the plain error
-            raise _refused(error) from None
+            # The DecisionError's own text: the call, the argument and what is wrong, in words.
+            raise refused_on_card([(None, str(error))], error) from None
 
     return checked_response(
         DecisionResponse,
@@ -421,15 +422,6 @@ def decision_response_schema(payload: ApprovalInterrupt, *, compat: bool = False
         decision_json_schema(snapshot, compat=compat),
         compat=compat,
     )
-
-
-def _refused(error: DecisionError) -> AnswerRefusedError:
-    """An approval card's refused decision as the person reads it: the ``DecisionError``'s text (the call, the
-    argument and what is wrong, in words), not pydantic's framing of it; the same interrupt stays pending."""
-    words = str(error)
-    refusal = AnswerRefusedError(words, problems=[(None, words)], error=error)
-    mark_invalid_resume(refusal)
-    return refusal
 
 
 def _card_remember(payload: ApprovalInterrupt, decision: object) -> object:

@@ -36,12 +36,11 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, cast
 from urllib.parse import urlsplit
 
-from langgraph_mcp._compat import mark_invalid_resume
 from langgraph_mcp.errors import AnswerError, AnswerRefusedError
 from langgraph_mcp.humans.answers import ElicitationAnswersModel, validate_answers
 from langgraph_mcp.humans.coercion import coerce_to_schema
 from langgraph_mcp.humans.forms import describe_field, field_options, show_value
-from langgraph_mcp.humans.schemas import checked_response
+from langgraph_mcp.humans.schemas import checked_response, refused_on_card
 from langgraph_mcp.payloads import (
     ActionRequest,
     DecisionType,
@@ -393,7 +392,7 @@ def refused(
                     problems.append((field, f"{_title(field, prop)}: {problem}"))
     if not problems:
         problems.append((error.field, error.detail))
-    return AnswerRefusedError("; ".join(words for _, words in problems), problems=problems, error=error)
+    return refused_on_card(problems, error)
 
 
 def _hitl_json_schema(requests: Mapping[str, ElicitationRequest]) -> dict[str, Any]:
@@ -456,9 +455,7 @@ def hitl_answers_response_schema(payload: ElicitationInterrupt) -> type[Elicitat
             answers = answers_from_decisions(requests, data, name=name)
             return validate_answers(requests, answers)
         except AnswerError as error:  # a person on a card: the refusal in words (see AnswerRefusedError)
-            refusal = refused(requests, answers, error)
-            mark_invalid_resume(refusal)
-            raise refusal from None
+            raise refused(requests, answers, error) from None
 
     return checked_response(
         HitlAnswersModel,

@@ -17,8 +17,8 @@ from typing import Any, ClassVar, Literal, TypeVar, cast
 import mcp.types as types
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from langgraph_mcp._compat import mark_invalid_resume
 from langgraph_mcp.errors import AnswerError, AnswerRefusedError
+from langgraph_mcp.humans.schemas import refused_on_card
 from langgraph_mcp.payloads import (
     SAMPLING_INTERRUPT_TYPE,
     SAMPLING_REVIEW_INTERRUPT_TYPE,
@@ -360,9 +360,7 @@ def _changed(kind: str, edited: str | None, shown: str | None) -> bool:
 def _refused(field: str, words: str) -> AnswerRefusedError:
     """A card edit refused in words only (see :class:`~langgraph_mcp.errors.AnswerRefusedError`): pydantic lets it
     through unwrapped, and LangGraph still reads it as a refused resume value, so the same interrupt stays pending."""
-    refusal = AnswerRefusedError(words, problems=[(field, words)], error=AnswerError(words, field=field))
-    mark_invalid_resume(refusal)
-    return refusal
+    return refused_on_card([(field, words)], AnswerError(words, field=field))
 
 
 def _card_arg(card: Mapping[str, Any], name: str) -> str | None:

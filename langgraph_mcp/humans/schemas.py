@@ -39,7 +39,8 @@ from pydantic import ConfigDict, GetJsonSchemaHandler, RootModel, model_validato
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
-from langgraph_mcp.errors import SchemaTooComplexError
+from langgraph_mcp._compat import mark_invalid_resume
+from langgraph_mcp.errors import AnswerError, AnswerRefusedError, DecisionError, SchemaTooComplexError
 
 __all__ = [
     "MAX_VALUE_DEPTH",
@@ -50,6 +51,7 @@ __all__ = [
     "check",
     "checked_response",
     "depth_exceeds",
+    "refused_on_card",
 ]
 
 MAX_VALUE_DEPTH = 64
@@ -166,6 +168,16 @@ class CheckedResponse(RootModel[Any]):
 
 
 R = TypeVar("R", bound=CheckedResponse)
+
+
+def refused_on_card(
+    problems: list[tuple[str | None, str]], error: AnswerError | DecisionError
+) -> AnswerRefusedError:
+    """An answer given on an Agent Chat UI card, refused in words (``problems``: field or None, words), marked as a
+    refused resume value as ``interrupt()`` marks its ``ValidationError``: the same interrupt stays pending."""
+    refusal = AnswerRefusedError("; ".join(words for _, words in problems), problems=problems, error=error)
+    mark_invalid_resume(refusal)
+    return refusal
 
 
 def checked_response(
