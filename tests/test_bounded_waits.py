@@ -7,7 +7,7 @@ import anyio
 import pytest
 from mcp.server.mcpserver import MCPServer
 
-from langgraph_mcp import CallNotSentError
+from langgraph_mcp.errors import CallNotSentError
 from langgraph_mcp.servers.mcp_servers import server_access
 from tests.support.helpers import OpenServers
 

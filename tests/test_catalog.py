@@ -11,7 +11,6 @@ from typing import Any
 import mcp.types as types
 import pytest
 
-from langgraph_mcp import ToolNameCollisionError
 from langgraph_mcp.catalog import (
     MAX_SCHEMA_BYTES,
     MAX_SCHEMA_DEPTH,
@@ -23,6 +22,7 @@ from langgraph_mcp.catalog import (
     sanitize_name,
     schema_problem,
 )
+from langgraph_mcp.errors import ToolNameCollisionError
 from langgraph_mcp.examples.demo_server import build_server
 from tests.servers.bad_tools import (
     BAD_NAME_TOOLS,

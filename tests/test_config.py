@@ -8,15 +8,8 @@ from typing import Any
 
 import pytest
 
-from langgraph_mcp import (
-    ConfigError,
-    HttpServer,
-    InProcessServer,
-    McpServers,
-    McpServersConfig,
-    SseServer,
-    StdioServer,
-)
+from langgraph_mcp import ConfigError, McpServers, McpServersConfig
+from langgraph_mcp.config import HttpServer, InProcessServer, SseServer, StdioServer
 from langgraph_mcp.examples.demo_server import build_server
 
 CLAUDE_DESKTOP_SHAPE: dict[str, Any] = {

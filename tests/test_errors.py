@@ -241,8 +241,8 @@ def test_errors_docstring_tree_draws_every_class_with_its_bases() -> None:
 @pytest.mark.parametrize("name", sorted(_error_classes()))
 def test_every_error_imports_from_the_package(name: str) -> None:
     """Every error imports from ``langgraph_mcp.errors``; the ones users catch are exported from ``langgraph_mcp``
-    (and documented there), and those exported before the surface was trimmed still import from it."""
-    if name in langgraph_mcp.__all__ or name in langgraph_mcp._COMPATIBLE:
+    (and documented there)."""
+    if name in langgraph_mcp.__all__:
         assert getattr(langgraph_mcp, name) is getattr(errors, name)
     if name in langgraph_mcp.__all__:
         assert f"``{name}``" in (langgraph_mcp.__doc__ or ""), f"{name} is not in langgraph_mcp's docstring"

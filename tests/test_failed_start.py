@@ -15,7 +15,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from langgraph_mcp import ServerConnectionError, ServerDiscoveryError
+from langgraph_mcp import ServerConnectionError
+from langgraph_mcp.errors import ServerDiscoveryError
 from langgraph_mcp.servers.mcp_servers import server_access
 from tests.support.helpers import OpenServers, child_pids
 

@@ -20,11 +20,12 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.graph import END, START, MessagesState, StateGraph
 from mcp.server.mcpserver import MCPServer
 
-from langgraph_mcp import ApprovalPolicy, McpServers, McpToolNode, ServerConnectionError, ServerDiscoveryError
+from langgraph_mcp import ApprovalPolicy, McpServers, McpToolNode, ServerConnectionError
 from langgraph_mcp.errors import (
     CallInterruptedError,
     InvalidResponseError,
     ResultTooLargeError,
+    ServerDiscoveryError,
     ToolOwnerUnknownError,
 )
 from langgraph_mcp.examples.demo_server import build_server, http_app

@@ -13,8 +13,9 @@ import httpcore2
 import httpx2
 import pytest
 
-from langgraph_mcp import _compat, http_keepalive
+from langgraph_mcp import _compat
 from langgraph_mcp.config import HttpServer
+from langgraph_mcp.connection import http as http_keepalive
 from langgraph_mcp.connection.http import PoolBackend
 from langgraph_mcp.connection.transport import http_client
 

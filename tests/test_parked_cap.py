@@ -18,9 +18,9 @@ from langgraph.types import Command
 from mcp.server.mcpserver import Context
 from mcp.types import ToolAnnotations
 
-from langgraph_mcp import CallNotSentError
 from langgraph_mcp.connection.legacy_calls import DoneEvent
 from langgraph_mcp.connection.transport import HTTP_POOL_HEADROOM
+from langgraph_mcp.errors import CallNotSentError
 from langgraph_mcp.examples.demo_server import (
     EVENTS_FILE_ENV,
     AcceptedElicitation,

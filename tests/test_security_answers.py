@@ -16,8 +16,8 @@ from langgraph.errors import is_invalid_resume
 from langgraph.types import Command
 from pydantic import ValidationError
 
-from langgraph_mcp import ApprovalPolicy, DecisionError, McpServers, ResumeError, _compat, resume_command
-from langgraph_mcp.errors import AnswerRefusedError
+from langgraph_mcp import ApprovalPolicy, McpServers, ResumeError, _compat, resume_command
+from langgraph_mcp.errors import AnswerRefusedError, DecisionError
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.humans.decisions import validate_decision
 from tests.support.checkpointers import StrictSaver

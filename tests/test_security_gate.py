@@ -16,16 +16,9 @@ from langchain_core.tools import ToolException
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import START, MessagesState, StateGraph
 
-from langgraph_mcp import (
-    ApprovalPolicy,
-    McpServers,
-    McpToolNode,
-    ToolNameCollisionError,
-    ToolOwnerUnknownError,
-    resume_command,
-    route_tool_calls,
-)
+from langgraph_mcp import ApprovalPolicy, McpServers, McpToolNode, resume_command, route_tool_calls
 from langgraph_mcp.calls.tools import make_langchain_tools
+from langgraph_mcp.errors import ToolNameCollisionError, ToolOwnerUnknownError
 from langgraph_mcp.examples.demo_server import build_server, http_app
 from langgraph_mcp.servers.mcp_servers import server_access
 from tests.support.checkpointers import StrictSaver

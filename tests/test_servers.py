@@ -22,13 +22,8 @@ import anyio
 import pytest
 from mcp.server.mcpserver import Context, MCPServer
 
-from langgraph_mcp import (
-    McpServers,
-    ServerConnectionError,
-    ServerDiscoveryError,
-    ToolCallTimeoutError,
-)
-from langgraph_mcp.errors import EventLoopError
+from langgraph_mcp import McpServers, ServerConnectionError, ToolCallTimeoutError
+from langgraph_mcp.errors import EventLoopError, ServerDiscoveryError
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.servers.mcp_servers import server_access
 from tests.servers.bad_tools import ChangingServer

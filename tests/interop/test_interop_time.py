@@ -26,7 +26,8 @@ from interop_graph import build_graph, run_tool_node, start, text, thread, tool_
 from langgraph.checkpoint.memory import InMemorySaver
 from mcp import MCPError
 
-from langgraph_mcp import McpServers, ServerDiscoveryError
+from langgraph_mcp import McpServers
+from langgraph_mcp.errors import ServerDiscoveryError
 from langgraph_mcp.humans.policy import ApprovalPolicy
 from langgraph_mcp.servers.mcp_servers import server_access
 
