@@ -1,19 +1,25 @@
-"""The README's Python examples run as a new user runs them: pasted into a file, run with the venv's Python.
+"""The code in README.md and in every page of docs/ runs as a new user runs it: pasted into a file, run with the
+venv's Python.
 
-Extraction rule (for everyone who adds a README section):
+Extraction rule (for everyone who adds a code block to the README or to a docs page):
 
 * Every fenced block opened with ```` ```python ```` (optionally followed by ``name=FILE``) is a **complete
   program**. It is written to ``example.py`` in an empty temporary directory and run as ``<venv python>
   example.py`` with the venv *not* activated (its ``bin`` directory removed from ``PATH``, no ``VIRTUAL_ENV``),
   so it must import everything it uses, start servers with ``sys.executable`` and end by running itself
   (``asyncio.run(main())``). It passes when it exits 0 within :data:`TIMEOUT` seconds. ``name=FILE`` names it
-  (the file the README tells the reader to save it as), so fragments can say they go into it.
-* A block opened with ```` ```python fragment ```` is a piece of a larger program (it may use names defined
-  elsewhere, or ``await`` at top level). A fragment that says where it goes carries ``into=NAME`` (a named
-  program, or another named fragment, ``name=NAME``, spliced into its own target first): it is **spliced** into
-  that program (:func:`splice`) and the result must run like a program. Other fragments are only compiled, so a
-  syntax error still fails.
-* Other languages (```` ```bash ````, ```` ```json ````) are not touched here.
+  (the file the page tells the reader to save it as), so fragments can say they go into it. A ```` ```text
+  output ```` block right after a program is what it prints: the program's stdout must be exactly that.
+* A block opened with ```` ```python fragment into=NAME ```` is a piece of a larger program of the same page (a
+  named program, or another named fragment, ``name=NAME``, spliced into its own target first; ``into=PAGE:NAME``
+  for one on another page, ``PAGE`` relative to this one): it is **spliced** into that program (:func:`splice`)
+  and the result must run like a program.
+* ```` ```toml ```` blocks are parsed (``policy``: loaded as an ``ApprovalPolicy`` file, its ``[[tests]]`` run);
+  ```` ```json ```` blocks are parsed (``servers``: loaded as an ``McpServers`` config); ```` ```bash run ````
+  blocks run with ``bash -e`` in the repository root, the venv's ``bin`` first on ``PATH``, and must exit 0.
+* Every other block says it does not run, with the word ``no-run`` in its fence (```` ```bash no-run ````:
+  install and deploy commands, commands that need servers of yours, a file's excerpt). An unmarked block that
+  none of the rules above runs fails :func:`test_every_block_runs_or_says_it_does_not`.
 
 Splicing (:func:`splice`) works on statements, not lines. Each fragment statement has a *key*: the target of an
 assignment (``policy``, ``out``), the callee and first argument of a call (``builder.add_node("tools"``), the
@@ -27,10 +33,12 @@ nothing is an error: it does not say where it goes.
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 import subprocess
 import sys
+import tomllib
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -40,13 +48,18 @@ import pytest
 
 from tests.support.helpers import HANG_GUARD
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+PAGES = [README, *sorted((ROOT / "docs").rglob("*.md"))]
 TIMEOUT = HANG_GUARD
+NO_RUN = "no-run"
+SHELLS = ("bash", "sh", "console", "shell")
 _FENCE = re.compile(r"^```(?P<info>[^\n`]*)\n(?P<body>.*?)^```\s*$", re.S | re.M)
 
 
 @dataclass(frozen=True)
 class Block:
+    path: str
     line: int
     heading: str
     info: str
@@ -54,10 +67,14 @@ class Block:
 
     @property
     def label(self) -> str:
-        return f"README.md:{self.line} ({self.heading})"
+        return f"{self.path}:{self.line} ({self.heading})"
+
+    @property
+    def words(self) -> list[str]:
+        return self.info.split()
 
 
-def readme_blocks(text: str) -> list[Block]:
+def readme_blocks(text: str, path: str = "README.md") -> list[Block]:
     """Every fenced code block of ``text`` with its line number and the heading above it."""
     blocks = []
     for match in _FENCE.finditer(text):
@@ -65,6 +82,7 @@ def readme_blocks(text: str) -> list[Block]:
         headings = re.findall(r"^#+ (.+)$", before, re.M)
         blocks.append(
             Block(
+                path=path,
                 line=before.count("\n") + 1,
                 heading=headings[-1] if headings else "top",
                 info=match.group("info").strip(),
@@ -80,15 +98,39 @@ def attributes(info: str) -> dict[str, str]:
 
 
 def is_program(block: Block) -> bool:
-    words = block.info.split()
+    words = block.words
     return words[:1] == ["python"] and all("=" in w for w in words[1:])
 
 
-BLOCKS = readme_blocks(README.read_text(encoding="utf-8"))
+def _relative(page: Path) -> str:
+    return page.relative_to(ROOT).as_posix()
+
+
+BLOCKS = [b for page in PAGES for b in readme_blocks(page.read_text(encoding="utf-8"), _relative(page))]
 PROGRAMS = [b for b in BLOCKS if is_program(b)]
-FRAGMENTS = [b for b in BLOCKS if b.info.split()[:2] == ["python", "fragment"]]
+FRAGMENTS = [b for b in BLOCKS if b.words[:2] == ["python", "fragment"]]
 PLACED = [b for b in FRAGMENTS if "into" in attributes(b.info)]
-NAMED = {attributes(b.info)["name"]: b for b in PROGRAMS + FRAGMENTS if "name" in attributes(b.info)}
+NAMED = {
+    (b.path, attributes(b.info)["name"]): b for b in PROGRAMS + FRAGMENTS if "name" in attributes(b.info)
+}
+OUTPUTS = {
+    BLOCKS[i - 1]: b for i, b in enumerate(BLOCKS) if b.words[:2] == ["text", "output"] and i > 0
+}
+SHELL_RUNS = [b for b in BLOCKS if b.words[:1] and b.words[0] in SHELLS and "run" in b.words[1:]]
+
+
+def _unique_by_code(blocks: list[Block]) -> list[Block]:
+    """The first of each distinct program (the README and a docs page may show the same one: run it once)."""
+    seen: dict[str, Block] = {}
+    for block in blocks:
+        seen.setdefault(block.code, block)
+    return list(seen.values())
+
+
+def named(path: str, name: str) -> Block:
+    block = NAMED.get((path, name))
+    assert block is not None, f"{path} has no block name={name}"
+    return block
 
 
 # ------------------------------------------------------------------------------------------------ splicing
@@ -178,12 +220,22 @@ def splice(program: str, fragment: str) -> str:
     return "\n".join([*imports, *result]) + "\n"
 
 
+def _target(block: Block) -> tuple[str, str]:
+    """Where ``into=`` points: ``NAME`` on the block's own page, or ``PAGE:NAME`` (relative to the page)."""
+    into = attributes(block.info)["into"]
+    if ":" not in into:
+        return block.path, into
+    page, name = into.split(":", 1)
+    return (ROOT / block.path).parent.joinpath(page).resolve().relative_to(ROOT).as_posix(), name
+
+
 def spliced(block: Block) -> str:
     """The program ``block`` goes into, with it (and what it builds on) spliced in."""
-    target = NAMED.get(attributes(block.info)["into"])
+    target = NAMED.get(_target(block))
     if target is None:
         raise SpliceError(
-            f"{block.label}: into={attributes(block.info)['into']} names no program or fragment"
+            f"{block.label}: into={attributes(block.info)['into']} names no program or fragment "
+            f"(PAGE:NAME for another page's)"
         )
     base = spliced(target) if target in FRAGMENTS else target.code
     return splice(base, block.code)
@@ -215,25 +267,73 @@ def run_program(
     )
 
 
-def test_the_readme_has_a_complete_example_and_marks_the_rest_as_fragments() -> None:
-    assert PROGRAMS, "README.md has no complete ```python example"
-    unknown = [b.label for b in BLOCKS if b.info.startswith("python") and b not in PROGRAMS + FRAGMENTS]
-    assert not unknown, (
-        f"python blocks with an unknown marker (use ```python or ```python fragment): {unknown}"
+_RUNS: dict[str, tuple[subprocess.CompletedProcess[str], Path]] = {}
+
+
+@pytest.fixture
+def ran(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """``ran(block)``: the program's run (once per distinct program in the session) and its directory."""
+
+    def run(block: Block) -> tuple[subprocess.CompletedProcess[str], Path]:
+        if block.code not in _RUNS:
+            workdir = tmp_path_factory.mktemp("program")
+            _RUNS[block.code] = (run_program(block.code, workdir), workdir)
+        result, workdir = _RUNS[block.code]
+        assert result.returncode == 0, (
+            f"{block.label} failed when run as a file (exit {result.returncode}). Make it a complete program, "
+            f"or mark it ```python fragment into=NAME.\n--- stdout\n{result.stdout[-3000:]}"
+            f"\n--- stderr\n{result.stderr[-3000:]}"
+        )
+        return result, workdir
+
+    return run
+
+
+def _how_it_runs(block: Block) -> str | None:
+    """What runs ``block`` (see the module docstring), or ``None`` when nothing does."""
+    words = block.words
+    if block in PROGRAMS:
+        return "run as a program"
+    if block in PLACED:
+        return "spliced into its program and run"
+    if words[:2] == ["text", "output"]:
+        return "compared with its program's output"
+    if words[:1] == ["toml"]:
+        return "parsed as TOML"
+    if words[:1] == ["json"]:
+        return "parsed as JSON"
+    if block in SHELL_RUNS:
+        return "run with bash"
+    return None
+
+
+def test_every_block_runs_or_says_it_does_not() -> None:
+    assert [b for b in PROGRAMS if b.path == "README.md"], "README.md has no complete ```python example"
+    silent = [
+        f"{b.label}: ```{b.info}"
+        for b in BLOCKS
+        if _how_it_runs(b) is None and NO_RUN not in b.words
+    ]
+    assert not silent, (
+        "code blocks that no test runs: make each a complete ```python program, a ```python fragment "
+        "into=NAME, a ```bash run command, or say it does not run with ```LANG no-run:\n" + "\n".join(silent)
     )
+    misplaced = [b.label for prev, b in OUTPUTS.items() if prev not in PROGRAMS]
+    assert not misplaced, f"```text output blocks must follow the program whose output they are: {misplaced}"
 
 
-@pytest.mark.parametrize("block", PROGRAMS, ids=lambda b: f"line{b.line}")
-def test_complete_example_runs_as_a_file(block: Block, tmp_path: Path) -> None:
-    result = run_program(block.code, tmp_path)
+@pytest.mark.parametrize("block", _unique_by_code(PROGRAMS), ids=lambda b: f"{b.path}:{b.line}")
+def test_complete_example_runs_as_a_file(block: Block, ran) -> None:  # type: ignore[no-untyped-def]
+    result, _ = ran(block)
 
-    assert result.returncode == 0, (
-        f"{block.label} failed when run as a file (exit {result.returncode}). Make it a complete program, "
-        f"or mark it ```python fragment.\n--- stdout\n{result.stdout[-3000:]}\n--- stderr\n{result.stderr[-3000:]}"
-    )
+    printed = OUTPUTS.get(block)
+    if printed is not None:
+        assert result.stdout.splitlines() == printed.code.splitlines(), (
+            f"{block.label} printed something else than the ```text output block after it says"
+        )
 
 
-@pytest.mark.parametrize("block", FRAGMENTS, ids=lambda b: f"line{b.line}")
+@pytest.mark.parametrize("block", FRAGMENTS, ids=lambda b: f"{b.path}:{b.line}")
 def test_fragment_compiles(block: Block) -> None:
     compile(block.code, block.label, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
 
@@ -250,16 +350,59 @@ def run_placed(
     return result
 
 
+def placed(marker: str) -> Block:
+    (block,) = [b for b in PLACED if marker in b.code and b.path != "README.md"]
+    return block
+
+
+SPECIFIC = ("answer everything at once", "until the thread finishes", "DATABASE_URL")
+
+
 @pytest.mark.parametrize(
-    "block", [b for b in PLACED if "DATABASE_URL" not in b.code], ids=lambda b: f"line{b.line}"
+    "block",
+    [b for b in PLACED if not any(marker in b.code for marker in SPECIFIC)],
+    ids=lambda b: f"{b.path}:{b.line}",
 )
 def test_fragment_runs_where_it_says_it_goes(block: Block, tmp_path: Path) -> None:
     run_placed(block, tmp_path)
 
 
-def placed(marker: str) -> Block:
-    (block,) = [b for b in PLACED if marker in b.code]
-    return block
+@pytest.mark.parametrize("block", [b for b in BLOCKS if b.words[:1] == ["toml"]], ids=lambda b: f"{b.path}:{b.line}")
+def test_toml_block_parses_and_a_policy_block_loads(block: Block, tmp_path: Path) -> None:
+    tomllib.loads(block.code)
+    if "policy" in block.words[1:]:
+        from langgraph_mcp import ApprovalPolicy
+
+        (tmp_path / "policy.toml").write_text(block.code, encoding="utf-8")
+        ApprovalPolicy.load(tmp_path / "policy.toml")  # runs its [[tests]]
+
+
+@pytest.mark.parametrize("block", [b for b in BLOCKS if b.words[:1] == ["json"]], ids=lambda b: f"{b.path}:{b.line}")
+def test_json_block_parses_and_a_servers_block_loads(block: Block) -> None:
+    value = json.loads(block.code)
+    if "servers" in block.words[1:]:
+        from langgraph_mcp import McpServersConfig
+
+        McpServersConfig.load(value)
+
+
+@pytest.mark.parametrize("block", SHELL_RUNS, ids=lambda b: f"{b.path}:{b.line}")
+def test_shell_block_runs_in_the_repository(block: Block) -> None:
+    venv_bin = str(Path(sys.executable).parent)
+    env = {**os.environ, "PATH": venv_bin + os.pathsep + os.environ.get("PATH", ""), "PYTHONPATH": str(ROOT)}
+    result = subprocess.run(
+        ["bash", "-e", "-c", block.code],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert result.returncode == 0, (
+        f"{block.label} exited {result.returncode}\n--- stdout\n{result.stdout[-3000:]}"
+        f"\n--- stderr\n{result.stderr[-3000:]}"
+    )
 
 
 def test_answer_everything_at_once_uses_the_example_s_own_ids(tmp_path: Path) -> None:
@@ -276,12 +419,9 @@ def test_the_compat_loop_answers_until_the_thread_finishes(tmp_path: Path) -> No
     assert "I'll run" not in out.strip().splitlines()[-1]
 
 
-def test_the_graph_example_pauses_twice_and_finishes_with_one_resume(tmp_path: Path) -> None:
-    graph_example = NAMED["example.py"]
+def test_the_graph_example_pauses_twice_and_finishes_with_one_resume(ran) -> None:  # type: ignore[no-untyped-def]
+    result, _ = ran(named("README.md", "example.py"))
 
-    result = run_program(graph_example.code, tmp_path)
-
-    assert result.returncode == 0, result.stderr[-3000:]
     out = result.stdout
     assert "waiting: approval for call_delete_file_1 - demo_delete_file" in out
     assert "waiting: elicitation for call_book_trip_1 - demo_book_trip" in out
@@ -289,10 +429,9 @@ def test_the_graph_example_pauses_twice_and_finishes_with_one_resume(tmp_path: P
     assert "Deleted todo.txt" in out and "Booked Rome on 2026-12-24" in out
 
 
-def test_the_parallel_example_goes_back_to_the_model_once_after_both_results(tmp_path: Path) -> None:
-    result = run_program(NAMED["parallel.py"].code, tmp_path)
+def test_the_parallel_example_goes_back_to_the_model_once_after_both_results(ran) -> None:  # type: ignore[no-untyped-def]
+    result, _ = ran(named("docs/tool-node.md", "parallel.py"))
 
-    assert result.returncode == 0, result.stderr[-3000:]
     lines = result.stdout.splitlines()
     runs = [line for line in lines if line.startswith("model runs after")]
     assert runs == ["model runs after 0 tool results", "model runs after 2 tool results"]
@@ -301,10 +440,9 @@ def test_the_parallel_example_goes_back_to_the_model_once_after_both_results(tmp
     assert "- demo_list_files: notes.txt" in answer and "- demo_get_forecast: " in answer
 
 
-def test_the_create_agent_example_asks_only_about_the_destructive_call(tmp_path: Path) -> None:
-    result = run_program(NAMED["agent.py"].code, tmp_path)
+def test_the_create_agent_example_asks_only_about_the_destructive_call(ran) -> None:  # type: ignore[no-untyped-def]
+    result, _ = ran(named("docs/gate.md", "agent.py"))
 
-    assert result.returncode == 0, result.stderr[-3000:]
     waiting = [line for line in result.stdout.splitlines() if line.startswith("waiting:")]
     assert sorted(waiting) == [
         "waiting: approval for call_delete_file_1 - demo_delete_file",
@@ -313,12 +451,11 @@ def test_the_create_agent_example_asks_only_about_the_destructive_call(tmp_path:
     assert "Deleted todo.txt" in result.stdout and "Booked Rome on 2026-12-24" in result.stdout
 
 
-def test_the_policy_example_shows_each_rule_deciding(tmp_path: Path) -> None:
+def test_the_policy_example_shows_each_rule_deciding(ran) -> None:  # type: ignore[no-untyped-def]
     (program,) = [b for b in PROGRAMS if "outside_home" in b.code and "policy.toml" in b.code]
 
-    result = run_program(program.code, tmp_path)
+    result, _ = ran(program)
 
-    assert result.returncode == 0, result.stderr[-3000:]
     verdicts = [line.split(" (", 1)[0] for line in result.stdout.splitlines()]
     assert verdicts == [
         "demo_delete_file {'path': 'scratch/tmp.txt'}: allow by scratch-deletes",
@@ -332,30 +469,23 @@ def test_the_policy_example_shows_each_rule_deciding(tmp_path: Path) -> None:
     ]
 
 
-def test_the_remember_example_prints_what_the_readme_says(tmp_path: Path) -> None:
+def test_the_remember_example_prints_what_its_page_says(ran) -> None:  # type: ignore[no-untyped-def]
     (program,) = [b for b in PROGRAMS if "revoke_approvals" in b.code]
-    printed = (
-        README.read_text(encoding="utf-8")
-        .split(program.code, 1)[1]
-        .split("```text\n", 1)[1]
-        .split("```", 1)[0]
-    )
+    assert program in OUTPUTS, f"{program.label} has no ```text output block after it"
 
-    result = run_program(program.code, tmp_path)
+    result, _ = ran(program)
 
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert result.stdout.splitlines() == printed.splitlines()
+    assert result.stdout.splitlines() == OUTPUTS[program].code.splitlines()
 
 
-def test_persistence_recipe_pauses_in_one_process_and_resumes_in_another(tmp_path: Path) -> None:
-    result = run_program(NAMED["persist.py"].code, tmp_path)
+def test_persistence_recipe_pauses_in_one_process_and_resumes_in_another(ran) -> None:  # type: ignore[no-untyped-def]
+    result, workdir = ran(named("docs/persistence.md", "persist.py"))
 
-    assert result.returncode == 0, result.stderr[-3000:]
     lines = result.stdout.splitlines()
     assert lines[0] == "process 1 paused on: ['call_book_trip_1', 'call_delete_file_1']"
     assert lines[1].startswith("process 2: Here is what happened:")
     assert "Deleted todo.txt" in result.stdout and "Booked Rome on 2026-12-24" in result.stdout
-    assert (tmp_path / "threads.sqlite").exists()
+    assert (workdir / "threads.sqlite").exists()
 
 
 @pytest.fixture
@@ -438,7 +568,7 @@ def test_splice_replaces_from_the_first_match_to_the_last_and_hoists_imports() -
 
 def test_fragment_marker_and_extraction_rule() -> None:
     text = "# A\n```python\nprint(1)\n```\n## B\n```python fragment\nawait x\n```\n```bash\nls\n```\n"
-    blocks = readme_blocks(text)
+    blocks = readme_blocks(text, "page.md")
     assert [(b.line, b.heading, b.info) for b in blocks] == [
         (2, "A", "python"),
         (6, "B", "python fragment"),
