@@ -38,7 +38,8 @@ def test_the_api_reference_documents_every_public_name() -> None:
         name
         for name in langgraph_mcp.__all__
         if not any(
-            path.rsplit(".", 1)[1] == name and obj is getattr(langgraph_mcp, name) for path, obj in objects.items()
+            path.rsplit(".", 1)[1] == name and obj is getattr(langgraph_mcp, name)
+            for path, obj in objects.items()
         )
     ]
 
@@ -62,7 +63,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         timeout=HANG_GUARD,
         check=False,
     )
-    assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}"
+    assert result.returncode == 0, (
+        f"mkdocs build --strict failed:\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}"
+    )
     return out
 
 
@@ -72,7 +75,9 @@ def test_the_site_builds_strict_and_renders_each_public_name(site: Path) -> None
     unrendered = [path for path in documented() if f'id="{path}"' not in html]
 
     assert not unrendered, f"API reference entries that rendered nothing: {unrendered}"
-    assert not re.search(r":(class|func|meth|mod|data|attr):`", html), "a Sphinx role reached the page as text"
+    assert not re.search(r":(class|func|meth|mod|data|attr):`", html), (
+        "a Sphinx role reached the page as text"
+    )
 
 
 def test_the_cli_reference_has_every_command_s_help(site: Path) -> None:

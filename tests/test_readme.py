@@ -40,7 +40,7 @@ import subprocess
 import sys
 import tomllib
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -113,10 +113,14 @@ PLACED = [b for b in FRAGMENTS if "into" in attributes(b.info)]
 NAMED = {
     (b.path, attributes(b.info)["name"]): b for b in PROGRAMS + FRAGMENTS if "name" in attributes(b.info)
 }
-OUTPUTS = {
-    BLOCKS[i - 1]: b for i, b in enumerate(BLOCKS) if b.words[:2] == ["text", "output"] and i > 0
-}
-SHELL_RUNS = [b for b in BLOCKS if b.words[:1] and b.words[0] in SHELLS and "run" in b.words[1:]]
+OUTPUTS = {BLOCKS[i - 1]: b for i, b in enumerate(BLOCKS) if b.words[:2] == ["text", "output"] and i > 0}
+
+
+def is_shell_run(block: Block) -> bool:
+    return bool(block.words) and block.words[0] in SHELLS and "run" in block.words[1:]
+
+
+SHELL_RUNS = [b for b in BLOCKS if is_shell_run(b)]
 
 
 def _unique_by_code(blocks: list[Block]) -> list[Block]:
@@ -267,14 +271,16 @@ def run_program(
     )
 
 
-_RUNS: dict[str, tuple[subprocess.CompletedProcess[str], Path]] = {}
+Run = tuple[subprocess.CompletedProcess[str], Path]
+Ran = Callable[[Block], Run]
+_RUNS: dict[str, Run] = {}
 
 
 @pytest.fixture
-def ran(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+def ran(tmp_path_factory: pytest.TempPathFactory) -> Ran:
     """``ran(block)``: the program's run (once per distinct program in the session) and its directory."""
 
-    def run(block: Block) -> tuple[subprocess.CompletedProcess[str], Path]:
+    def run(block: Block) -> Run:
         if block.code not in _RUNS:
             workdir = tmp_path_factory.mktemp("program")
             _RUNS[block.code] = (run_program(block.code, workdir), workdir)
@@ -302,18 +308,14 @@ def _how_it_runs(block: Block) -> str | None:
         return "parsed as TOML"
     if words[:1] == ["json"]:
         return "parsed as JSON"
-    if block in SHELL_RUNS:
+    if is_shell_run(block):
         return "run with bash"
     return None
 
 
 def test_every_block_runs_or_says_it_does_not() -> None:
     assert [b for b in PROGRAMS if b.path == "README.md"], "README.md has no complete ```python example"
-    silent = [
-        f"{b.label}: ```{b.info}"
-        for b in BLOCKS
-        if _how_it_runs(b) is None and NO_RUN not in b.words
-    ]
+    silent = [f"{b.label}: ```{b.info}" for b in BLOCKS if _how_it_runs(b) is None and NO_RUN not in b.words]
     assert not silent, (
         "code blocks that no test runs: make each a complete ```python program, a ```python fragment "
         "into=NAME, a ```bash run command, or say it does not run with ```LANG no-run:\n" + "\n".join(silent)
@@ -323,7 +325,7 @@ def test_every_block_runs_or_says_it_does_not() -> None:
 
 
 @pytest.mark.parametrize("block", _unique_by_code(PROGRAMS), ids=lambda b: f"{b.path}:{b.line}")
-def test_complete_example_runs_as_a_file(block: Block, ran) -> None:  # type: ignore[no-untyped-def]
+def test_complete_example_runs_as_a_file(block: Block, ran: Ran) -> None:
     result, _ = ran(block)
 
     printed = OUTPUTS.get(block)
@@ -367,7 +369,9 @@ def test_fragment_runs_where_it_says_it_goes(block: Block, tmp_path: Path) -> No
     run_placed(block, tmp_path)
 
 
-@pytest.mark.parametrize("block", [b for b in BLOCKS if b.words[:1] == ["toml"]], ids=lambda b: f"{b.path}:{b.line}")
+@pytest.mark.parametrize(
+    "block", [b for b in BLOCKS if b.words[:1] == ["toml"]], ids=lambda b: f"{b.path}:{b.line}"
+)
 def test_toml_block_parses_and_a_policy_block_loads(block: Block, tmp_path: Path) -> None:
     tomllib.loads(block.code)
     if "policy" in block.words[1:]:
@@ -377,7 +381,9 @@ def test_toml_block_parses_and_a_policy_block_loads(block: Block, tmp_path: Path
         ApprovalPolicy.load(tmp_path / "policy.toml")  # runs its [[tests]]
 
 
-@pytest.mark.parametrize("block", [b for b in BLOCKS if b.words[:1] == ["json"]], ids=lambda b: f"{b.path}:{b.line}")
+@pytest.mark.parametrize(
+    "block", [b for b in BLOCKS if b.words[:1] == ["json"]], ids=lambda b: f"{b.path}:{b.line}"
+)
 def test_json_block_parses_and_a_servers_block_loads(block: Block) -> None:
     value = json.loads(block.code)
     if "servers" in block.words[1:]:
@@ -419,7 +425,7 @@ def test_the_compat_loop_answers_until_the_thread_finishes(tmp_path: Path) -> No
     assert "I'll run" not in out.strip().splitlines()[-1]
 
 
-def test_the_graph_example_pauses_twice_and_finishes_with_one_resume(ran) -> None:  # type: ignore[no-untyped-def]
+def test_the_graph_example_pauses_twice_and_finishes_with_one_resume(ran: Ran) -> None:
     result, _ = ran(named("README.md", "example.py"))
 
     out = result.stdout
@@ -429,7 +435,7 @@ def test_the_graph_example_pauses_twice_and_finishes_with_one_resume(ran) -> Non
     assert "Deleted todo.txt" in out and "Booked Rome on 2026-12-24" in out
 
 
-def test_the_parallel_example_goes_back_to_the_model_once_after_both_results(ran) -> None:  # type: ignore[no-untyped-def]
+def test_the_parallel_example_goes_back_to_the_model_once_after_both_results(ran: Ran) -> None:
     result, _ = ran(named("docs/tool-node.md", "parallel.py"))
 
     lines = result.stdout.splitlines()
@@ -440,7 +446,7 @@ def test_the_parallel_example_goes_back_to_the_model_once_after_both_results(ran
     assert "- demo_list_files: notes.txt" in answer and "- demo_get_forecast: " in answer
 
 
-def test_the_create_agent_example_asks_only_about_the_destructive_call(ran) -> None:  # type: ignore[no-untyped-def]
+def test_the_create_agent_example_asks_only_about_the_destructive_call(ran: Ran) -> None:
     result, _ = ran(named("docs/gate.md", "agent.py"))
 
     waiting = [line for line in result.stdout.splitlines() if line.startswith("waiting:")]
@@ -451,7 +457,7 @@ def test_the_create_agent_example_asks_only_about_the_destructive_call(ran) -> N
     assert "Deleted todo.txt" in result.stdout and "Booked Rome on 2026-12-24" in result.stdout
 
 
-def test_the_policy_example_shows_each_rule_deciding(ran) -> None:  # type: ignore[no-untyped-def]
+def test_the_policy_example_shows_each_rule_deciding(ran: Ran) -> None:
     (program,) = [b for b in PROGRAMS if "outside_home" in b.code and "policy.toml" in b.code]
 
     result, _ = ran(program)
@@ -469,7 +475,7 @@ def test_the_policy_example_shows_each_rule_deciding(ran) -> None:  # type: igno
     ]
 
 
-def test_the_remember_example_prints_what_its_page_says(ran) -> None:  # type: ignore[no-untyped-def]
+def test_the_remember_example_prints_what_its_page_says(ran: Ran) -> None:
     (program,) = [b for b in PROGRAMS if "revoke_approvals" in b.code]
     assert program in OUTPUTS, f"{program.label} has no ```text output block after it"
 
@@ -478,7 +484,7 @@ def test_the_remember_example_prints_what_its_page_says(ran) -> None:  # type: i
     assert result.stdout.splitlines() == OUTPUTS[program].code.splitlines()
 
 
-def test_persistence_recipe_pauses_in_one_process_and_resumes_in_another(ran) -> None:  # type: ignore[no-untyped-def]
+def test_persistence_recipe_pauses_in_one_process_and_resumes_in_another(ran: Ran) -> None:
     result, workdir = ran(named("docs/persistence.md", "persist.py"))
 
     lines = result.stdout.splitlines()
@@ -574,3 +580,13 @@ def test_fragment_marker_and_extraction_rule() -> None:
         (6, "B", "python fragment"),
         (9, "B", "bash"),
     ]
+
+
+def test_a_block_nothing_runs_must_say_no_run() -> None:
+    text = "# A\n```bash\nls\n```\n```bash no-run\nls\n```\n```bash run\nls\n```\n```html\n<p>\n```\n"
+    unmarked, marked, shell, html = readme_blocks(text, "page.md")
+
+    assert _how_it_runs(unmarked) is None and NO_RUN not in unmarked.words  # fails the check above
+    assert NO_RUN in marked.words
+    assert _how_it_runs(shell) == "run with bash"
+    assert _how_it_runs(html) is None
