@@ -1,7 +1,8 @@
 """An mkdocs hook: the CLI reference in ``cli.md``, generated from the argparse parser at build time.
 
 ``cli.md`` holds the line ``<!-- cli-reference -->``; the build replaces it with one section per command (and
-per ``policy`` action), each the command's own ``--help`` text. Nothing is fetched: the parser is imported from
+per ``policy`` action), each the command's own ``--help`` text (the exit codes every command lists are shown
+once, with the top command). Nothing is fetched: the parser is imported from
 the checkout being built.
 """
 
@@ -26,7 +27,10 @@ def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.Argument
     return {}
 
 
-def _help(parser: argparse.ArgumentParser) -> str:
+def _help(parser: argparse.ArgumentParser, shared_epilog: str | None = None) -> str:
+    """``parser``'s help, without the epilog every command repeats (shown once, with the top command)."""
+    if shared_epilog is not None and parser.epilog == shared_epilog:
+        parser.epilog = None
     return parser.format_help().rstrip()
 
 
@@ -40,9 +44,10 @@ def cli_reference() -> str:
     parser = build_parser()
     parts = ["## `langgraph-mcp`", "", "```text", _help(parser), "```", ""]
     for name, command in _subcommands(parser).items():
-        parts += [f"## `langgraph-mcp {name}`", "", "```text", _help(command), "```", ""]
+        parts += [f"## `langgraph-mcp {name}`", "", "```text", _help(command, parser.epilog), "```", ""]
         for action, sub in _subcommands(command).items():
-            parts += [f"### `langgraph-mcp {name} {action}`", "", "```text", _help(sub), "```", ""]
+            help_text = _help(sub, parser.epilog)
+            parts += [f"### `langgraph-mcp {name} {action}`", "", "```text", help_text, "```", ""]
     return "\n".join(parts)
 
 
