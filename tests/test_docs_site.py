@@ -94,3 +94,12 @@ def test_the_cli_reference_has_every_command_s_help(site: Path) -> None:
         for action in parser._actions:
             for option in action.option_strings:
                 assert option in page, f"`langgraph-mcp {name}`'s {option} is missing from the CLI reference"
+
+
+def test_every_relative_link_of_the_readme_leads_to_a_file() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\((?!https?://|#)([^)#\s]+)", readme)
+
+    broken = [target for target in targets if not (ROOT / target).exists()]
+
+    assert targets and not broken, f"README.md links to files that do not exist: {broken}"
