@@ -342,8 +342,8 @@ async def kept_task_values(configurable: Mapping[str, Any]) -> list[Any]:
 #
 # Replaced by public API (mcp 2.3): the transport's end-of-stream is no longer read from the session's private
 # dispatcher (``_dispatcher._closed``) but from our own wrapper around the public ``mcp.client.Transport``
-# (``langgraph_mcp.connection.transport``), and ``mcp.shared._httpx_utils.create_mcp_http_client`` is a plain
-# ``httpx2.AsyncClient`` built in ``langgraph_mcp.connection.transport.http_client``.
+# (``langgraph_mcp.connection.watch``), and ``mcp.shared._httpx_utils.create_mcp_http_client`` is a plain
+# ``httpx2.AsyncClient`` built in ``langgraph_mcp.transports.http.http_client``.
 
 
 def dependency_version(package: str) -> str:

@@ -8,6 +8,7 @@ The tree (every exception the package raises is one of these)::
     ├── ConfigError (ValueError)               a server, policy or CLI configuration is invalid
     │   ├── AnswersFileError                   the CLI's ``--answers`` file is unreadable or does not fit
     │   ├── PolicyError (TypeError)            an approval predicate returned something that is not a verdict
+    │   ├── TransportError (TypeError)         a transport class cannot be registered (no binding(), a taken tag)
     │   └── InterceptorError (TypeError)       a tool-call interceptor returned something that is not a result
     ├── ServerError                            something about one MCP server (fields: server, tool, detail)
     │   ├── ServerConnectionError (ConnectionError)   the server could not be reached, started or kept alive
@@ -244,6 +245,11 @@ class SchemaTooComplexError(LangGraphMcpError, ValueError):
 class PolicyError(ConfigError, TypeError):
     """An approval predicate returned something that is not a verdict; the message names the rule and what it
     returned. A ``TypeError`` too, as it was before it had a name."""
+
+
+class TransportError(ConfigError, TypeError):
+    """A transport class cannot be registered: it is not a ``Transport``, leaves out one of its abstract methods
+    (``binding()``: what a decision about its server binds to, above all), or takes another transport's tag."""
 
 
 class InterceptorError(ConfigError, TypeError):

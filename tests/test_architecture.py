@@ -9,21 +9,23 @@ above; and no import cycle anywhere, not even inside one layer. ``ARCHITECTURE.m
 explains each folder and traces one call and one pause through them.
 
 0. **vocabulary** — the top-level modules: ``errors`` (the one error vocabulary), ``payloads`` (the JSON-shaped
-   interrupt payloads and answers UIs depend on), ``config`` (server specs), ``credentials`` (per-run header
-   values, the principal), ``catalog`` (tool descriptors, naming, definition hashes), ``_compat`` (the one guarded
-   door to dependencies' internals). Everyone may read them.
-1. **humans** — ``humans/``: what a human is asked and may answer, with no I/O: policy, decisions, forms, answer
+   interrupt payloads and answers UIs depend on), ``credentials`` (per-run header values, the principal),
+   ``catalog`` (tool descriptors, naming, definition hashes), ``_compat`` (the one guarded door to dependencies'
+   internals). Everyone may read them.
+1. **transports** — ``transports/``: one module per transport (its config model, how it opens a client, what a
+   decision about its server binds to), and ``config`` (every server by name, over the registered transports).
+2. **humans** — ``humans/``: what a human is asked and may answer, with no I/O: policy, decisions, forms, answer
    validation, URL and secret inspection, Agent Chat UI shapes, resume, coercion, schemas.
-2. **connection** — ``connection/``: one live server (owner task, transports, HTTP, requests, timers, legacy
-   routing of pushed questions, server logs).
-3. **calls** — ``calls/``: one call over a connection (round driver, asker, paused calls, interceptors, progress
+3. **connection** — ``connection/``: one live server (owner task, the watch on its transport, requests, timers,
+   legacy routing of pushed questions, server logs).
+4. **calls** — ``calls/``: one call over a connection (round driver, asker, paused calls, interceptors, progress
    stream, results, LangChain tools). They are handed what they need, so they never import ``servers``.
-4. **servers** — ``servers/``: many servers, one lifecycle (``McpServers``, per-identity connections, listings,
+5. **servers** — ``servers/``: many servers, one lifecycle (``McpServers``, per-identity connections, listings,
    name resolution, the sync bridge, status, resources and prompts).
-5. **graph** — ``graph/``: what users wire into a StateGraph (``McpToolNode``, routers, the gate, messages).
-6. **examples** — ``examples/`` (demo server, demo/Studio graph, scripted model).
-7. **cli** — ``cli/``.
-8. **facade** — ``langgraph_mcp`` itself (the lazy public exports) and ``__main__``; nothing in the package
+6. **graph** — ``graph/``: what users wire into a StateGraph (``McpToolNode``, routers, the gate, messages).
+7. **examples** — ``examples/`` (demo server, demo/Studio graph, scripted model).
+8. **cli** — ``cli/``.
+9. **facade** — ``langgraph_mcp`` itself (the lazy public exports) and ``__main__``; nothing in the package
    imports the facade (import from the defining module).
 
 Every module matches exactly one entry of :data:`LAYERS` (a new top-level module must be added to the vocabulary
@@ -57,7 +59,8 @@ PACKAGE_DIR = ROOT / "langgraph_mcp"
 PACKAGE = "langgraph_mcp"
 
 LAYERS: list[tuple[str, list[str]]] = [
-    ("vocabulary", ["errors", "payloads.*", "config", "credentials", "catalog", "_compat"]),
+    ("vocabulary", ["errors", "payloads.*", "credentials", "catalog", "_compat"]),
+    ("transports", ["transports.*", "config"]),
     ("humans", ["humans.*"]),
     ("connection", ["connection.*"]),
     ("calls", ["calls.*"]),
@@ -310,7 +313,7 @@ def test_every_module_is_in_exactly_one_layer() -> None:
     unmatched = sorted(_show(name) for name in MODULES if not _matching_entries(name))
     assert not unmatched, (
         f"modules in no layer: {unmatched}. Put a new module in the folder whose job it does "
-        "(humans/, connection/, calls/, servers/, graph/); a new top-level module is a vocabulary module "
+        "(transports/, humans/, connection/, calls/, servers/, graph/); a new top-level module is a vocabulary module "
         "and must be named in LAYERS on purpose."
     )
     doubled = {_show(name): found for name in MODULES if len(found := _matching_entries(name)) > 1}

@@ -11,8 +11,8 @@ from typing import Any
 import anyio
 import pytest
 
-from langgraph_mcp.connection.transport import HTTP_POOL_HEADROOM, HTTP_POOL_RESERVE
 from langgraph_mcp.examples.demo_server import http_app
+from langgraph_mcp.transports.http import HTTP_POOL_HEADROOM, HTTP_POOL_RESERVE
 from tests.support.helpers import OpenServers, serve_asgi
 
 pytestmark = pytest.mark.anyio

@@ -15,9 +15,9 @@ import pytest
 
 from langgraph_mcp import _compat
 from langgraph_mcp.config import HttpServer
-from langgraph_mcp.connection import http as http_keepalive
-from langgraph_mcp.connection.http import PoolBackend
-from langgraph_mcp.connection.transport import http_client
+from langgraph_mcp.transports import http_stack as http_keepalive
+from langgraph_mcp.transports.http import http_client
+from langgraph_mcp.transports.http_stack import PoolBackend
 
 pytestmark = pytest.mark.anyio
 

@@ -21,9 +21,9 @@ import uvicorn
 
 from langgraph_mcp import McpServers
 from langgraph_mcp.config import HttpServer
-from langgraph_mcp.connection.transport import HTTP_KEEPALIVE_EXPIRY, http_client
 from langgraph_mcp.errors import CallInterruptedError
 from langgraph_mcp.examples.demo_server import DemoServer, build_server, http_app
+from langgraph_mcp.transports.http import HTTP_KEEPALIVE_EXPIRY, http_client
 from tests.support.helpers import ERAS, OpenServers, serve_asgi
 
 pytestmark = pytest.mark.anyio

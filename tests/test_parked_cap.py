@@ -19,7 +19,6 @@ from mcp.server.mcpserver import Context
 from mcp.types import ToolAnnotations
 
 from langgraph_mcp.connection.legacy_calls import DoneEvent
-from langgraph_mcp.connection.transport import HTTP_POOL_HEADROOM
 from langgraph_mcp.errors import CallNotSentError
 from langgraph_mcp.examples.demo_server import (
     EVENTS_FILE_ENV,
@@ -29,6 +28,7 @@ from langgraph_mcp.examples.demo_server import (
     build_server,
 )
 from langgraph_mcp.servers.mcp_servers import server_access
+from langgraph_mcp.transports.http import HTTP_POOL_HEADROOM
 from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import OpenServers, http_demo_server
 from tests.support.node_support import (

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast
 
@@ -23,7 +22,7 @@ from rich.text import Text
 from langgraph_mcp.catalog import McpTool, SkippedTool
 from langgraph_mcp.cli.pending import PendingMcpInterrupt, Reply
 from langgraph_mcp.cli.sampling import render_sampling, sampling_reply_text
-from langgraph_mcp.config import HttpServer, ServerSpec, SseServer, StdioServer
+from langgraph_mcp.config import ServerSpec
 from langgraph_mcp.humans.forms import field_options
 from langgraph_mcp.humans.inspection import inspect_url
 from langgraph_mcp.humans.policy import ApprovalPolicy, Verdict
@@ -93,11 +92,7 @@ def tool_verdict(policy: ApprovalPolicy, tool: McpTool, args: Mapping[str, Any] 
 
 def server_target(spec: ServerSpec) -> str:
     """Where a server is: its URL, or its command line (shell-quoted), or ``in-process``."""
-    if isinstance(spec, StdioServer):
-        return shlex.join([spec.command, *spec.args])
-    if isinstance(spec, HttpServer | SseServer):
-        return spec.url
-    return "in-process"
+    return spec.location()
 
 
 def render_tools(

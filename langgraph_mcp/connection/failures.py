@@ -19,8 +19,7 @@ import mcp.types as types
 from mcp import Client, MCPError
 
 from langgraph_mcp import _compat
-from langgraph_mcp.config import HttpServer, ServerSpec
-from langgraph_mcp.connection.http import is_post_failure
+from langgraph_mcp.config import ServerSpec
 from langgraph_mcp.connection.oauth import RefreshFirst
 from langgraph_mcp.errors import (
     AuthorizationRequiredError,
@@ -31,6 +30,7 @@ from langgraph_mcp.errors import (
     ServerConnectionError,
     ServerError,
 )
+from langgraph_mcp.transports.http_stack import is_post_failure
 
 
 def flatten_exception(exc: BaseException) -> BaseException:
@@ -185,7 +185,7 @@ class FailureReader:
     def session_gone(self, error: BaseException, client: Client, tool: str | None) -> CallNotSentError | None:
         """A legacy HTTP 404 for our session (the server restarted or expired it): re-initialize on the next
         request. The server refused the request before running it, so the caller may send it again (any tool)."""
-        if not (_compat.is_session_gone(error) and isinstance(self.spec, HttpServer)):
+        if not self.spec.session_gone(error):
             return None
         self.owner.mark_dead(error, client)
         what = f"the call to {tool!r} was not run" if tool is not None else "the request was not run"

@@ -23,7 +23,6 @@ from langgraph_mcp.connection.legacy_routing import CallEnd, ElicitReply, Legacy
 from langgraph_mcp.connection.owner import ClientOwner
 from langgraph_mcp.connection.requests import RequestJobs
 from langgraph_mcp.connection.timers import EventDeadlines, deadline
-from langgraph_mcp.connection.transport import legacy_call_slots
 from langgraph_mcp.errors import CallNotSentError, ServerConnectionError, ToolCallTimeoutError
 
 ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
@@ -112,7 +111,7 @@ class CallHandle:
     transport_failed: bool = False
     """The connection's task group cancelled the call: its failure is explained once the owner has the reason."""
     slot: asyncio.Semaphore | None = None
-    """Legacy over HTTP: the connection's call slot this call holds (see ``transport.legacy_call_slots``)."""
+    """Legacy over HTTP: the connection's call slot this call holds (see ``Transport.legacy_call_slots``)."""
     timed_out: bool = False
     """The current :meth:`next_event` wait ran past its timeout."""
     abandoning: bool = False
@@ -230,7 +229,7 @@ class LegacyCalls:
         self.failures = failures
         self.jobs = jobs
         self.event_deadlines = event_deadlines
-        slots = legacy_call_slots(spec)
+        slots = spec.legacy_call_slots()
         self._call_slots = asyncio.Semaphore(slots) if slots is not None else None
         self.parked_call_limit = (
             spec.max_parked_calls if slots is None else min(spec.max_parked_calls, slots - 1)

@@ -14,7 +14,7 @@ import contextlib
 import contextvars
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal, TextIO, cast
+from typing import Any, Literal
 
 import anyio
 import anyio.abc
@@ -23,13 +23,14 @@ from mcp import Client
 from mcp.client.subscriptions import PromptsListChanged, ResourcesListChanged, ToolsListChanged
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from langgraph_mcp.config import ServerSpec, StdioServer
+from langgraph_mcp.config import ServerSpec
 from langgraph_mcp.connection.calls import CallTasks
 from langgraph_mcp.connection.failures import describe_error, flatten_exception
 from langgraph_mcp.connection.oauth import RefreshFirst
 from langgraph_mcp.connection.timers import deadline
-from langgraph_mcp.connection.transport import StderrCapture, TransportWatch, command_line, make_client
+from langgraph_mcp.connection.watch import TransportWatch, watched
 from langgraph_mcp.errors import AuthorizationRequiredError, InvalidResponseError, ServerConnectionError
+from langgraph_mcp.transports.base import StartNotes
 
 logger = logging.getLogger("langgraph_mcp.connection")
 
@@ -78,7 +79,7 @@ class OwnerTask:
         self._error: BaseException | None = None
         self._starts = 0
         self._watch: TransportWatch | None = None
-        self._stderr: StderrCapture | None = None
+        self._notes: StartNotes | None = None
 
     @property
     def task_group(self) -> anyio.abc.TaskGroup | None:
@@ -184,18 +185,18 @@ class OwnerTask:
                 return
             failure = ServerConnectionError(
                 self.name,
-                f"could not connect: {describe_error(cause)}" + _stdio_context(self.spec, self._stderr),
+                f"could not connect: {describe_error(cause)}"
+                + (self._notes.explain() if self._notes is not None else ""),
             )
             self._error = failure
             raise failure from cause
 
     async def _own(self) -> None:
         assert self._stop is not None and self._ready is not None and self._watch is not None
-        stderr = StderrCapture(self.name, self.spec.stderr) if isinstance(self.spec, StdioServer) else None
-        self._stderr = stderr
+        notes = self._notes = self.spec.start_notes(self.name)
         try:
             async with contextlib.AsyncExitStack() as held:
-                client = await self._enter_client(held, stderr)
+                client = await self._enter_client(held, notes)
                 tg = await held.enter_async_context(anyio.create_task_group())
                 if self.spec.mode == "modern" and client.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
                     raise ServerConnectionError(
@@ -234,10 +235,9 @@ class OwnerTask:
                 self._task_group = None
                 self._call_tasks = None
                 self._ready.set()
-            if stderr is not None:
-                stderr.close()
+            notes.close()
 
-    async def _enter_client(self, held: contextlib.AsyncExitStack, stderr: StderrCapture | None) -> Client:
+    async def _enter_client(self, held: contextlib.AsyncExitStack, notes: StartNotes) -> Client:
         """Enter the client into ``held``. An extension (MCP Tasks) is advertised only to a server that offers it:
         where another client costs no second server process (HTTP, SSE, in-process), a first client discovers
         without extensions, and only a 2026-07-28 server whose capabilities list one gets a client that advertises
@@ -252,12 +252,12 @@ class OwnerTask:
             **self._options(),
         }
         extensions = common.pop("extensions", None) or []
-        if extensions and isinstance(spec, StdioServer):
+        if extensions and spec.each_client_starts_a_server:
             common["extensions"] = extensions
-        if not extensions or isinstance(spec, StdioServer):
-            return await held.enter_async_context(self._make_client(stderr, common))
+        if not extensions or spec.each_client_starts_a_server:
+            return await held.enter_async_context(self._make_client(notes, common))
         async with contextlib.AsyncExitStack() as probing:
-            first = await probing.enter_async_context(self._make_client(stderr, common))
+            first = await probing.enter_async_context(self._make_client(notes, common))
             offered = getattr(first.server_capabilities, "extensions", None) or {}
             wanted = [extension for extension in extensions if extension.identifier in offered]
             if first.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS or not wanted:
@@ -268,13 +268,13 @@ class OwnerTask:
             self.name, self._on_invalid
         )  # the first client's transport ended, not this one's
         return await held.enter_async_context(
-            self._make_client(stderr, {**common, **adopted, "extensions": wanted})
+            self._make_client(notes, {**common, **adopted, "extensions": wanted})
         )
 
-    def _make_client(self, stderr: StderrCapture | None, common: dict[str, Any]) -> Client:
-        assert self._watch is not None
-        writer = cast(TextIO, stderr.writer) if stderr is not None else None
-        return make_client(self.spec, self._watch, stderr=writer, common=common)
+    def _make_client(self, notes: StartNotes, common: dict[str, Any]) -> Client:
+        watch = self._watch
+        assert watch is not None
+        return self.spec.open_client(notes, lambda streams: watched(streams, watch), common)
 
     async def _wait_owner(self, timeout: float = OWNER_STOP_SECONDS) -> None:
         """Wait (bounded) for the owner task to finish; a cancellation of *this* caller still propagates."""
@@ -304,19 +304,6 @@ async def _watch_list_changes(
                     on_list_changed(server, kind)
     except Exception as exc:  # a lost or refused subscription only costs freshness, never a call
         logger.debug("MCP server %r: list-change subscription ended: %r", server, exc)
-
-
-def _stdio_context(spec: ServerSpec, stderr: StderrCapture | None) -> str:
-    """For a stdio server that did not come up: its command line and the last lines it wrote to stderr."""
-    if not isinstance(spec, StdioServer):
-        return ""
-    text = f"; command: {command_line(spec)}"
-    lines = stderr.tail() if stderr is not None else []
-    if lines:
-        text += "; its stderr ended with:\n    " + "\n    ".join(lines)
-    elif stderr is not None:
-        text += "; it wrote nothing to stderr"
-    return text
 
 
 def _process_stopping(exc: BaseException) -> BaseException | None:

@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, cast
 
 from langgraph_mcp.catalog import McpTool, ToolDefinition, args_digest, canonical_json
-from langgraph_mcp.config import HttpServer, ServerSpec, SseServer, StdioServer
+from langgraph_mcp.config import ServerSpec
 from langgraph_mcp.payloads import BindingVerdict, DecisionBinding, DefinitionChange
 
 __all__ = [
@@ -141,15 +141,17 @@ class ApprovalKey:
         )
 
 
-def server_identity(name: str, spec: ServerSpec) -> str:
-    """``name`` plus a digest of where the server is reached: a config that points the name elsewhere (another
-    URL, another command line) is another server, and a decision about the old one does not carry over."""
-    where: dict[str, Any] = {"transport": spec.transport}
-    if isinstance(spec, HttpServer | SseServer):
-        where["url"] = spec.url
-    elif isinstance(spec, StdioServer):
-        where.update(command=spec.command, args=list(spec.args), cwd=spec.cwd)
-    return f"{name}#{hashlib.sha256(canonical_json(where).encode()).hexdigest()[:16]}"
+def server_identity(name: str, spec: ServerSpec, key: ApprovalKey) -> str:
+    """``name`` plus a keyed hash of everything that selects the backend it reaches (the transport's
+    :meth:`~langgraph_mcp.transports.base.Transport.binding`: a URL and every static header; a command line, its
+    working directory and environment). A config that points the name elsewhere (another URL, another tenant's API
+    key, ``env`` for prod instead of staging) is another server, and a decision about the old one does not carry
+    over; nor does one taken under another ``key``.
+
+    Keyed (HMAC with the approval key), so the values, often secrets, are never in clear and cannot be guessed back
+    from the identity by anyone without the key (it is in payloads, records and the store)."""
+    where = {"transport": spec.transport, **spec.binding()}
+    return f"{name}#{key.seal('server identity', where)[:32]}"
 
 
 def binding_problem(

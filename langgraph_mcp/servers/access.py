@@ -162,7 +162,7 @@ class ServerAccess:
         identity = self._identities.get(server)
         if identity is None:
             spec = self.connections.spec(server)
-            identity = self._identities[server] = server_identity(server, spec)
+            identity = self._identities[server] = server_identity(server, spec, self.approval_key)
         return identity
 
     def status(self, server: str) -> ServerStatus:

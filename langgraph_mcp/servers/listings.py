@@ -19,7 +19,7 @@ from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from langgraph_mcp import _compat
 from langgraph_mcp.catalog import CatalogReport, McpTool, ServerCatalog, SkippedTool, check_collisions
-from langgraph_mcp.config import HttpServer, McpServersConfig, ServerSpec
+from langgraph_mcp.config import McpServersConfig, ServerSpec
 from langgraph_mcp.connection.connection import ServerConnection
 from langgraph_mcp.errors import (
     ConfigError,
@@ -184,7 +184,7 @@ async def fetch_listing(conn: ServerConnection, catalog: ServerCatalog) -> Listi
             attempts += 1
     tools, unusable = catalog.build(raw)
     skipped.extend(unusable)
-    max_age = spec.listing_max_age if isinstance(spec, HttpServer) else None
+    max_age = spec.listing_expiry()
     return Listing(tools, skipped, ttl_ms, conn=conn, max_age=max_age)
 
 
