@@ -63,14 +63,14 @@ BUILTIN_RAISES: dict[tuple[str, str], str] = {
     ("graph/memory.py", "list_approvals"): (
         "a Python API called with an owner but no scope: a programming error in the caller, like a TypeError"
     ),
-    ("config.py", "HttpServer._one_way_to_authenticate"): (
+    ("transports/http.py", "HttpServer._one_way_to_authenticate"): (
         "a pydantic validator: pydantic turns the ValueError into a ValidationError, reported as ConfigError"
     ),
     ("config.py", "McpServersConfig._check_names"): (
         "a pydantic validator: pydantic turns the ValueError into a ValidationError, reported as ConfigError"
     ),
     ("credentials.py", "expand_env.replace"): (
-        "expand_env is only called from config.py's pydantic header validators (ValidationError -> ConfigError)"
+        "expand_env is only called from the HTTP transports' pydantic header validators (ValidationError -> ConfigError)"
     ),
     ("humans/forms.py", "request_from_params"): (
         "exhaustiveness guard over the SDK's ElicitRequest*Params union: only a programming error reaches it"
