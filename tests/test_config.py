@@ -211,3 +211,17 @@ def test_every_config_field_is_documented() -> None:
             if not (isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)):
                 undocumented.append(f"{cls.name}.{name}")
     assert not undocumented, f"config fields without a docstring: {undocumented}"
+
+
+def test_a_config_dumps_every_transports_fields_and_loads_back() -> None:
+    entries = {
+        "a": {"command": "x", "env": {"K": "v"}},
+        "b": {"url": "http://h/mcp"},
+        "c": {"url": "http://h/sse"},
+    }
+    config = McpServersConfig.load(entries)
+
+    dumped = config.model_dump(mode="json")
+
+    assert dumped["servers"]["a"]["env"] == {"K": "v"} and dumped["servers"]["b"]["url"] == "http://h/mcp"
+    assert McpServersConfig.load(dumped) == config

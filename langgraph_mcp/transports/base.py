@@ -29,7 +29,7 @@ from typing import Annotated, Any, ClassVar, Literal, TypeAlias
 
 from mcp import Client
 from mcp.client import Transport as StreamsContext
-from pydantic import BaseModel, ConfigDict, Field, PlainValidator
+from pydantic import BaseModel, ConfigDict, Field, PlainValidator, SerializeAsAny
 from pydantic_core import PydanticCustomError
 
 from langgraph_mcp.errors import TransportError
@@ -314,5 +314,5 @@ def _validate_spec(value: Any) -> Transport:
     return cls.model_validate(entry)
 
 
-ServerSpec: TypeAlias = Annotated[Transport, PlainValidator(_validate_spec)]
+ServerSpec: TypeAlias = Annotated[SerializeAsAny[Transport], PlainValidator(_validate_spec)]
 """One server's config: any registered transport (told by its tag or its keys)."""
