@@ -293,7 +293,8 @@ def _validate_spec(value: Any) -> Transport:
     """A server entry as the registered transport it names or its keys say (pydantic's errors keep their
     location under the server's name)."""
     if isinstance(value, Transport):
-        if TRANSPORTS.get(value.transport) is not type(value):
+        registered = TRANSPORTS.get(value.transport)
+        if registered is None or not isinstance(value, registered):
             raise PydanticCustomError(
                 "server_transport", f"transport {type(value).__name__} is not registered (register_transport)"
             )
