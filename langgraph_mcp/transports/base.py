@@ -25,14 +25,18 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from contextlib import AbstractAsyncContextManager
-from typing import Annotated, Any, ClassVar, Literal, TypeAlias
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeAlias
 
-from mcp import Client
-from mcp.client import Transport as StreamsContext
 from pydantic import BaseModel, ConfigDict, Field, PlainValidator, SerializeAsAny
 from pydantic_core import PydanticCustomError
 
 from langgraph_mcp.errors import TransportError
+
+if (
+    TYPE_CHECKING
+):  # the mcp SDK is imported when a client is opened, not when a config is read (the CLI's typo check)
+    from mcp import Client
+    from mcp.client import Transport as StreamsContext
 
 __all__ = [
     "TRANSPORTS",
@@ -51,7 +55,7 @@ __all__ = [
 ProtocolMode: TypeAlias = Literal["auto", "modern", "legacy"]
 Route: TypeAlias = Literal["content", "artifact"]
 
-WatchStreams: TypeAlias = Callable[[AbstractAsyncContextManager[Any]], StreamsContext]
+WatchStreams: TypeAlias = "Callable[[AbstractAsyncContextManager[Any]], StreamsContext]"
 """Wraps a transport's (read, write) stream pair so the connection sees the end of the stream and bad messages
 (:class:`~langgraph_mcp.connection.watch.TransportWatch`)."""
 

@@ -11,18 +11,16 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
-from typing import Any, ClassVar, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
 
 import httpx2
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from langgraph_mcp import _compat
-from langgraph_mcp._compat import wrap_pool_backend
 from langgraph_mcp.credentials import expand_env
 from langgraph_mcp.transports.base import StartNotes, Transport, WatchStreams
-from langgraph_mcp.transports.http_stack import ContainedPosts, PoolBackend, drain_event_streams_on_close
+
+if TYPE_CHECKING:
+    from mcp import Client
 
 CredentialsFactory: TypeAlias = Callable[[Any], Mapping[str, str] | httpx2.Auth | None]
 """Receives the run's config (``None`` outside a graph) and returns headers for this run (merged over the
@@ -122,12 +120,16 @@ class HttpServer(Transport):
         return self.url
 
     def open_client(self, notes: StartNotes, watch: WatchStreams, common: dict[str, Any]) -> Client:
+        from mcp import Client  # the SDK (and the HTTP stack) on first use, not with the config
+
         return Client(watch(_streamable_http(self)), **common)
 
     def listing_expiry(self) -> float | None:
         return self.listing_max_age
 
     def session_gone(self, error: BaseException) -> bool:
+        from langgraph_mcp import _compat  # LangGraph's and the SDK's internals, not with the config
+
         return _compat.is_session_gone(error)
 
     def legacy_call_slots(self) -> int | None:
@@ -149,6 +151,9 @@ def http_client(spec: HttpServer) -> httpx2.AsyncClient:
     (``http_keepalive.PoolBackend``). A network failure under one request's POST fails that request alone
     (``post_failures.ContainedPosts``), not the whole connection.
     """
+    from langgraph_mcp._compat import wrap_pool_backend  # the SDK's internals, not with the config
+    from langgraph_mcp.transports.http_stack import ContainedPosts, PoolBackend, drain_event_streams_on_close
+
     max_connections = http_pool_size(spec)
     limits = httpx2.Limits(
         max_connections=max_connections,
@@ -173,6 +178,8 @@ def http_pool_size(spec: HttpServer) -> int:
 
 @asynccontextmanager
 async def _streamable_http(spec: HttpServer) -> AsyncIterator[Any]:
+    from mcp.client.streamable_http import streamable_http_client
+
     # The SDK leaves a passed-in HTTP client open: it is closed here, with the transport.
     async with (
         http_client(spec) as http,

@@ -8,12 +8,14 @@ point the name elsewhere without changing the code).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from mcp import Client
 from pydantic import Field
 
 from langgraph_mcp.transports.base import StartNotes, Transport, WatchStreams
+
+if TYPE_CHECKING:
+    from mcp import Client
 
 
 class InProcessServer(Transport):
@@ -38,4 +40,6 @@ class InProcessServer(Transport):
         return "in-process"
 
     def open_client(self, notes: StartNotes, watch: WatchStreams, common: dict[str, Any]) -> Client:
+        from mcp import Client  # the SDK on first use, not with the config
+
         return Client(self.server, **common)

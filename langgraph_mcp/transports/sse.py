@@ -4,14 +4,15 @@ header, as for streamable HTTP)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from mcp import Client
-from mcp.client.sse import sse_client
 from pydantic import Field, field_validator
 
 from langgraph_mcp.transports.base import StartNotes, Transport, WatchStreams
 from langgraph_mcp.transports.http import CredentialsFactory, expand_env_in_headers
+
+if TYPE_CHECKING:
+    from mcp import Client
 
 
 class SseServer(Transport):
@@ -48,6 +49,9 @@ class SseServer(Transport):
         return self.url
 
     def open_client(self, notes: StartNotes, watch: WatchStreams, common: dict[str, Any]) -> Client:
+        from mcp import Client  # the SDK on first use, not with the config
+        from mcp.client.sse import sse_client
+
         sse = sse_client(
             self.url,
             headers=self.headers or None,

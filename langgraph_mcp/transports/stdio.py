@@ -15,13 +15,14 @@ import shlex
 import threading
 from collections.abc import Mapping
 from pathlib import Path
-from typing import IO, Any, ClassVar, Literal, TextIO, cast
+from typing import IO, TYPE_CHECKING, Any, ClassVar, Literal, TextIO, cast
 
-from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
 from pydantic import Field
 
 from langgraph_mcp.transports.base import StartNotes, Transport, WatchStreams
+
+if TYPE_CHECKING:
+    from mcp import Client
 
 TAIL_LINES = 20
 """How many of the last stderr lines a start failure quotes."""
@@ -61,6 +62,9 @@ class StdioServer(Transport):
         return StderrCapture(server, self.stderr, command_line(self))
 
     def open_client(self, notes: StartNotes, watch: WatchStreams, common: dict[str, Any]) -> Client:
+        from mcp import Client, StdioServerParameters  # the SDK on first use, not with the config
+        from mcp.client.stdio import stdio_client
+
         params = StdioServerParameters(command=self.command, args=self.args, env=self.env, cwd=self.cwd)
         writer = cast(TextIO, notes.writer) if isinstance(notes, StderrCapture) else None
         transport = stdio_client(params, errlog=writer) if writer is not None else stdio_client(params)
