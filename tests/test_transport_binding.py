@@ -45,8 +45,12 @@ def package_logs(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCapture
         yield caplog
 
 
-def _stdio(open_servers: OpenServers, events: Path, secret: str) -> McpServers:
-    spec = stdio_demo_spec(events_file=events, mode="modern")
+CASES = [("gate-router", "modern"), ("middleware", "modern"), ("gate-router", "legacy")]
+"""(wiring, era): both eras, and the gate and create_agent's middleware."""
+
+
+def _stdio(open_servers: OpenServers, events: Path, secret: str, era: str) -> McpServers:
+    spec = stdio_demo_spec(events_file=events, mode=era)
     spec["env"] = {**spec["env"], "DB_PASSWORD": secret}
     return open_servers({"servers": {"demo": spec}, "approval_key": KEY})
 
@@ -55,25 +59,25 @@ def _deletes(events: Path) -> int:
     return len(event_pids(events, "delete_file")) if events.exists() else 0
 
 
-@pytest.mark.parametrize("wiring", ["gate-router", "middleware"])
+@pytest.mark.parametrize(("wiring", "era"), CASES)
 async def test_principal_memory_for_a_stdio_env_does_not_answer_another_env(
-    open_servers: OpenServers, tmp_path: Path, wiring: str, package_logs: pytest.LogCaptureFixture
+    open_servers: OpenServers, tmp_path: Path, wiring: str, era: str, package_logs: pytest.LogCaptureFixture
 ) -> None:
     store = InMemoryStore()
     staging, prod = tmp_path / "staging.jsonl", tmp_path / "prod.jsonl"
-    graph: Graph = await wired(_stdio(open_servers, staging, STAGING_SECRET), wiring, store=store)
+    graph: Graph = await wired(_stdio(open_servers, staging, STAGING_SECRET, era), wiring, store=store)
     out = await turn(graph, cfg("t1", "ann"))
     payloads = [out["__interrupt__"][0].value]
     await decide(graph, out, cfg("t1", "ann"), wiring, {"type": "approve", "remember": "principal"})
     assert _deletes(staging) == 1
 
     # the same config again (another McpServers, the same key): remembered, not asked
-    again = await wired(_stdio(open_servers, staging, STAGING_SECRET), wiring, store=store)
+    again = await wired(_stdio(open_servers, staging, STAGING_SECRET, era), wiring, store=store)
     out = await turn(again, cfg("t2", "ann"))
     assert "__interrupt__" not in out and _deletes(staging) == 2
 
     # the same server name with env pointing at prod: asked, and prod ran nothing
-    other = await wired(_stdio(open_servers, prod, PROD_SECRET), wiring, store=store)
+    other = await wired(_stdio(open_servers, prod, PROD_SECRET, era), wiring, store=store)
     out = await turn(other, cfg("t3", "ann"))
     assert "__interrupt__" in out
     payloads.append(out["__interrupt__"][0].value)
@@ -86,43 +90,43 @@ async def test_principal_memory_for_a_stdio_env_does_not_answer_another_env(
         assert value not in package_logs.text
 
 
-@pytest.mark.parametrize("wiring", ["gate-router", "middleware"])
+@pytest.mark.parametrize(("wiring", "era"), CASES)
 async def test_principal_memory_for_one_tenant_header_does_not_answer_another(
-    open_servers: OpenServers, wiring: str, package_logs: pytest.LogCaptureFixture
+    open_servers: OpenServers, wiring: str, era: str, package_logs: pytest.LogCaptureFixture
 ) -> None:
     srv, record = build_identity_server()
     store = InMemoryStore()
     calls = [("add", {"a": 1, "b": 2})]
     pol = ApprovalPolicy()
-    async with serve_asgi(srv.streamable_http_app()) as base:
+    base = await open_servers.enter(serve_asgi(srv.streamable_http_app()))  # stopped after the clients close
 
-        def tenant(key: str) -> McpServers:
-            entry = {"url": f"{base}/mcp", "mode": "modern", "headers": {"X-Key": key}}
-            return open_servers({"servers": {"ident": entry}, "approval_key": KEY})
+    def tenant(key: str) -> McpServers:
+        entry = {"url": f"{base}/mcp", "mode": era, "headers": {"X-Key": key}}
+        return open_servers({"servers": {"ident": entry}, "approval_key": KEY})
 
-        graph = await wired(tenant("tenant-a-key"), wiring, calls, store=store, pol=pol, prefix="ident_")
-        out = await turn(graph, cfg("t1", "ann"))
-        payloads = [out["__interrupt__"][0].value]
-        assert "principal" in payloads[0].get("remember", ["principal"])
-        await decide(graph, out, cfg("t1", "ann"), wiring, {"type": "approve", "remember": "principal"})
-        assert [c["x_key"] for c in record.of("add")] == ["tenant-a-key"]
+    graph = await wired(tenant("tenant-a-key"), wiring, calls, store=store, pol=pol, prefix="ident_")
+    out = await turn(graph, cfg("t1", "ann"))
+    payloads = [out["__interrupt__"][0].value]
+    assert "principal" in payloads[0]["remember"]
+    await decide(graph, out, cfg("t1", "ann"), wiring, {"type": "approve", "remember": "principal"})
+    assert [c["x_key"] for c in record.of("add")] == ["tenant-a-key"]
 
-        same = await wired(tenant("tenant-a-key"), wiring, calls, store=store, pol=pol, prefix="ident_")
-        out = await turn(same, cfg("t2", "ann"))
-        assert "__interrupt__" not in out
-        assert [c["x_key"] for c in record.of("add")] == ["tenant-a-key"] * 2
+    same = await wired(tenant("tenant-a-key"), wiring, calls, store=store, pol=pol, prefix="ident_")
+    out = await turn(same, cfg("t2", "ann"))
+    assert "__interrupt__" not in out
+    assert [c["x_key"] for c in record.of("add")] == ["tenant-a-key"] * 2
 
-        other = await wired(tenant("tenant-b-key"), wiring, calls, store=store, pol=pol, prefix="ident_")
-        out = await turn(other, cfg("t3", "ann"))
-        assert "__interrupt__" in out
-        payloads.append(out["__interrupt__"][0].value)
-        assert [c["x_key"] for c in record.of("add")] == ["tenant-a-key"] * 2  # tenant b: nothing ran
+    other = await wired(tenant("tenant-b-key"), wiring, calls, store=store, pol=pol, prefix="ident_")
+    out = await turn(other, cfg("t3", "ann"))
+    assert "__interrupt__" in out
+    payloads.append(out["__interrupt__"][0].value)
+    assert [c["x_key"] for c in record.of("add")] == ["tenant-a-key"] * 2  # tenant b: nothing ran
 
-        kept = _everything_kept(await other.aget_state(cfg("t3", "ann")), store, payloads)
-        kept += repr(await graph.aget_state(cfg("t1", "ann")))
-        for value in ("tenant-a-key", "tenant-b-key"):
-            assert value not in kept
-            assert value not in package_logs.text
+    kept = _everything_kept(await other.aget_state(cfg("t3", "ann")), store, payloads)
+    kept += repr(await graph.aget_state(cfg("t1", "ann")))
+    for value in ("tenant-a-key", "tenant-b-key"):
+        assert value not in kept
+        assert value not in package_logs.text
 
 
 # ------------------------------------------------------------------------------------------- the identity itself
