@@ -26,6 +26,8 @@ The tree (every exception the package raises is one of these)::
     │   ├── ElicitationUnavailableError        a tool asked for input where nobody can answer (no graph)
     │   ├── TooManyRoundsError                 a tool kept asking past ``max_elicitation_rounds``
     │   ├── TooManyParkedCallsError            a legacy call asked while ``max_parked_calls`` calls already wait
+    │   ├── ParkedCallNotReissuedError         a parked legacy call's first attempt may still complete: not re-sent
+    │   ├── RequestStateRefusedError           a 2026-07-28 server refused a round's state (field: answers)
     │   ├── UnsupportedRequestError            it asked the client for something it does not serve (sampling)
     │   ├── SamplingRefusedError               its sampling request was refused (policy, cap, or a human)
     │   ├── ToolCallTimeoutError (TimeoutError)   a call did not finish within ``tool_timeout``
@@ -353,6 +355,27 @@ class TooManyRoundsError(ServerError):
 class TooManyParkedCallsError(ServerError):
     """A legacy call asked a question while ``max_parked_calls`` calls of its connection already wait for a
     human, and its tool may not safely run twice: it was cancelled instead of paused (never replayed)."""
+
+
+class ParkedCallNotReissuedError(ServerError):
+    """A parked legacy call could not be continued (past ``max_parked_calls``, past its ``park_timeout``, or
+    resumed where it is not parked), and its first attempt may still complete on the server: it is not sent again,
+    since its tool is not declared read-only or idempotent by a trusted server (see
+    :func:`langgraph_mcp.calls.paused.may_reissue`)."""
+
+
+class RequestStateRefusedError(ServerError):
+    """A 2026-07-28 server refused the ``requestState`` of a round of questions (``-32602``): replicas without a
+    shared requestState key, a server restart, or an expired state, which a client cannot tell apart. The answers
+    the person gave are kept (``answers``: request key -> answer, secret fields left out)."""
+
+    def __init__(
+        self, server: str, detail: str, *, tool: str | None = None, answers: dict[str, object]
+    ) -> None:
+        super().__init__(server, detail, tool=tool)
+        self.answers = answers
+        """The answers given for the call's questions, by request key (the fields a form marks sensitive left
+        out), for the error ``ToolMessage``'s artifact, so they can be given again."""
 
 
 class UnsupportedRequestError(ServerError):

@@ -47,6 +47,7 @@ from langgraph_mcp.connection.legacy_calls import (
 from langgraph_mcp.connection.tasks import TaskCreated
 from langgraph_mcp.errors import (
     CallNotSentError,
+    RequestStateRefusedError,
     ServerConnectionError,
     ServerError,
     ToolChangedError,
@@ -72,16 +73,32 @@ async def run_call(
     tool_call_id: str,
     asker: Asking,
     progress: ProgressCallback | None = None,
+    approved: bool = False,
 ) -> types.CallToolResult:
-    """Run the call to ``target`` to its final result, retrying transport failures only when the tool is
-    read-only/idempotent (or the call provably never ran: :class:`~langgraph_mcp.errors.CallNotSentError`).
+    """Run the call to ``target`` to its final result, sending it again after a transport failure only as
+    :func:`may_send_again` allows (``approved``: a human approved this call).
 
     A :attr:`~.target.CallTarget.checked` target is checked after connecting, before every attempt is sent: when
     the tool is no longer what the server lists (a restart, a new session), :class:`~langgraph_mcp.errors.
     ToolChangedError` is raised and nothing is sent."""
     with target.held():
         questions = asker if isinstance(asker, Questions) or asker is None else Questions.of(asker)
-        return await _run(DrivenCall(target, arguments, tool_call_id, questions, progress))
+        return await _run(DrivenCall(target, arguments, tool_call_id, questions, progress, approved))
+
+
+def may_send_again(error: BaseException, tool: McpTool, *, approved: bool) -> bool:
+    """The retry rule for a call whose request failed under it (a lost connection, a proxy's reset or its
+    502/503/504): a call that provably was not sent (:class:`~langgraph_mcp.errors.CallNotSentError`: a refused
+    connection, a session the server had forgotten) may always be sent again. Once it may have been sent, only a
+    read-only or idempotent tool of a trusted server (an untrusted server's hints loosen nothing), and a call a
+    human approved only when it is read-only; every other call fails with the "may or may not have run" error."""
+    if isinstance(error, CallNotSentError):
+        return True
+    if not is_connection_lost(error):
+        return False
+    if approved:
+        return tool.trusted and tool.read_only
+    return tool.retry_safe
 
 
 async def _run(call: DrivenCall) -> types.CallToolResult:
@@ -110,9 +127,7 @@ async def _run(call: DrivenCall) -> types.CallToolResult:
         except (GraphInterrupt, ToolChangedError):
             raise
         except Exception as exc:
-            # A call that never reached a live session was not run: sending it again is safe for any tool.
-            resend = tool.retry_safe or isinstance(exc, CallNotSentError)
-            if is_connection_lost(exc) and resend and attempts < conn.spec.retries:
+            if may_send_again(exc, tool, approved=call.approved) and attempts < conn.spec.retries:
                 attempts += 1
                 continue
             raise
@@ -133,12 +148,17 @@ async def _modern(call: DrivenCall, paused: PausedRound | None) -> types.CallToo
     responses: dict[str, Any] | None = None
     state: str | None = None
     round_ = 0
+    given: dict[
+        str, Any
+    ] = {}  # the person's answers so far (secret fields left out), for a refused state's error
+    reissued = False
     if paused is not None:
         # Fast path: answer the live round with its saved requestState.
         raw = paused.input_requests or {}
         requests = round_questions(conn, raw)
         round_ = paused.round
         answers = await call.ask(round_, requests, paused)
+        given.update(_shown_answers(requests, answers))
         responses = round_responses(conn, requests, answers, raw, await _answer_samples(call, raw))
         state = paused.request_state
     state_only_rounds = 0
@@ -146,12 +166,14 @@ async def _modern(call: DrivenCall, paused: PausedRound | None) -> types.CallToo
         try:
             result = await _one_leg(call, responses, state)
         except MCPError as exc:
-            if exc.code == types.INVALID_PARAMS and state is not None and paused is not None:
-                # The saved requestState was refused (server restarted, TTL passed): re-issue from scratch and
-                # answer the fresh questions from the stored answers.
-                paused, responses, state, round_ = None, None, None, 0
-                call.start_over()
-                continue
+            if exc.code == types.INVALID_PARAMS and state is not None:
+                if paused is not None:
+                    # The saved requestState was refused (server restarted, TTL passed): re-issue from scratch
+                    # once and answer the fresh questions from the stored answers.
+                    paused, responses, state, round_, reissued = None, None, None, 0, True
+                    call.start_over()
+                    continue
+                raise _state_refused(call, exc, given, reissued=reissued) from exc
             raise
         if isinstance(result, types.CallToolResult):
             return result
@@ -178,8 +200,45 @@ async def _modern(call: DrivenCall, paused: PausedRound | None) -> types.CallToo
                 input_requests={k: v.model_dump(mode="json", by_alias=True) for k, v in raw.items()},
             )
             round_answers = await call.ask(round_, requests, live_round)
+            given.update(_shown_answers(requests, round_answers))
         responses = round_responses(conn, requests, round_answers, raw, await _answer_samples(call, raw))
         state = result.request_state
+
+
+def _shown_answers(requests: dict[str, ElicitationRequest], answers: ElicitationAnswers) -> dict[str, Any]:
+    """``answers`` as they may be shown again: the fields a form marks sensitive left out."""
+    shown: dict[str, Any] = {}
+    for key, answer in answers.items():
+        request = requests.get(key)
+        hidden = (
+            set(request.get("sensitive", [])) if request is not None and request["mode"] == "form" else set()
+        )
+        content = answer.get("content")
+        if isinstance(content, dict) and hidden:
+            answer = cast(Any, {**answer, "content": {k: v for k, v in content.items() if k not in hidden}})
+        shown[key] = answer
+    return shown
+
+
+def _state_refused(
+    call: DrivenCall, error: MCPError, given: dict[str, Any], *, reissued: bool
+) -> RequestStateRefusedError:
+    """The error for a round's ``requestState`` the server refused (``-32602``), naming every cause a client can't
+    tell apart and what fixes each; the answers given go with it (the error ``ToolMessage``'s artifact)."""
+    tool = call.tool
+    again = " again, after one re-issue of the call" if reissued else ""
+    kept = "; the answers given are kept in this message's artifact" if given else ""
+    detail = (
+        f"the server refused the state of a round of questions of {tool.name!r}{again} (MCP error "
+        f"{error.code}: {error.message}), so the answer did not reach the tool{kept}. A client cannot tell the "
+        "causes apart: (1) the server runs as several replicas that do not share a requestState signing key, and "
+        "the answer reached another replica than the one that asked - give every replica the same key (mcp SDK: "
+        "MCPServer(..., request_state_security=RequestStateSecurity(keys=[shared_key]))) or route each client to "
+        "one replica; (2) the server restarted since it asked; (3) the round's state expired (the server's "
+        "request-state TTL, 10 minutes by default). After a restart or an expiry, call the tool again: it asks "
+        "again"
+    )
+    return RequestStateRefusedError(tool.server, detail, tool=tool.name, answers=given)
 
 
 async def _answer_samples(call: DrivenCall, raw: dict[str, Any]) -> dict[str, Any]:

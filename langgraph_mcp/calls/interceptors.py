@@ -167,11 +167,15 @@ async def call_intercepted(
     tool_call_id: str,
     asker: Asking,
     progress: ProgressCallback | None = None,
+    approved: bool = False,
 ) -> ToolCallOutcome:
     """Run one tool call through ``interceptors`` (the innermost handler is the driver's ``run_call``); a request
-    an interceptor sends with other headers goes to the target for those headers (another connection)."""
+    an interceptor sends with other headers goes to the target for those headers (another connection).
+    ``approved``: a human approved the call (see :func:`~.driver.may_send_again`)."""
     if not interceptors:
-        return await run_call(target, arguments, tool_call_id=tool_call_id, asker=asker, progress=progress)
+        return await run_call(
+            target, arguments, tool_call_id=tool_call_id, asker=asker, progress=progress, approved=approved
+        )
     tool = target.tool
     request = McpToolCallRequest(
         server=tool.server,
@@ -192,6 +196,7 @@ async def call_intercepted(
             tool_call_id=tool_call_id,
             asker=asker,
             progress=progress,
+            approved=approved,
         )
 
     return await compose(interceptors, send)(request)

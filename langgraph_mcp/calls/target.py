@@ -163,6 +163,9 @@ class DrivenCall:
     tool_call_id: str
     questions: Questions | None
     progress: ProgressCallback | None
+    approved: bool = False
+    """A human approved this call (the policy alone would not run it): after a transport failure it is sent again
+    only when its trusted hints say read-only (see :func:`~.driver.may_send_again`)."""
 
     @property
     def asker(self) -> InterruptAsker | None:

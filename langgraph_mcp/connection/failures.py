@@ -30,7 +30,7 @@ from langgraph_mcp.errors import (
     ServerConnectionError,
     ServerError,
 )
-from langgraph_mcp.transports.http_stack import is_post_failure
+from langgraph_mcp.transports.http_stack import PostFailure, post_failure
 
 
 def flatten_exception(exc: BaseException) -> BaseException:
@@ -98,9 +98,17 @@ class OwnerState(Protocol):
     @property
     def last_error(self) -> BaseException | None: ...
 
+    @property
+    def is_legacy(self) -> bool: ...
+
     def note_error(self, error: BaseException) -> None: ...
 
     def mark_dead(self, error: BaseException, client: Client | None = None) -> None: ...
+
+    @property
+    def served(self) -> bool: ...
+
+    def forgot_session(self, error: BaseException, client: Client | None = None) -> None: ...
 
     async def wait_stopped(self, timeout: float = ...) -> None: ...
 
@@ -124,9 +132,8 @@ class FailureReader:
             return unreadable
         if (gone := self.session_gone(error, client, tool)) is not None:
             return gone
-        if is_post_failure(error):
-            # Only this request's HTTP connection failed: the session and its other calls live on.
-            return self.lost(what, error, tool=tool)
+        if (kind := post_failure(error)) is not None:
+            return self.post_failed(kind, what, error, client, tool=tool)
         if is_connection_lost(error):
             self.owner.mark_dead(error, client)
             return self.lost(what, error, tool=tool)
@@ -145,9 +152,32 @@ class FailureReader:
             return refused
         return self.lost(what, reason, tool=tool)
 
-    def lost(self, what: str, cause: BaseException | None, *, tool: str | None) -> ServerError:
+    def post_failed(
+        self, kind: PostFailure, what: str, error: BaseException, client: Client, *, tool: str | None
+    ) -> ServerError:
+        """One request's contained POST failure (:class:`~langgraph_mcp.transports.http_stack.ContainedPosts`).
+
+        A network error under it: only this request's HTTP connection failed, the session and its other calls live
+        on. A refused connection: nothing was sent (any tool may be sent again), and the server is unreachable, so
+        the connection is started again. A gateway's 502/503/504: the server behind the proxy may be down; a legacy
+        session is started again, so a sticky proxy places the new session on a live replica."""
+        if kind == "unsent":
+            self.owner.mark_dead(error, client)
+            done = f"the call to {tool!r} was not run" if tool is not None else "the request was not run"
+            unsent = CallNotSentError(self.name, f"{describe_error(error)}; {done}", tool=tool)
+            unsent.__cause__ = error
+            return unsent
+        if kind == "gateway":
+            if self.owner.is_legacy:
+                self.owner.mark_dead(error, client)
+            return self.lost(what, error, tool=tool, how="no answer from the server through its gateway")
+        return self.lost(what, error, tool=tool)
+
+    def lost(
+        self, what: str, cause: BaseException | None, *, tool: str | None, how: str = "connection lost"
+    ) -> ServerError:
         """The error for a request whose connection failed under it (a call: it may or may not have run)."""
-        detail = f"connection lost during {what} ({describe_error(cause)})"
+        detail = f"{how} during {what} ({describe_error(cause)})"
         if tool is not None:
             error: ServerError = CallInterruptedError(
                 self.name, detail + "; the call may or may not have run on the server", tool=tool
@@ -187,14 +217,21 @@ class FailureReader:
         request. The server refused the request before running it, so the caller may send it again (any tool)."""
         if not self.spec.session_gone(error):
             return None
-        self.owner.mark_dead(error, client)
         what = f"the call to {tool!r} was not run" if tool is not None else "the request was not run"
-        lost = CallNotSentError(
-            self.name,
-            f"the server no longer knows this session (restarted?); {what}; the session is re-initialized",
-            tool=tool,
-        )
+        if self.owner.served:
+            why = "the server no longer knows this session (restarted?)"
+        else:
+            why = (
+                "the server forgot this session before answering any call on it: it runs as several replicas "
+                "behind a load balancer or proxy without session affinity, which sent the session's requests to "
+                "a replica that did not start it (a legacy 2025-11-25 session lives in one server process). Pin "
+                "each session to the replica that issued it by its mcp-session-id header (e.g. HAProxy: stick "
+                "store-response res.hdr(mcp-session-id) and stick match req.hdr(mcp-session-id)), or run one "
+                "replica. (A server restart right after the session started reads the same.)"
+            )
+        lost = CallNotSentError(self.name, f"{why}; {what}; the session is re-initialized", tool=tool)
         lost.__cause__ = error
+        self.owner.forgot_session(lost, client)
         return lost
 
     def invalid_message(self, error: Exception) -> InvalidResponseError:

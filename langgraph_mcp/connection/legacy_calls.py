@@ -329,6 +329,8 @@ class LegacyCalls:
         else:
             if route is not None:
                 self.router.end(route, "server")
+            if not self.owner.served:
+                self.owner.session_served()
             handle.end(DoneEvent(result))
         finally:
             self.event_deadlines.forget(key)

@@ -60,6 +60,11 @@ class ClientOwner(OwnerTask):
         )
         """When the next (re)connect may run, and how many this outage has used."""
         self.closed = False
+        self.served = False
+        """The current session answered a legacy call. A legacy HTTP session forgotten before that is the mark of a
+        load balancer without session affinity (see :meth:`forgot_session`)."""
+        self._unpinned = False
+        """The last session was forgotten before it answered a call (see :meth:`forgot_session`)."""
 
     @property
     def alive(self) -> bool:
@@ -118,6 +123,8 @@ class ClientOwner(OwnerTask):
         times, each after its backoff delay; past that (or for a server that never came up) one attempt per backoff
         period: a caller waits for the next one if it is due ``within`` seconds, else fails fast."""
         backoff = self.backoff
+        if self._unpinned and (retry_in := backoff.wait_remaining()) > 0:
+            raise self._unavailable(retry_in)  # at once, naming why: a new session would be forgotten again
         while True:
             if backoff.in_outage and (backoff.exhausted or not self._connected_once):
                 if (retry_in := backoff.wait_remaining()) > within:
@@ -137,20 +144,41 @@ class ClientOwner(OwnerTask):
                         ) from exc.__cause__
                     raise
                 continue
-            backoff.succeeded()
+            if not self._unpinned:
+                # Else the last session was forgotten before it answered a call: the outage (and its backoff) goes
+                # on until a session answers one, so a proxy without session affinity gets no session per call.
+                backoff.succeeded()
+            self.served = False
             self._connected_once = True
             self.sessions += 1
             return
 
     def _unavailable(self, retry_in: float) -> ServerUnavailableError:
         why = describe_error(self._error)
-        if self._connected_once:
+        if self._connected_once and not self._unpinned:
             what = f"gave up after {self.backoff.attempts} restart attempts (last error: {why})"
         else:
             what = why
         return ServerUnavailableError(
             self.name, f"unavailable: {what}; next attempt in {retry_in:.1f}s", retry_in=retry_in
         )
+
+    def session_served(self) -> None:
+        """The current session answered a call: it is pinned where it lives, and any outage is over."""
+        if not self.served:
+            self.served = True
+            self._unpinned = False
+            self.backoff.succeeded()
+
+    def forgot_session(self, error: BaseException, client: Client | None = None) -> None:
+        """The server no longer knows the current legacy HTTP session: stop the owner, so the next request
+        re-initializes. A session that had not answered a call (:attr:`served`) keeps the outage going: until a
+        session answers one, a new one starts only once the backoff has passed, and calls before that fail at once
+        with ``error``."""
+        if self.current is None or (client is not None and client is not self.current):
+            return
+        self._unpinned = not self.served
+        self.mark_dead(error, client)
 
     def mark_dead(self, error: BaseException, client: Client | None = None) -> None:
         """The transport failed: stop the owner so the next call reconnects (once per death).

@@ -14,12 +14,16 @@ from collections import Counter
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.request_state import RequestStateSecurity
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 DEFAULT_NAME = "demo"
 NAME_ENV = "DEMO_SERVER_NAME"
 EVENTS_FILE_ENV = "DEMO_EVENTS_FILE"
+REQUEST_STATE_KEY_ENV = "DEMO_REQUEST_STATE_KEY"
+"""A secret every replica of the demo server shares for sealing 2026-07-28 ``requestState`` (unset: the SDK's
+default, a random key per process, which replicas behind a round-robin proxy do not share)."""
 
 # --------------------------------------------------------------------------- binary fixtures
 
@@ -157,6 +161,11 @@ class EventRecorder:
         self.counts.clear()
 
 
+def _request_state_security() -> RequestStateSecurity | None:
+    key = os.environ.get(REQUEST_STATE_KEY_ENV)
+    return RequestStateSecurity(keys=[key]) if key else None
+
+
 class DemoServer(MCPServer):
     """``MCPServer`` carrying the demo's per-instance state (events, workspace, URL consents)."""
 
@@ -167,6 +176,7 @@ class DemoServer(MCPServer):
             instructions="Demo server bundled with langgraph-mcp: weather, a small file workspace, "
             "content-type samples, failures, and elicitation examples.",
             middleware=[self._count_requests],
+            request_state_security=_request_state_security(),
         )
         self.events = EventRecorder(name)
         self.workspace: dict[str, str] = {

@@ -31,6 +31,7 @@ from langgraph_mcp.errors import (
     AuthorizationRequiredError,
     ConfigError,
     NoCheckpointerError,
+    RequestStateRefusedError,
     ServersClosedError,
     ToolChangedError,
     ToolNotFoundError,
@@ -232,6 +233,12 @@ class McpToolNode(RunnableCallable):
             text = handler(exc)
         else:
             text = f"Error: {exc}" if str(exc) else f"Error: {exc!r}"
+        if isinstance(exc, RequestStateRefusedError) and exc.answers:
+            # The person's answers stay in the thread, to be given again (the error names why they did not land).
+            artifact = [{"type": "mcp_unsent_answers", "answers": exc.answers}]
+            return ToolMessage(
+                content=text, name=name, tool_call_id=call_id, status="error", artifact=artifact
+            )
         return ToolMessage(content=text, name=name, tool_call_id=call_id, status="error")
 
 
@@ -382,7 +389,8 @@ class _NodeCall:
                 metadata=self._run_metadata(tool),
             )
         try:
-            message = await self._send(tool, arguments, run)
+            # A call the policy alone would not run ran on a human's decision (the gate's, or the node's own).
+            message = await self._send(tool, arguments, run, approved=not proof.verdict.allowed)
         except BaseException as exc:  # a pause, or an error the model is not told about: the run ends with it
             if run is not None:
                 await run.failed(exc, tool_call_id=self.id)
@@ -391,7 +399,9 @@ class _NodeCall:
             await run.ended(message)
         return message
 
-    async def _send(self, tool: McpTool, arguments: dict[str, Any], run: ToolRun | None) -> ToolMessage:
+    async def _send(
+        self, tool: McpTool, arguments: dict[str, Any], run: ToolRun | None, *, approved: bool
+    ) -> ToolMessage:
         node = self.node
         stream = CallStream(self.id, tool.server, tool.name, output_delta=run.output_delta if run else None)
         interceptors = node._access.interceptors
@@ -406,6 +416,7 @@ class _NodeCall:
                         tool_call_id=self.id,
                         asker=self.questions,
                         progress=stream.progress,
+                        approved=approved,
                     )
                 else:
                     result = await run_call(
@@ -414,6 +425,7 @@ class _NodeCall:
                         tool_call_id=self.id,
                         asker=self.questions,
                         progress=stream.progress,
+                        approved=approved,
                     )
         except (GraphBubbleUp, AuthorizationRequiredError, ServersClosedError, ToolChangedError):
             raise

@@ -32,7 +32,7 @@ import socket
 import ssl
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterable
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 import httpcore2
@@ -47,17 +47,27 @@ this process issued (see :func:`is_post_failure`)."""
 ISSUED_TOKENS_KEPT = 4096
 """How many issued tokens are remembered (the oldest are forgotten: a failure is read moments after it is made)."""
 
-_issued: OrderedDict[str, None] = OrderedDict()
+PostFailure = Literal["lost", "unsent", "gateway"]
+"""What a contained POST failure was: ``lost`` (a network error once the request may have been sent: it may or
+may not have run), ``unsent`` (the connection was refused: nothing was sent), ``gateway`` (a proxy in front of the
+server answered 502, 503 or 504 instead of the server: it may or may not have reached the server)."""
+
+_issued: OrderedDict[str, PostFailure] = OrderedDict()
+
+GATEWAY_STATUSES = frozenset({502, 503, 504})
+"""HTTP statuses a gateway (a reverse proxy, a load balancer) answers for a server it could not get a response
+from; an MCP server does not answer a JSON-RPC request with them."""
 
 CONTAINED = (httpx2.ReadError, httpx2.WriteError, httpx2.RemoteProtocolError)
-"""Failures of a request that may have reached the server: the call may or may not have run. Not contained: a
-failure to connect or to get a pooled connection (the server is unreachable: the connection is reconnected, as
-before) and timeouts (bounded by the call's own deadlines)."""
+"""Failures of a request that may have reached the server: the call may or may not have run. Also contained: a
+refused connection (``httpx2.ConnectError``: nothing was sent; the reader reconnects). Not contained: a failure to
+get a pooled connection and timeouts (bounded by the call's own deadlines)."""
 
 
 class ContainedPosts(httpx2.AsyncClient):
     """An ``httpx2.AsyncClient`` whose JSON-RPC request POSTs (``initialize`` aside) fail alone: a network error
-    under one is its JSON-RPC error response (an HTTP 502), not an exception that ends the MCP transport.
+    under one, or a gateway's 502/503/504 for it, is its JSON-RPC error response (marked with its
+    :data:`PostFailure` kind), not an exception that ends the MCP transport nor "Server returned an error response".
 
     A client, not a ``transport=``: httpx2 ignores the environment's proxies (``HTTPS_PROXY``, ``NO_PROXY``) for a
     client given its own transport.
@@ -66,14 +76,25 @@ class ContainedPosts(httpx2.AsyncClient):
     async def send(self, request: httpx2.Request, *args: Any, **kwargs: Any) -> httpx2.Response:
         try:
             response = await super().send(request, *args, **kwargs)
-        except CONTAINED as exc:
+        except (*CONTAINED, httpx2.ConnectError) as exc:
             request_id = _contained_request_id(request)
             if request_id is None:
                 raise
-            body = _failure_body(request_id, exc, "the HTTP request failed before its response arrived")
-            return httpx2.Response(
-                502, headers={"content-type": "application/json"}, content=body, request=request
-            )
+            if isinstance(exc, httpx2.ConnectError):
+                body = _failure_body(
+                    request_id, exc, "the connection was refused; nothing was sent", "unsent"
+                )
+            else:
+                body = _failure_body(request_id, exc, "the HTTP request failed before its response arrived")
+            return _failure_response(body, request)
+        if (
+            response.status_code in GATEWAY_STATUSES
+            and (request_id := _contained_request_id(request)) is not None
+        ):
+            # A proxy's answer, not the server's: the request may or may not have reached the server.
+            await response.aclose()
+            what = f"a gateway in front of the server answered HTTP {response.status_code} {response.reason_phrase}"
+            return _failure_response(_failure_body(request_id, None, what, "gateway"), request)
         if request.method == "POST" and isinstance(response.stream, httpx2.AsyncByteStream):
             kind = response.headers.get("content-type", "").partition(";")[0].strip().lower()
             plain = response.headers.get("content-encoding", "identity").lower() == "identity"
@@ -153,28 +174,37 @@ def _contained_request_id(request: httpx2.Request) -> Any:
     return message.get("id")
 
 
-def _failure_body(request_id: Any, exc: Exception, what: str) -> bytes:
+def _failure_response(body: bytes, request: httpx2.Request) -> httpx2.Response:
+    return httpx2.Response(502, headers={"content-type": "application/json"}, content=body, request=request)
+
+
+def _failure_body(request_id: Any, exc: Exception | None, what: str, kind: PostFailure = "lost") -> bytes:
     """The JSON-RPC error (as JSON) for ``request_id``'s failed POST, marked with a token issued for it alone."""
     token = secrets.token_urlsafe(16)
-    _issued[token] = None
+    _issued[token] = kind
     while len(_issued) > ISSUED_TOKENS_KEPT:
         _issued.popitem(last=False)
     error = {
         "code": CONNECTION_CLOSED,
-        "message": f"{what} ({type(exc).__name__}: {exc!s:.200})",
+        "message": what if exc is None else f"{what} ({type(exc).__name__}: {exc!s:.200})",
         "data": {POST_FAILURE_MARK: token},
     }
     return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode()
 
 
-def is_post_failure(error: BaseException) -> bool:
-    """Whether ``error`` is one request's contained POST failure (see :class:`ContainedPosts`): its mark is a
-    token this process issued. A server's error carrying the same key is the server's own."""
+def post_failure(error: BaseException) -> PostFailure | None:
+    """What contained POST failure ``error`` is (see :class:`ContainedPosts`), or ``None`` when it is none: its
+    mark must be a token this process issued. A server's error carrying the same key is the server's own."""
     if not isinstance(error, MCPError) or error.code != CONNECTION_CLOSED:
-        return False
+        return None
     data = error.data
     token = data.get(POST_FAILURE_MARK) if isinstance(data, dict) else None
-    return isinstance(token, str) and token in _issued
+    return _issued.get(token) if isinstance(token, str) else None
+
+
+def is_post_failure(error: BaseException) -> bool:
+    """Whether ``error`` is one request's contained POST failure (any kind: :func:`post_failure`)."""
+    return post_failure(error) is not None
 
 
 DRAIN_SECONDS = 1.0
