@@ -33,7 +33,7 @@ from langgraph_mcp._compat import (
     stored_resume_values,
     task_scratchpad,
 )
-from langgraph_mcp.calls.paused import PausedRound, PausedRounds
+from langgraph_mcp.calls.paused import PausedRound, PausedRounds, StillPending
 from langgraph_mcp.errors import AnswerError, NoCheckpointerError
 from langgraph_mcp.humans.answers import ElicitationAnswersModel, answers_response_schema, validate_answers
 from langgraph_mcp.humans.hitl import elicitation_card, hitl_answers_response_schema, stored_answers
@@ -159,6 +159,11 @@ class InterruptAsker:
             self._read = True
             self._scratchpad, self._fresh, self.has_checkpointer = _book(self._configurable, self.offset)
 
+    def has_fresh_answer(self) -> bool:
+        """Whether this run carries a new answer for the task (a resume)."""
+        self._look()
+        return self._fresh is not None
+
     def after_approval(self) -> None:
         """The task's first interrupt was the tool node's own approval (:mod:`langgraph_mcp.graph.proof`), made
         before any question: the answer book starts after it, and its answer is never read as one."""
@@ -230,8 +235,33 @@ class InterruptAsker:
             if live is not None and (isinstance(exc, GraphInterrupt) or is_invalid_resume(exc)):
                 rounds, paused = live
                 paused.resume_index = self._raised_at
+                if paused.legacy_call is not None and isinstance(exc, GraphInterrupt) and exc.args:
+                    raised = exc.args[0]
+                    if raised:  # what the thread waits on while the call is parked, to tell when it moved on
+                        paused.still_pending = StillPending(self._configurable, str(raised[-1].id))
+                    if rounds.open_legacy_calls() >= rounds.connection.legacy.parked_call_limit:
+                        await rounds.release_moved_on()
                 rounds.keep(self.key, paused)
             raise
+
+    async def resumes_a_parked_question(self) -> bool:
+        """Whether this run answers a question a legacy call asked while it was held open (parked) somewhere:
+        its resume value answers an ``mcp_elicitation`` interrupt of this task. A URL step (``-32042``, which holds
+        nothing open) is not one; an interrupt that can't be read back counts as one (fail closed)."""
+        self._look()
+        if self._fresh is None:
+            return False
+        value = await shown_interrupt_value(self._configurable, self._fresh)
+        if not isinstance(value, Mapping):
+            return True
+        if value.get("type") != "mcp_elicitation":
+            return False
+        requests = value.get("requests")
+        return not (
+            isinstance(requests, Mapping)
+            and requests
+            and all(isinstance(r, Mapping) and r.get("mode") == "url" for r in requests.values())
+        )
 
     def _answer_one_by_one(
         self, payload: ElicitationInterrupt, requests: Mapping[str, ElicitationRequest]

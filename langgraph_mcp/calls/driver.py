@@ -25,11 +25,13 @@ from collections.abc import Awaitable
 from typing import Any, cast
 
 import mcp.types as types
+from langgraph.config import get_config
 from langgraph.errors import GraphInterrupt, is_invalid_resume
 from mcp import MCPError
 from mcp.shared.exceptions import UrlElicitationRequiredError
 
-from langgraph_mcp.calls.paused import PausedRound, ProgressRelay
+from langgraph_mcp._compat import fresh_resume_index, task_scratchpad
+from langgraph_mcp.calls.paused import PausedRound, ProgressRelay, may_reissue, not_reissued
 from langgraph_mcp.calls.rounds import round_questions, round_responses, sampling_requests
 from langgraph_mcp.calls.sampling import answer_sampling, refused_error
 from langgraph_mcp.calls.target import Asking, CallTarget, DrivenCall, Questions
@@ -356,6 +358,8 @@ async def _open_legacy(
         handle = await _answer_parked(call, paused)
         if handle is not None:
             return handle, paused.round, paused.progress
+    elif call.questions is not None and _resuming(call):
+        await _may_reissue(call)
     relay = ProgressRelay(call.progress) if call.progress is not None else None
     return await call.conn.legacy.start_call(call.tool.name, call.arguments, progress=relay), 0, relay
 
@@ -412,6 +416,34 @@ async def _answer_parked(call: DrivenCall, paused: PausedRound) -> CallHandle | 
         paused.progress.target = call.progress  # the rest of the call streams to the resumed run
     handle.reply(to_elicit_result(next(iter(answers.values()))))
     return handle
+
+
+def _resuming(call: DrivenCall) -> bool:
+    """Whether the call's graph task carries a new answer (cheap: no asker is made for a call that has none)."""
+    if call.questions is not None and call.questions.made is not None:
+        return call.questions.made.has_fresh_answer()
+    try:
+        configurable = get_config().get("configurable", {})
+    except RuntimeError:  # outside a graph: nothing to resume
+        return False
+    scratchpad = task_scratchpad(configurable)
+    return scratchpad is not None and fresh_resume_index(scratchpad, configurable) is not None
+
+
+async def _may_reissue(call: DrivenCall) -> None:
+    """A legacy call sent again for a question a parked attempt of it asked (its round was not found here: past the
+    cap, past the park timeout, or parked on another worker): raise unless :func:`~.paused.may_reissue` allows it."""
+    assert call.questions is not None
+    asker = call.questions.asker
+    if not await asker.resumes_a_parked_question():
+        return
+    first = await call.target.paused.first_attempt(asker.key)
+    if not may_reissue(first, _replayable(call.tool)):
+        why = (
+            "was held open in a question that this process no longer holds (past max_parked_calls, after its "
+            "park_timeout, or parked on another worker or in a process that ended)"
+        )
+        raise not_reissued(call.tool.server, call.tool.name, why)
 
 
 def _replayable(tool: McpTool) -> bool:

@@ -9,6 +9,20 @@ live in LangGraph's checkpoint), continuing the call needs state that only this 
 
 Nothing here is ever checkpointed. A round that is not found (another process, a restart, the park timeout) sends
 the driver down the durable path: re-issue the call and answer it from the stored answers.
+
+**The one re-issue rule for a parked legacy call** (:func:`may_reissue`): a parked call whose round can't be
+continued (past ``max_parked_calls``, past its ``park_timeout``, or resumed where it is not parked: another worker,
+or a restarted process) is sent again only when the two attempts can't both commit: its first attempt can no
+longer complete (it ended, its session or server process ended, or the server confirmed the cancellation by
+withdrawing its question), or its tool may run twice (read-only or idempotent by a trusted server's hints).
+Otherwise the call fails with :class:`~langgraph_mcp.errors.ParkedCallNotReissuedError`, which says the first
+attempt may still complete. What this process knows of a first attempt it ended is kept per paused call
+(:meth:`PausedRounds.first_attempt`); a process that never held it knows nothing, so it may still complete.
+
+A parked call whose thread has moved on (resumed elsewhere, or answered from the checkpoint) gives back its place
+under ``max_parked_calls``: this layer sees the checkpointer (the connection layer does not). Each kept round holds
+a :class:`StillPending` probe of its interrupt; when a new pause meets the cap, the probes are read (one
+checkpoint read per parked call, only then) and the rounds whose interrupt is no longer pending are ended.
 """
 
 from __future__ import annotations
@@ -17,17 +31,88 @@ import asyncio
 import contextvars
 import logging
 import time
+from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
+
+from langgraph.constants import CONFIG_KEY_CHECKPOINTER
 
 from langgraph_mcp.connection.connection import ServerConnection
 from langgraph_mcp.connection.legacy_calls import CallHandle, ProgressCallback
-from langgraph_mcp.errors import TooManyParkedCallsError
+from langgraph_mcp.errors import ParkedCallNotReissuedError, TooManyParkedCallsError
 
 logger = logging.getLogger("langgraph_mcp.elicitation")
 
 PauseKey = tuple[str, ...]
 """(thread id, checkpoint namespace, tool call id): one paused tool call of one graph task."""
+
+
+FirstAttempt = Literal["over", "may_complete"]
+"""What is known of a parked legacy call's first attempt when the call would be sent again: ``over`` (it can no
+longer complete) or ``may_complete`` (it may still complete, or nothing here knows)."""
+
+ENDED_KEPT = 4096
+"""How many ended first attempts a connection remembers (the oldest are forgotten, and then read as
+``may_complete``: forgetting never allows a re-issue)."""
+
+
+def may_reissue(first_attempt: FirstAttempt, replayable: bool) -> bool:
+    """The one rule for sending a parked legacy call again (past the cap, after the park timeout, on another
+    worker): only when its first attempt can no longer complete, or its tool may run twice (``replayable``: trusted
+    read-only or idempotent hints). Two attempts then never both commit."""
+    return first_attempt == "over" or replayable
+
+
+def not_reissued(server: str, tool: str, why: str) -> ParkedCallNotReissuedError:
+    """The error for a parked legacy call :func:`may_reissue` does not let send again (``why``: where it was)."""
+    detail = (
+        f"the call to {tool!r} {why}, and is not sent again: its first attempt may still complete on the server, "
+        "and its tool is not declared read-only or idempotent by a trusted server, so a second attempt could "
+        "commit twice. Check on the server whether it ran; resume a thread on the worker that paused it (sticky "
+        "routing of threads), or keep resumes within park_timeout"
+    )
+    return ParkedCallNotReissuedError(server, detail, tool=tool)
+
+
+class StillPending:
+    """Whether the interrupt a paused round raised is still pending in its thread's checkpoint: read from the
+    checkpointer the paused run used (its thread, its checkpoints, the interrupt's id; nothing else of the run)."""
+
+    __slots__ = ("_checkpointer", "_checkpoints", "_interrupt_id", "_thread")
+
+    def __init__(self, configurable: Mapping[str, Any], interrupt_id: str) -> None:
+        self._checkpointer = configurable.get(CONFIG_KEY_CHECKPOINTER)
+        self._thread = configurable.get("thread_id")
+        checkpoints = configurable.get("checkpoint_map")
+        self._checkpoints = dict(checkpoints) if isinstance(checkpoints, Mapping) else {}
+        self._interrupt_id = interrupt_id
+
+    async def __call__(self) -> bool:
+        """``False`` once the thread has moved on: a newer checkpoint (the paused step ended elsewhere), or the
+        interrupt is no longer pending in it (answered, another question pending instead). ``True`` when it can't
+        tell (the round stays kept)."""
+        if self._checkpointer is None or self._thread is None or not self._checkpoints:
+            return True
+        for graph_ns, checkpoint_id in self._checkpoints.items():
+            config: Any = {"configurable": {"thread_id": self._thread, "checkpoint_ns": graph_ns}}
+            try:
+                latest = await self._checkpointer.aget_tuple(config)
+            except Exception:  # e.g. a sync-only checkpointer
+                return True
+            if latest is None:
+                return True
+            if latest.config["configurable"].get("checkpoint_id") != checkpoint_id:
+                return False
+            for write in latest.pending_writes or []:
+                if (
+                    len(write) == 3
+                    and write[1] == "__interrupt__"
+                    and isinstance(write[2], list | tuple)
+                    and any(getattr(item, "id", None) == self._interrupt_id for item in write[2])
+                ):
+                    return True
+        return False
 
 
 class ProgressRelay:
@@ -68,6 +153,8 @@ class PausedRound:
     replayable: bool = False
     """Legacy: the tool may safely run twice (trusted read-only or idempotent hints), so past
     ``max_parked_calls`` its call may be cancelled now and re-issued on resume."""
+    still_pending: StillPending | None = None
+    """Legacy: reads whether the thread still waits on this round (set when it pauses, by the asker)."""
 
 
 class PausedRounds:
@@ -77,7 +164,8 @@ class PausedRounds:
         self.connection = connection
         self.kept: dict[PauseKey, PausedRound] = {}
         """The kept rounds (read it: empty means nothing to continue; :meth:`keep` and :meth:`take` change it)."""
-        self._expiring: set[asyncio.Task[None]] = set()
+        self._ending: dict[PauseKey, asyncio.Task[None]] = {}
+        self._ended: OrderedDict[PauseKey, FirstAttempt] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self.kept)
@@ -90,17 +178,19 @@ class PausedRounds:
         (the caller cancels it), because a server that ignores the cancellation would run it twice."""
         paused.deadline = time.monotonic() + self.connection.spec.park_timeout
         paused.connection_start = self.connection.owner.starts
+        self._ended.pop(key, None)  # a new attempt is the one that may be held open now
         old = self.kept.pop(key, None)
         if old is not None:
             _stop_expiry(old)
             if old.legacy_call is not None and old.legacy_call is not paused.legacy_call:
-                self._abandon(old.legacy_call)
+                self._end(key, old)
         call = paused.legacy_call
         if call is not None and self.open_legacy_calls() >= self.connection.legacy.parked_call_limit:
             # Each open legacy call holds a response (an HTTP connection) until it is answered: past the cap the
             # call is cancelled on the server instead, and the resume re-issues it (the durable path) - but only
             # when running it twice is safe: many servers don't honour a cancellation and finish the first run.
-            if not paused.replayable:
+            # The first attempt is only being cancelled now: it may still complete.
+            if not may_reissue("may_complete", paused.replayable):
                 raise self._too_many(call)
             logger.warning(
                 "MCP server %r: %d legacy calls already wait for an answer (max_parked_calls, or fewer than the "
@@ -109,7 +199,7 @@ class PausedRounds:
                 self.connection.legacy.parked_call_limit,
                 call.tool,
             )
-            self._abandon(call)
+            self._end(key, paused)
             return
         self.kept[key] = paused
         if paused.progress is not None:
@@ -152,7 +242,7 @@ class PausedRounds:
         call = paused.legacy_call
         if time.monotonic() > paused.deadline or (call is not None and not self._still_open(paused, call)):
             if call is not None:
-                self._abandon(call)
+                self._end(key, paused)
             return None
         return paused
 
@@ -160,30 +250,66 @@ class PausedRounds:
         ended = call.route is not None and call.route.ended is not None
         return not (call.finished or ended or self.connection.owner.starts != paused.connection_start)
 
-    def _abandon(self, call: CallHandle) -> None:
-        # A job in an empty context: a copy of the graph task's would keep its run alive while the call ends.
-        contextvars.Context().run(self.connection.owner.spawn, call.abandon())
+    def _end(self, key: PauseKey, paused: PausedRound, why: str | None = None) -> None:
+        """End a kept round's open call, in a task of its own, and remember what became of its first attempt."""
+        call = paused.legacy_call
+        assert call is not None
+        # An empty context: a copy of the graph task's would keep its run alive while the call ends (and a timer
+        # callback runs outside any task, where the owner's task group can't start a job).
+        loop = asyncio.get_running_loop()
+        task = loop.create_task(self._ending_call(key, paused, why), context=contextvars.Context())
+        self._ending[key] = task
+        task.add_done_callback(
+            lambda done: self._ending.pop(key, None) if self._ending.get(key) is done else None
+        )
+
+    async def _ending_call(self, key: PauseKey, paused: PausedRound, why: str | None) -> None:
+        call = paused.legacy_call
+        assert call is not None
+        over = not self._still_open(paused, call)  # it ended, or its session did, before it was abandoned
+        try:
+            await call.abandon()  # the router keeps it a possible owner of late questions for a grace period
+        finally:
+            over = over or call.withdrawn or self.connection.owner.starts != paused.connection_start
+            self._ended[key] = "over" if over else "may_complete"
+            while len(self._ended) > ENDED_KEPT:
+                self._ended.popitem(last=False)
+        if why is not None:
+            logger.info(
+                "MCP server %r: a parked call to %r %s; cancelled", self.connection.name, call.tool, why
+            )
+
+    async def first_attempt(self, key: PauseKey) -> FirstAttempt:
+        """What this process knows of the first attempt of the paused call ``key``, which is sent again now: an
+        attempt it is still ending is waited for (within the abandon grace); one it never held ``may_complete``."""
+        ending = self._ending.get(key)
+        if ending is not None:
+            await asyncio.wait([ending])
+        return self._ended.get(key, "may_complete")  # kept: the call's later attempts in this run ask again
+
+    async def release_moved_on(self) -> int:
+        """End the kept legacy rounds whose thread has moved on (their interrupt is no longer pending: resumed on
+        another worker, or answered from the checkpoint), giving back their places under ``max_parked_calls``.
+        One checkpoint read per parked call, run only when a new pause meets the cap. Returns how many ended."""
+        probed = [(key, paused) for key, paused in self.kept.items() if paused.still_pending is not None]
+        pending = await asyncio.gather(
+            *(paused.still_pending() for _, paused in probed if paused.still_pending)
+        )
+        released = 0
+        for (key, paused), still in zip(probed, pending, strict=True):
+            if not still and self.kept.get(key) is paused:
+                del self.kept[key]
+                _stop_expiry(paused)
+                self._end(key, paused, "belongs to a thread that has moved on")
+                released += 1
+        return released
 
     def _expire(self, key: PauseKey, paused: PausedRound) -> None:
         paused.expiry = None
         if self.kept.get(key) is not paused or self.connection.owner.closed:
             return
         del self.kept[key]
-        call = paused.legacy_call
-        assert call is not None
-        # A timer callback runs outside any task, where the owner's task group can't start a job: the call is
-        # abandoned in a task of its own (still in the timer's empty context).
-        task = asyncio.get_running_loop().create_task(self._abandon_expired(call))
-        self._expiring.add(task)
-        task.add_done_callback(self._expiring.discard)
-
-    async def _abandon_expired(self, call: CallHandle) -> None:
-        await call.abandon()  # the router keeps it a possible owner of late questions for a grace period
-        logger.info(
-            "MCP server %r: a parked call to %r outlived its park timeout; cancelled",
-            self.connection.name,
-            call.tool,
-        )
+        self._end(key, paused, "outlived its park timeout")
 
 
 def _stop_expiry(paused: PausedRound) -> None:

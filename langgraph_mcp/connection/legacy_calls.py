@@ -116,6 +116,9 @@ class CallHandle:
     """The current :meth:`next_event` wait ran past its timeout."""
     abandoning: bool = False
     """:meth:`abandon` runs: it, not the job, gives the slot back once the server let go of the question."""
+    withdrawn: bool = False
+    """After :meth:`abandon`: the server withdrew its open question when the call was cancelled (its
+    ``notifications/cancelled``), confirming the cancellation; no error answer was sent."""
 
     def cancel(self) -> None:
         """Cancel the request (the SDK sends ``notifications/cancelled``); a call not started yet is never sent."""
@@ -197,6 +200,7 @@ class CallHandle:
                 # future cancelled) ends the wait quietly, while a cancellation of this caller propagates.
                 await asyncio.wait([question.reply], timeout=ABANDON_GRACE_SECONDS)
         finally:
+            self.withdrawn = question is not None and question.reply.cancelled()
             # Even for a cancelled caller: the server's question must not stay open, nor the call in the router.
             if question is not None and not question.reply.done():
                 question.reply.set_result(

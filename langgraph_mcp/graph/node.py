@@ -390,7 +390,7 @@ class _NodeCall:
             )
         try:
             # A call the policy alone would not run ran on a human's decision (the gate's, or the node's own).
-            message = await self._send(tool, arguments, run, approved=not proof.verdict.allowed)
+            message = await self._send(tool, arguments, run, approved=not proof.by_policy)
         except BaseException as exc:  # a pause, or an error the model is not told about: the run ends with it
             if run is not None:
                 await run.failed(exc, tool_call_id=self.id)

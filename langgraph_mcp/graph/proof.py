@@ -183,9 +183,12 @@ class Proof:
     """What changed in the tool's definition since the decision on record was taken."""
     denied: bool = field(init=False)
     """The policy denies it."""
+    by_policy: bool = field(init=False)
+    """The policy alone runs it (else a human's decision does: see ``may_send_again`` in the call driver)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "denied", self.verdict.denied)
+        object.__setattr__(self, "by_policy", self.verdict.allowed)
 
 
 def prove(
