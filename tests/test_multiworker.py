@@ -182,7 +182,9 @@ def kinds(pending: list[dict[str, Any]]) -> dict[str, str]:
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_paused_by_one_worker_resumed_by_a_fresh_one(pg_dsn: str, tmp_path: Path, era: str) -> None:
-    """Worker A pauses the demo run (approval + question pending); fresh worker B answers both and finishes."""
+    """Worker A pauses the demo run (approval + question pending); fresh worker B answers both and finishes. A
+    legacy question's call was held open by A, which B can't tell has ended: ``book_trip`` may not run twice, so
+    B's answer to it fails clearly instead of sending it again (the re-issue rule)."""
     log = tmp_path / "events.jsonl"
     servers = {"demo": stdio_demo_spec(events_file=log, mode=era)}
     async with workers(pg_dsn, servers, 1) as [a]:
@@ -199,11 +201,15 @@ async def test_paused_by_one_worker_resumed_by_a_fresh_one(pg_dsn: str, tmp_path
         p["interrupt_id"] for p in paused["pending"]
     )
     assert done["pending"] == []
-    assert done["tool_messages"] == {
-        "call_list_files_1": ["success", "notes.txt todo.txt"],
-        "call_delete_file_1": ["success", "Deleted todo.txt"],
-        "call_book_trip_1": ["success", f"Booked Rome on {DATE}"],
-    }
+    messages = done["tool_messages"]
+    assert messages["call_list_files_1"] == ["success", "notes.txt todo.txt"]
+    assert messages["call_delete_file_1"] == ["success", "Deleted todo.txt"]
+    booked = era == "modern"  # the requestState travels with the answer
+    if booked:
+        assert messages["call_book_trip_1"] == ["success", f"Booked Rome on {DATE}"]
+    else:  # the re-issue rule: A held the call open, B can't tell it ended, book_trip may not run twice
+        status, text = messages["call_book_trip_1"]
+        assert status == "error" and "first attempt may still complete" in text, text
     assert done["reply"].startswith("Here is what happened:")
 
     # What the demo servers recorded: each effect once, the finished read never re-run, every server stopped.
@@ -211,7 +217,7 @@ async def test_paused_by_one_worker_resumed_by_a_fresh_one(pg_dsn: str, tmp_path
     commits = sorted(
         (e["tool"], e.get("path") or e.get("destination")) for e in record if e["event"] == "commit"
     )
-    assert commits == [("book_trip", "Rome"), ("delete_file", "todo.txt")]
+    assert commits == [("book_trip", "Rome")] * booked + [("delete_file", "todo.txt")]
     server_pids = {e["pid"] for e in record}
     [list_pid] = [e["pid"] for e in record if e["tool"] == "list_files" and e["event"] == "enter"]
     commit_pids = {e["pid"] for e in record if e["event"] == "commit"}
@@ -223,7 +229,8 @@ async def test_paused_by_one_worker_resumed_by_a_fresh_one(pg_dsn: str, tmp_path
 async def test_eight_threads_over_three_workers_each_resumed_elsewhere(
     pg_dsn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, era: str
 ) -> None:
-    """8 threads paused across 3 workers sharing one HTTP server; each resumed by another worker, own answers."""
+    """8 threads paused across 3 workers sharing one HTTP server; each resumed by another worker, own answers
+    (legacy: ``book_trip``, held open by its starter, is not sent again: the re-issue rule)."""
     log = tmp_path / "events.jsonl"
     monkeypatch.setenv("DEMO_EVENTS_FILE", str(log))
     server = build_server()
@@ -274,12 +281,17 @@ async def test_eight_threads_over_three_workers_each_resumed_elsewhere(
         finished = await asyncio.gather(*resumes)
         worker_pids = [w.proc.pid for w in pool]
 
+    booked = era == "modern"  # legacy: the re-issue rule (the first attempt is held open on the starter)
     for (thread, spec), paused, done in zip(threads.items(), starts, finished, strict=True):
         assert paused["pid"] == worker_pids[spec["starter"]] != done["pid"] == worker_pids[spec["resumer"]]
         assert done["pending"] == [], thread
         messages = done["tool_messages"]
         assert messages["call_delete_file_1"] == ["success", f"Deleted {spec['file']}"], thread
-        assert messages["call_book_trip_1"] == ["success", f"Booked {spec['city']} on {spec['date']}"], thread
+        if booked:
+            assert messages["call_book_trip_1"] == ["success", f"Booked {spec['city']} on {spec['date']}"]
+        else:
+            status, text = messages["call_book_trip_1"]
+            assert status == "error" and "first attempt may still complete" in text, thread
         assert messages["call_list_files_1"][0] == "success", thread
 
     record = events(log)
@@ -288,7 +300,7 @@ async def test_eight_threads_over_three_workers_each_resumed_elsewhere(
     )
     assert commits == sorted(
         [("delete_file", s["file"]) for s in threads.values()]
-        + [("book_trip", s["city"]) for s in threads.values()]
+        + [("book_trip", s["city"]) for s in threads.values() if booked]
     )
     assert server.events.counts["list_files.enter"] == len(threads)  # listed before the pause, never re-run
     assert sorted(server.workspace) == ["notes.txt", "todo.txt"]
@@ -348,3 +360,50 @@ async def test_a_decision_proves_itself_on_another_worker_and_a_forged_or_replay
             assert len(out["pending"]) == 1, (n, how, out)
             [pending] = out["pending"]
             assert pending["kind"] == "approval" and why in pending["reason"], (n, how, pending)
+
+
+async def test_parked_calls_handed_to_another_worker_give_back_their_places_on_the_first(
+    pg_dsn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 37 item 3, issue 36 item 4. Worker A (``max_parked_calls=3``) holds three legacy questions open;
+    worker B resumes the three threads. The re-issue rule: ``book_trip`` may not run twice and its first attempts
+    may still complete on A, so B fails each saying so (nothing booked). The threads have moved on: when a new
+    question on A meets its cap, A reads that from the checkpoints, ends the three parked calls (the server records
+    their cancellation) and pauses three new questions."""
+    monkeypatch.setenv("DEMO_EVENTS_FILE", str(tmp_path / "events.jsonl"))
+    server = build_server()
+
+    def calls(city: str) -> list[list[Any]]:
+        return [["book_trip", {"destination": city}]]
+
+    spec = {"demo": None}
+    async with http_demo_server(server) as url:
+        spec["demo"] = {"url": url, "mode": "legacy", "max_parked_calls": 3}
+        async with workers(pg_dsn, spec, 2) as [a, b]:
+            first = await asyncio.gather(
+                *(a.request("start", thread=f"first-{i}", calls=calls(f"City{i}")) for i in range(3))
+            )
+            assert all(kinds(p["pending"]) == {"call_book_trip_1": "elicitation"} for p in first)
+            for i, paused in enumerate(first):
+                _, answers = answers_for(paused["pending"], DATE)
+                done = await b.request(
+                    "resume", thread=f"first-{i}", calls=calls(f"City{i}"), answers=answers
+                )
+                status, text = done["tool_messages"]["call_book_trip_1"]
+                assert status == "error" and "first attempt may still complete" in text, text
+            assert server.events.counts["server.cancelled"] == 0  # A still holds the three open
+
+            second = await asyncio.gather(
+                *(a.request("start", thread=f"second-{i}", calls=calls(f"Town{i}")) for i in range(3))
+            )
+            assert all(kinds(p["pending"]) == {"call_book_trip_1": "elicitation"} for p in second)
+            assert server.events.counts["server.cancelled"] == 3  # the handed-off ones, ended by A
+            for i, paused in enumerate(second):  # and A answers its new ones on the fast path
+                _, answers = answers_for(paused["pending"], DATE)
+                done = await a.request(
+                    "resume", thread=f"second-{i}", calls=calls(f"Town{i}"), answers=answers
+                )
+                assert done["tool_messages"]["call_book_trip_1"] == ["success", f"Booked Town{i} on {DATE}"]
+    record = events(tmp_path / "events.jsonl")
+    commits = sorted(e["destination"] for e in record if e["tool"] == "book_trip" and e["event"] == "commit")
+    assert commits == ["Town0", "Town1", "Town2"]
