@@ -182,9 +182,8 @@ def kinds(pending: list[dict[str, Any]]) -> dict[str, str]:
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_paused_by_one_worker_resumed_by_a_fresh_one(pg_dsn: str, tmp_path: Path, era: str) -> None:
-    """Worker A pauses the demo run (approval + question pending); fresh worker B answers both and finishes. A
-    legacy question's call was held open by A, which B can't tell has ended: ``book_trip`` may not run twice, so
-    B's answer to it fails clearly instead of sending it again (the re-issue rule)."""
+    """Worker A pauses the demo run (approval + question pending); fresh worker B answers both and finishes. (A
+    legacy question's call was held open by A, which has ended: the re-issue rule lets B send it again.)"""
     log = tmp_path / "events.jsonl"
     servers = {"demo": stdio_demo_spec(events_file=log, mode=era)}
     async with workers(pg_dsn, servers, 1) as [a]:
@@ -201,15 +200,11 @@ async def test_paused_by_one_worker_resumed_by_a_fresh_one(pg_dsn: str, tmp_path
         p["interrupt_id"] for p in paused["pending"]
     )
     assert done["pending"] == []
-    messages = done["tool_messages"]
-    assert messages["call_list_files_1"] == ["success", "notes.txt todo.txt"]
-    assert messages["call_delete_file_1"] == ["success", "Deleted todo.txt"]
-    booked = era == "modern"  # the requestState travels with the answer
-    if booked:
-        assert messages["call_book_trip_1"] == ["success", f"Booked Rome on {DATE}"]
-    else:  # the re-issue rule: A held the call open, B can't tell it ended, book_trip may not run twice
-        status, text = messages["call_book_trip_1"]
-        assert status == "error" and "first attempt may still complete" in text, text
+    assert done["tool_messages"] == {
+        "call_list_files_1": ["success", "notes.txt todo.txt"],
+        "call_delete_file_1": ["success", "Deleted todo.txt"],
+        "call_book_trip_1": ["success", f"Booked Rome on {DATE}"],
+    }
     assert done["reply"].startswith("Here is what happened:")
 
     # What the demo servers recorded: each effect once, the finished read never re-run, every server stopped.
@@ -217,7 +212,7 @@ async def test_paused_by_one_worker_resumed_by_a_fresh_one(pg_dsn: str, tmp_path
     commits = sorted(
         (e["tool"], e.get("path") or e.get("destination")) for e in record if e["event"] == "commit"
     )
-    assert commits == [("book_trip", "Rome")] * booked + [("delete_file", "todo.txt")]
+    assert commits == [("book_trip", "Rome"), ("delete_file", "todo.txt")]
     server_pids = {e["pid"] for e in record}
     [list_pid] = [e["pid"] for e in record if e["tool"] == "list_files" and e["event"] == "enter"]
     commit_pids = {e["pid"] for e in record if e["event"] == "commit"}
@@ -230,7 +225,7 @@ async def test_eight_threads_over_three_workers_each_resumed_elsewhere(
     pg_dsn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, era: str
 ) -> None:
     """8 threads paused across 3 workers sharing one HTTP server; each resumed by another worker, own answers
-    (legacy: ``book_trip``, held open by its starter, is not sent again: the re-issue rule)."""
+    (legacy: ``book_trip``, held open by its starter, which is alive, is not sent again: the re-issue rule)."""
     log = tmp_path / "events.jsonl"
     monkeypatch.setenv("DEMO_EVENTS_FILE", str(log))
     server = build_server()

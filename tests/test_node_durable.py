@@ -18,7 +18,7 @@ from langgraph.types import Command
 from langgraph_mcp import McpServers
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.servers.mcp_servers import server_access
-from tests.support.helpers import HANG_GUARD, OpenServers, crashing_demo_spec
+from tests.support.helpers import ERAS, HANG_GUARD, OpenServers, crashing_demo_spec
 from tests.support.node_support import (
     TOMORROW,
     accept_all,
@@ -57,8 +57,8 @@ def child(
     return report
 
 
-def test_pause_in_one_process_resume_in_others_commits_once(tmp_path: Path) -> None:
-    mode = "modern"
+@pytest.mark.parametrize("mode", ERAS)
+def test_pause_in_one_process_resume_in_others_commits_once(tmp_path: Path, mode: str) -> None:
     db, log = tmp_path / "checkpoints.sqlite", tmp_path / "events.jsonl"
     args = {"destination": "Oslo"}
     report = child(db, mode, "demo_two_questions_commit", args, log)
@@ -73,25 +73,6 @@ def test_pause_in_one_process_resume_in_others_commits_once(tmp_path: Path) -> N
     assert answered == (1 if mode == "modern" else 2)
     assert count(log, "two_questions_commit", "commit") == 1
     assert len({e["pid"] for e in events(log)}) == answered + 1  # a new server process every time
-
-
-def test_a_legacy_call_parked_in_another_process_is_not_sent_again_unless_it_may_run_twice(
-    tmp_path: Path,
-) -> None:
-    """The re-issue rule on another process: the first attempt was held open in a process this one knows nothing
-    of, so it may still complete; a tool that may not run twice fails clearly, a read-only one is sent again."""
-    db, log = tmp_path / "checkpoints.sqlite", tmp_path / "events.jsonl"
-    args = {"destination": "Oslo"}
-    report = child(db, "legacy", "demo_two_questions_commit", args, log)
-    (pending,) = report["interrupts"]
-    report = child(
-        db, "legacy", "demo_two_questions_commit", args, log, {pending["id"]: _accept(pending["value"])}
-    )
-    message = report["messages"]["c1"]
-    assert message["status"] == "error" and "may still complete" in message["text"]
-    assert not report["interrupts"]
-    assert count(log, "two_questions_commit", "commit") == 0
-    assert count(log, "two_questions_commit", "enter") == 1  # never sent again
 
 
 def _accept(value: dict[str, Any]) -> dict[str, Any]:

@@ -244,24 +244,29 @@ class InterruptAsker:
                 rounds.keep(self.key, paused)
             raise
 
-    async def resumes_a_parked_question(self) -> bool:
-        """Whether this run answers a question a legacy call asked while it was held open (parked) somewhere:
-        its resume value answers an ``mcp_elicitation`` interrupt of this task. A URL step (``-32042``, which holds
-        nothing open) is not one; an interrupt that can't be read back counts as one (fail closed)."""
+    async def parked_question(self) -> str | None:
+        """Where the question this run answers was held open, if a legacy call asked it while held open (parked)
+        somewhere: the ``held_by`` token of the ``mcp_elicitation`` interrupt the new resume value answers (``""``
+        when it has none, or can't be read back: fail closed). ``None``: no such question (no new answer, another
+        kind of interrupt, or a URL step (``-32042``), which holds nothing open)."""
         self._look()
         if self._fresh is None:
-            return False
+            return None
         value = await shown_interrupt_value(self._configurable, self._fresh)
         if not isinstance(value, Mapping):
-            return True
+            return ""
         if value.get("type") != "mcp_elicitation":
-            return False
+            return None
+        held_by = value.get("held_by")
+        if isinstance(held_by, str):
+            return held_by
         requests = value.get("requests")
-        return not (
+        url_step = (
             isinstance(requests, Mapping)
             and requests
             and all(isinstance(r, Mapping) and r.get("mode") == "url" for r in requests.values())
         )
+        return None if url_step else ""
 
     def _answer_one_by_one(
         self, payload: ElicitationInterrupt, requests: Mapping[str, ElicitationRequest]

@@ -31,7 +31,7 @@ from mcp import MCPError
 from mcp.shared.exceptions import UrlElicitationRequiredError
 
 from langgraph_mcp._compat import fresh_resume_index, task_scratchpad
-from langgraph_mcp.calls.paused import PausedRound, ProgressRelay, may_reissue, not_reissued
+from langgraph_mcp.calls.paused import PausedRound, ProgressRelay, held_attempt, may_reissue, not_reissued
 from langgraph_mcp.calls.rounds import round_questions, round_responses, sampling_requests
 from langgraph_mcp.calls.sampling import answer_sampling, refused_error
 from langgraph_mcp.calls.target import Asking, CallTarget, DrivenCall, Questions
@@ -435,9 +435,13 @@ async def _may_reissue(call: DrivenCall) -> None:
     cap, past the park timeout, or parked on another worker): raise unless :func:`~.paused.may_reissue` allows it."""
     assert call.questions is not None
     asker = call.questions.asker
-    if not await asker.resumes_a_parked_question():
+    held_by = await asker.parked_question()
+    if held_by is None:
         return
+    # What this process did to the first attempt (ended it, and how), or where it was held open.
     first = await call.target.paused.first_attempt(asker.key)
+    if first != "over":
+        first = held_attempt(held_by)
     if not may_reissue(first, _replayable(call.tool)):
         why = (
             "was held open in a question that this process no longer holds (past max_parked_calls, after its "

@@ -29,11 +29,18 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
+import hashlib
 import logging
+import os
+import secrets
+import socket
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from langgraph.constants import CONFIG_KEY_CHECKPOINTER
@@ -55,6 +62,49 @@ longer complete) or ``may_complete`` (it may still complete, or nothing here kno
 ENDED_KEPT = 4096
 """How many ended first attempts a connection remembers (the oldest are forgotten, and then read as
 ``may_complete``: forgetting never allows a re-issue)."""
+
+
+_LIVE: weakref.WeakValueDictionary[str, PausedRounds] = weakref.WeakValueDictionary()
+"""This process's connections that may hold legacy calls open, by :attr:`PausedRounds.token`."""
+
+
+@functools.cache
+def _machine() -> str:
+    """This machine, as a short digest (its host name and boot id), never the names themselves."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        boot = ""
+    return hashlib.sha256(f"{socket.gethostname()}/{boot}".encode()).hexdigest()[:16]
+
+
+def _started(pid: int) -> str | None:
+    """When process ``pid`` started (its start time in clock ticks since boot, from ``/proc``): ``""`` when it is
+    gone or a zombie, ``None`` when this system can't tell."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return "" if Path("/proc/self/stat").exists() else None
+    except (OSError, IndexError):
+        return None
+    return "" if fields[0] in ("Z", "X") else fields[19]
+
+
+def held_attempt(held_by: object) -> FirstAttempt:
+    """What an interrupt's ``held_by`` token tells of the first attempt it names: ``over`` only when its connection
+    in this process was closed or started a new session since, or its process on this machine has ended; anything
+    else (another machine, a live process, no token) ``may_complete``."""
+    parts = held_by.split(":") if isinstance(held_by, str) else []
+    if len(parts) != 5 or parts[0] != _machine() or not parts[1].isdigit() or not parts[4].isdigit():
+        return "may_complete"
+    pid, started, token, starts = int(parts[1]), parts[2], parts[3], int(parts[4])
+    if pid == os.getpid() and started == (_started(pid) or ""):
+        rounds = _LIVE.get(token)
+        owner = rounds.connection.owner if rounds is not None else None
+        alive = owner is not None and not owner.closed and owner.starts == starts
+        return "may_complete" if alive else "over"
+    now = _started(pid)
+    return "over" if now is not None and now != started else "may_complete"
 
 
 def may_reissue(first_attempt: FirstAttempt, replayable: bool) -> bool:
@@ -166,6 +216,14 @@ class PausedRounds:
         """The kept rounds (read it: empty means nothing to continue; :meth:`keep` and :meth:`take` change it)."""
         self._ending: dict[PauseKey, asyncio.Task[None]] = {}
         self._ended: OrderedDict[PauseKey, FirstAttempt] = OrderedDict()
+        self.token = secrets.token_hex(8)
+        """Names this connection's rounds in a ``held_by`` token (see :meth:`holder`)."""
+        _LIVE[self.token] = self
+
+    def holder(self) -> str:
+        """The ``held_by`` token of a legacy call held open now on this connection (see :func:`held_attempt`)."""
+        pid = os.getpid()
+        return f"{_machine()}:{pid}:{_started(pid) or ''}:{self.token}:{self.connection.owner.starts}"
 
     def __len__(self) -> int:
         return len(self.kept)

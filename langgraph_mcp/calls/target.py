@@ -200,6 +200,8 @@ class DrivenCall:
             "round": round_,
             "requests": requests,
         }
+        if live is not None and live.legacy_call is not None:  # held open while it waits: say where
+            payload["held_by"] = self.target.paused.holder()
         return await self.asker.answer(
             payload, requests, (self.target.paused, live) if live is not None else None
         )

@@ -59,6 +59,10 @@ class ElicitationInterrupt(ToolQuestion):
     previous_answers: NotRequired[ElicitationAnswers]
     """Set when the server changed a question it had asked before: the answer given then, which no longer fits
     (shown as context, never sent; fields the new question marks sensitive are left out)."""
+    held_by: NotRequired[str]
+    """Legacy (2025-11-25): an opaque token for where the call waits, held open, for this answer (machine, process,
+    connection, session). A resume elsewhere reads it to tell whether that first attempt can still complete (the
+    re-issue rule of ``langgraph_mcp.calls.paused``); nothing to show a person."""
 
 
 class AcceptAnswer(TypedDict):
