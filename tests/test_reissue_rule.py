@@ -141,3 +141,43 @@ async def test_past_the_park_timeout_a_call_whose_cancellation_the_server_confir
     out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), config())
     assert text_of(tool_messages(out)["c1"]) == f"Booked Rome on {TOMORROW}"
     assert server.events.counts["book_trip_legacy.commit"] == 1
+
+
+async def test_resumed_elsewhere_while_its_holder_is_alive_a_call_is_not_sent_again_and_after_it_closed_it_is(
+    open_servers: OpenServers,
+) -> None:
+    """On another worker (here another ``McpServers`` in this process, as a second worker would be): the question
+    names where its call is held open (``held_by``). While that connection is alive the first attempt may still
+    complete, so a tool that may not run twice is not sent again; once it has closed, the call is sent again."""
+    server = build_server()
+    saver = InMemorySaver()
+    first, second = (
+        open_servers({"demo": in_process(server, "legacy")}),
+        open_servers({"demo": in_process(server, "legacy")}),
+    )
+
+    def graph(servers: Any, call_id: str) -> Any:
+        trip = call("demo_book_trip_legacy", call_id, destination="Rome")
+        return one_turn_graph(servers, [trip], saver, policy=NO_APPROVALS)
+
+    held: dict[str, Any] = {}
+    for thread in ("alive", "closed"):
+        out = await graph(first, "c1").ainvoke(start(), {"configurable": {"thread_id": thread}})
+        (held[thread],) = out["__interrupt__"]
+        assert held[thread].value["held_by"]
+
+    out = await graph(second, "c1").ainvoke(
+        Command(resume={held["alive"].id: accept_all(held["alive"])}),
+        {"configurable": {"thread_id": "alive"}},
+    )
+    message = tool_messages(out)["c1"]
+    assert message.status == "error" and "first attempt may still complete" in text_of(message)
+    assert server.events.counts["book_trip_legacy.commit"] == 0
+
+    await first.aclose()  # its connection, and the calls it held open, are gone
+    out = await graph(second, "c1").ainvoke(
+        Command(resume={held["closed"].id: accept_all(held["closed"])}),
+        {"configurable": {"thread_id": "closed"}},
+    )
+    assert text_of(tool_messages(out)["c1"]) == f"Booked Rome on {TOMORROW}"
+    assert server.events.counts["book_trip_legacy.commit"] == 1
