@@ -309,6 +309,7 @@ _SAMPLE_ARGS: dict[str, Any] = {
     "principal": "alice",
     "authorization_url": "https://auth.example/authorize?state=s",
     "scopes": ["files:read"],
+    "answers": {},
 }
 
 
