@@ -44,6 +44,8 @@ __all__ = [
     "current_principal",
     "expand_env",
     "is_per_run",
+    "label_value",
+    "namespace_label",
     "resolve_identity",
 ]
 
@@ -83,6 +85,44 @@ def current_principal(config: Mapping[str, Any] | None = None) -> str | None:
         if isinstance(value, str) and value:
             return value
     return None
+
+
+_LABEL_ESCAPED = re.compile(r"[%.\x00]")
+_LABEL_ESCAPE = re.compile(r"%([0-9A-F]{2})")
+_LABEL_READABLE = 64
+_LABEL_LONGEST = 255
+_LABEL_HASHED = "%23"
+
+
+def namespace_label(value: str) -> str:
+    """``value`` (a principal, a thread id: any string) as one LangGraph store namespace label; the one encoding
+    every namespace the package writes uses.
+
+    LangGraph refuses a label that is empty or holds ``.`` or NUL, and a store keys on the joined labels, so a
+    label is ``value`` percent-escaped: ``%`` as ``%25``, ``.`` as ``%2E``, NUL as ``%00``, the empty string as
+    a lone ``%`` (``"ann.lee"`` is ``"ann%2Elee"``). That is injective: two different values never share a
+    label. A value whose escaped form is longer than 255 characters (a database index holds a few KB per row) is
+    its first 64 escaped characters, ``%23`` (which no escaped value contains) and the SHA-256 of the value, still
+    one label per value. :func:`label_value` reads a label back."""
+    if not value:
+        return "%"
+    label = _LABEL_ESCAPED.sub(lambda m: f"%{ord(m.group()):02X}", value)
+    if len(label) <= _LABEL_LONGEST:
+        return label
+    head = label[:_LABEL_READABLE]
+    cut = head.rfind("%", len(head) - 2)
+    head = head[:cut] if cut != -1 else head  # never half an escape
+    return f"{head}{_LABEL_HASHED}{hashlib.sha256(value.encode('utf-8', 'surrogatepass')).hexdigest()}"
+
+
+def label_value(label: str) -> str:
+    """The value :func:`namespace_label` made ``label`` from; a long value's label reads back as its first
+    characters and ``…`` (its full value is kept where it matters: a remembered decision's signed owner)."""
+    if label == "%":
+        return ""
+    head, hashed, _ = label.partition(_LABEL_HASHED)
+    value = _LABEL_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), head)
+    return f"{value}…" if hashed else value
 
 
 def expand_env(value: str, environ: Mapping[str, str] | None = None) -> str:

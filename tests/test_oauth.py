@@ -157,6 +157,29 @@ async def test_first_call_pauses_for_sign_in_and_the_callback_completes_it(
     assert other["authorization_url"] != payload["authorization_url"]
 
 
+@pytest.mark.parametrize("principal", ["ann.lee", "ann@example.com"])
+@pytest.mark.parametrize("harness", ERAS, indirect=True)
+async def test_an_e_mail_shaped_principal_gets_the_sign_in_card_and_completes_under_its_own_records(
+    harness: Harness, oauth: OAuthServers, principal: str
+) -> None:
+    out = await harness.run("e1", principal=principal)
+    payload = the_sign_in(out).payload
+    assert payload["principal"] == principal
+    before = oauth.stats().get("authorization_code", 0)
+
+    callback = await person(payload["authorization_url"])
+    out = await harness.run(
+        "e1", principal=principal, value=resume_command(out, sign_ins={"call_1": {"callback_url": callback}})
+    )
+    assert "current_time" in str(tool_message(out).content)
+    assert oauth.stats()["authorization_code"] == before + 1
+    assert (await stored_tokens(harness.store, principal))["access_token"]
+    # A principal whose name differs only where the encoding escapes is somebody else: asked to sign in.
+    other = principal.replace(".", "%2E")
+    out = await harness.run("e2", principal=other)
+    assert the_sign_in(out).payload["principal"] == other
+
+
 async def test_wrong_or_replayed_state_is_refused_and_the_sign_in_stays_pending(
     harness: Harness, oauth: OAuthServers
 ) -> None:

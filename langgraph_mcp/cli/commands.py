@@ -263,6 +263,7 @@ def cmd_auth(args: argparse.Namespace, console: Console, err: Console) -> int:
     from langgraph.store.sqlite import SqliteStore
 
     from langgraph_mcp.connection.oauth import OAUTH_RECORD_KEYS, oauth_namespace, token_summary
+    from langgraph_mcp.credentials import label_value
 
     db = db_path(args)
     if not db.exists():
@@ -280,7 +281,7 @@ def cmd_auth(args: argparse.Namespace, console: Console, err: Console) -> int:
             console.print(f"No sign-ins to MCP server {args.server!r}{who} in {db}.")
             return EXIT_OK
         for namespace in namespaces:
-            principal = namespace[-1]
+            principal = label_value(namespace[-1])
             if args.action == "revoke":
                 for key in OAUTH_RECORD_KEYS:
                     store.delete(namespace, key)

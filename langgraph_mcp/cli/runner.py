@@ -32,6 +32,7 @@ from langgraph.store.base import BaseStore
 from langgraph.store.sqlite.aio import AsyncSqliteStore
 from langgraph.types import StateSnapshot
 from pydantic import SecretStr, ValidationError
+from rich.text import Text
 
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.cli.models import with_sampling_models
@@ -42,6 +43,7 @@ from langgraph_mcp.cli.store import approval_secret
 from langgraph_mcp.config import McpServersConfig
 from langgraph_mcp.credentials import RUN_CONFIG
 from langgraph_mcp.errors import (
+    AnswerRefusedError,
     AuthorizationRequiredError,
     CliError,
     ResumeError,
@@ -352,12 +354,22 @@ def drive(
     value: Any = first_input
     run = not resume
     shown: set[str] = set()
+    sent: dict[str, Any] = {}
+    refused: dict[str, list[Any]] = {}
     while True:
         if run:
             try:
                 session.loop.run(_segment(graph, value, config, view))
-            except ValidationError as exc:  # a resume value the graph refused before saving it
-                raise CliError(f"the graph refused an answer (nothing was saved): {exc}") from exc
+            except (ValidationError, AnswerRefusedError) as exc:  # refused before it was saved: ask again
+                words = refusal_words(exc)
+                view.console.print(
+                    Text(f"The graph refused that answer (nothing was saved): {words}", style="red")
+                )
+                view.console.print(Text("Answer again.", style="dim"))
+                for interrupt_id, answer in sent.items():
+                    refused.setdefault(interrupt_id, []).append(answer)
+                value, run, sent = None, False, {}
+                continue
         state = thread_state(session, graph, config)
         messages = state_messages(state)
         view.messages(messages)
@@ -389,6 +401,10 @@ def drive(
             stopped = True
         if not replies:
             return Outcome("pending", pending, messages)
+        if refused and all(r.value in refused.get(i, []) for i, r in replies.items()):
+            # the same answers the graph refused already: asking again would loop
+            raise CliError("the graph refused these answers before (nothing was saved); give other answers")
+        sent = {i: r.value for i, r in replies.items()}
         try:
             value = command_for(pending, replies)
         except ResumeError as exc:
@@ -400,14 +416,22 @@ def drive(
         run = True
 
 
+def refusal_words(exc: ValidationError | AnswerRefusedError) -> str:
+    """What was wrong with a refused answer, in words: a card's refusal as it is, a pydantic error's messages
+    without its model and error-type framing."""
+    if isinstance(exc, AnswerRefusedError):
+        return str(exc)
+    return "; ".join(str(error.get("msg", "")).removeprefix("Value error, ") for error in exc.errors()) or str(exc)
+
+
 def _resume_once(
     session: Session, graph: CompiledStateGraph[Any, Any, Any, Any], config: Any, value: Any, view: RunView
 ) -> Outcome:
     """Resume with the answers given so far (the others stay pending, same ids) and stop at the next pause."""
     try:
         session.loop.run(_segment(graph, value, config, view))
-    except ValidationError as exc:
-        raise CliError(f"the graph refused an answer (nothing was saved): {exc}") from exc
+    except (ValidationError, AnswerRefusedError) as exc:
+        raise CliError(f"the graph refused an answer (nothing was saved): {refusal_words(exc)}") from exc
     state = thread_state(session, graph, config)
     messages = state_messages(state)
     view.messages(messages)

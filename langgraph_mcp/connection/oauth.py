@@ -56,6 +56,7 @@ from mcp.shared.auth import (
 from pydantic import AnyUrl
 
 from langgraph_mcp._compat import OAuthProviderHooks
+from langgraph_mcp.credentials import namespace_label
 from langgraph_mcp.errors import AuthorizationRequiredError, LangGraphMcpError
 
 __all__ = [
@@ -71,7 +72,7 @@ __all__ = [
 
 OAUTH_NAMESPACE: tuple[str, str] = ("langgraph_mcp", "oauth")
 """The store namespace prefix of every OAuth record; one server's records for one principal are under
-``(*OAUTH_NAMESPACE, server, principal)``."""
+``(*OAUTH_NAMESPACE, server, namespace_label(principal))``."""
 
 PENDING_SIGN_IN_TTL = 600.0
 """Seconds a sign-in in progress is reused (the same authorization URL) before a new one is made."""
@@ -84,8 +85,13 @@ OAUTH_RECORD_KEYS = ("tokens", "client", "pending")
 
 
 def oauth_namespace(server: str, principal: str | None = None) -> tuple[str, ...]:
-    """Where one principal's records for ``server`` are (without ``principal``: the prefix of every principal's)."""
-    return (*OAUTH_NAMESPACE, server) if principal is None else (*OAUTH_NAMESPACE, server, principal)
+    """Where one principal's records for ``server`` are (without ``principal``: the prefix of every principal's);
+    the principal is a :func:`~langgraph_mcp.credentials.namespace_label`, so any string will do."""
+    return (
+        (*OAUTH_NAMESPACE, server)
+        if principal is None
+        else (*OAUTH_NAMESPACE, server, namespace_label(principal))
+    )
 
 
 class RefreshFirst(LangGraphMcpError):

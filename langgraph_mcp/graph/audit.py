@@ -31,6 +31,7 @@ from langgraph.store.base import BaseStore
 
 from langgraph_mcp._compat import writes_nowhere
 from langgraph_mcp.catalog import args_digest
+from langgraph_mcp.credentials import namespace_label
 from langgraph_mcp.payloads import DECISION_EVENT_TYPE, DecisionRecord, DecisionType
 from langgraph_mcp.servers.identities import current_store
 
@@ -124,10 +125,6 @@ def emit_decision(record: DecisionRecord) -> None:
         )
 
 
-def _audit_label(thread_id: str) -> str:
-    return thread_id.replace("%", "%25").replace(".", "%2E")
-
-
 class StoreAuditSink(logging.Handler):
     """Keeps every ``mcp_decision`` record of a thread in a LangGraph store: ``store``, or (``None``) the store of
     the graph that emits it (records from a graph without one, or outside a thread, are skipped).
@@ -160,7 +157,7 @@ class StoreAuditSink(logging.Handler):
         if store is None:
             return
         now = time.time()
-        namespace = (*AUDIT_NAMESPACE, _audit_label(str(thread_id)))
+        namespace = (*AUDIT_NAMESPACE, namespace_label(str(thread_id)))
         key = f"{time.time_ns():020d}-{decision.get('tool_call_id', '')}"
         value = {**decision, "recorded_at": now}
         try:
@@ -180,7 +177,7 @@ class StoreAuditSink(logging.Handler):
 def audit_records(store: BaseStore, thread_id: str) -> list[DecisionRecord]:
     """The ``mcp_decision`` records :class:`StoreAuditSink` kept for ``thread_id``, oldest first (each with its
     ``recorded_at``)."""
-    namespace = (*AUDIT_NAMESPACE, _audit_label(thread_id))
+    namespace = (*AUDIT_NAMESPACE, namespace_label(thread_id))
     items: list[Any] = []
     while True:
         page = store.search(namespace, limit=_PAGE, offset=len(items))

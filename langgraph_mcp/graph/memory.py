@@ -14,7 +14,8 @@ namespace::
     ("langgraph_mcp", "approvals", "thread", <thread id>)       key "<server>/<tool>"  (or "<server>/<tool>/<args digest>")
     ("langgraph_mcp", "approvals", "principal", <principal>)
 
-(a ``.`` in a label is written ``%2E``, ``%`` as ``%25``: LangGraph refuses dots in namespace labels). Without a
+(the owner as a :func:`~langgraph_mcp.credentials.namespace_label`: ``.`` written ``%2E``, ``%`` as ``%25``;
+LangGraph refuses dots in namespace labels). Without a
 store, ``"principal"`` memory is not offered (an answer asking for it is refused before it is saved, with a clear
 error, and the same interrupt stays answerable) and ``"thread"`` memory lives in the thread's messages
 (``response_metadata["mcp_memory"]`` of the message the gate or middleware answers with), so it lasts as long as
@@ -46,6 +47,7 @@ from langchain_core.messages import BaseMessage
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 
 from langgraph_mcp.catalog import McpTool, args_digest
+from langgraph_mcp.credentials import label_value, namespace_label
 from langgraph_mcp.errors import DecisionError
 from langgraph_mcp.humans.approval_request import with_remember_field
 from langgraph_mcp.humans.binding import ApprovalKey
@@ -101,17 +103,9 @@ _SIGNED = (
 _PAGE = 500
 
 
-def _label(owner: str) -> str:
-    return owner.replace("%", "%25").replace(".", "%2E")
-
-
-def _unlabel(label: str) -> str:
-    return label.replace("%2E", ".").replace("%25", "%")
-
-
 def memory_namespace(scope: RememberScope, owner: str | None = None) -> tuple[str, ...]:
     """The namespace of ``owner``'s remembered decisions (without ``owner``: of every owner of ``scope``)."""
-    return (*MEMORY_NAMESPACE, scope) if owner is None else (*MEMORY_NAMESPACE, scope, _label(owner))
+    return (*MEMORY_NAMESPACE, scope) if owner is None else (*MEMORY_NAMESPACE, scope, namespace_label(owner))
 
 
 def memory_key(server: str, tool: str, digest: str | None = None) -> str:
@@ -446,9 +440,9 @@ class StoredApproval:
     @classmethod
     def of(cls, item: Item) -> StoredApproval:
         scope, label = item.namespace[-2:]
-        return cls(
-            scope, _unlabel(label), item.key, dict(item.value), item.updated_at.isoformat(timespec="seconds")
-        )
+        signed = item.value.get("owner")
+        owner = signed if isinstance(signed, str) and namespace_label(signed) == label else label_value(label)
+        return cls(scope, owner, item.key, dict(item.value), item.updated_at.isoformat(timespec="seconds"))
 
 
 def _search(store: BaseStore, prefix: tuple[str, ...]) -> list[Item]:
