@@ -79,7 +79,9 @@ def test_each_namespace_the_package_writes_keeps_each_principal_apart(store: Bas
     assert len(namespaces) == len(PRINCIPALS)
 
 
-def test_a_remembered_decision_of_a_long_principal_lists_and_revokes_by_its_full_name(store: BaseStore) -> None:
+def test_a_remembered_decision_of_a_long_principal_lists_and_revokes_by_its_full_name(
+    store: BaseStore,
+) -> None:
     long_one, other = PRINCIPALS[-2], PRINCIPALS[-1]
     for principal in (long_one, other):
         store.put(memory_namespace("principal", principal), "demo/delete_file", {"owner": principal})

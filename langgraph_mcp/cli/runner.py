@@ -421,7 +421,9 @@ def refusal_words(exc: ValidationError | AnswerRefusedError) -> str:
     without its model and error-type framing."""
     if isinstance(exc, AnswerRefusedError):
         return str(exc)
-    return "; ".join(str(error.get("msg", "")).removeprefix("Value error, ") for error in exc.errors()) or str(exc)
+    return "; ".join(
+        str(error.get("msg", "")).removeprefix("Value error, ") for error in exc.errors()
+    ) or str(exc)
 
 
 def _resume_once(
