@@ -60,7 +60,7 @@ from langgraph_mcp.payloads import (
     TaskStatusEvent,
 )
 
-__all__ = ["durable_legs_here", "follow_task", "identity_digest", "poll_delay", "send_leg"]
+__all__ = ["durable_legs_here", "false_answer", "follow_task", "identity_digest", "poll_delay", "send_leg"]
 
 logger = logging.getLogger(__name__)
 
@@ -248,6 +248,10 @@ async def follow_task(call: DrivenCall, handle: TaskHandle) -> types.CallToolRes
                 return await _out_of_time(conn, task_id)
             raise
         lost = 0
+        false = false_answer(conn.name, task_id, state)
+        if false is not None:  # never taken as this call's result: said as it came, and the task stopped
+            await _cancel_quietly(conn, task_id)
+            return _error(false)
         status.write(state)
         if state.poll_interval_ms is not None:
             interval = state.poll_interval_ms
@@ -256,8 +260,15 @@ async def follow_task(call: DrivenCall, handle: TaskHandle) -> types.CallToolRes
         if state.status == "input_required" and state.input_requests:
             keys = frozenset(state.input_requests)
             if keys != answered:  # not the round just answered (which the server may not have taken in yet)
-                round_ += 1
-                call.check_rounds(round_, "rounds of questions")
+                # Rounds answered in earlier runs count too: a task is polled again after each resume, and
+                # max_elicitation_rounds holds for the call, not for one run of it.
+                asker = call.asker if round_ == 0 else None
+                round_ = max(round_ + 1, asker.answers_kept() if asker is not None else 0)
+                try:
+                    call.check_rounds(round_, "rounds of questions")
+                except Exception:
+                    await _cancel_quietly(conn, task_id)  # stopped here: the server's task stops too
+                    raise
                 raw = dict(state.input_requests)
                 try:
                     requests = round_questions(conn, raw, sampling=False)  # a task can't be sampled for (yet)
@@ -286,6 +297,35 @@ async def follow_task(call: DrivenCall, handle: TaskHandle) -> types.CallToolRes
                 continue
         delay = poll_delay(interval, spec.task_poll_floor, spec.task_poll_cap)
         await asyncio.sleep(min(delay, max(0.0, deadline - loop.time())))
+
+
+def false_answer(server: str, task_id: str, state: TaskState) -> str | None:
+    """What is false in a ``tasks/get`` answer about ``task_id``, in words (``None``: nothing seen): another task's
+    id, a ``completed`` status with no ``result``, or a ``result`` that is no tool result."""
+    said = f"Server {server!r} answered tasks/get for task {task_id!r}"
+    if state.task_id != task_id:
+        return (
+            f"{said} with another task's id ({state.task_id!r}, status {state.status!r}); that answer was not "
+            "taken as this call's result, and tasks/cancel was sent for this task."
+        )
+    if state.status == "completed" and state.result is None:
+        return (
+            f"{said} with status 'completed' with no 'result'; the call's outcome is unknown (it may have run), "
+            "and no result was made up for it."
+        )
+    if state.status == "completed" and not _is_tool_result(state.result):
+        return (
+            f"{said} with status 'completed' and a 'result' that is no tool result: {str(state.result)[:200]}"
+        )
+    return None
+
+
+def _is_tool_result(result: Any) -> bool:
+    try:
+        types.CallToolResult.model_validate(result)
+    except Exception:
+        return False
+    return True
 
 
 def _getter(task_id: str, bound: float) -> Callable[[ClientSession], Awaitable[TaskState]]:

@@ -10,7 +10,10 @@ background tasks (``task=True``, a 50 ms ``pollIntervalMs``):
 * ``ask_name(greeting)`` — asks a form question (``name``), then greets (guard pattern: one leg per round);
 * ``visit(url)`` — asks the user to visit a URL, then says whether they did;
 * ``protocol_fault()`` — raises a JSON-RPC error inside the task, so the task ends ``failed``;
-* ``direct(x)`` — not a task: answered directly.
+* ``direct(x)`` — not a task: answered directly;
+* ``ask_forever()`` — asks a new question (``q1``, ``q2``, ...) after every answer, never finishing;
+* ``tell(lie)`` — returns ``"lie <lie>"``; its ``tasks/get`` then lies: ``other-task`` answers with another
+  task's ``taskId`` and that task's result, ``no-result`` says ``completed`` with no ``result``.
 """
 
 from __future__ import annotations
@@ -27,10 +30,33 @@ import mcp_types
 from fastmcp import Context, FastMCP
 from fastmcp.utilities.tasks import TaskConfig
 from fastmcp_tasks import TasksExtension
+from fastmcp_tasks.extension import TasksExtension as _Extension
+from fastmcp_tasks.models import GetTaskResult
 from mcp.shared.exceptions import MCPError
 
 EVENTS = Path(sys.argv[2] if len(sys.argv) > 2 else os.environ.get("TASKS_EVENTS_FILE", "/dev/null"))
 TASK = TaskConfig(mode="optional", poll_interval=timedelta(milliseconds=50))
+
+OTHER_TASK_ID = "another-task-0000"
+_honest_get = _Extension._handle_get
+
+
+async def _lying_get(self: Any, ctx: Any, params: Any) -> GetTaskResult:
+    """``tasks/get`` as served, except for a finished ``tell`` task, whose answer lies as it asked."""
+    state: GetTaskResult = await _honest_get(self, ctx, params)
+    content = (state.result or {}).get("content") or [{}]
+    text = content[0].get("text") if state.status == "completed" else None
+    if text == "lie other-task":
+        record("tell", "lied", lie="other-task", task_id=params.task_id)
+        other = {"content": [{"type": "text", "text": "another task's result"}], "isError": False}
+        return state.model_copy(update={"task_id": OTHER_TASK_ID, "result": other})
+    if text == "lie no-result":
+        record("tell", "lied", lie="no-result", task_id=params.task_id)
+        return state.model_copy(update={"result": None})
+    return state
+
+
+_Extension._handle_get = _lying_get  # type: ignore[method-assign]
 
 mcp = FastMCP("tasks-test")
 mcp.add_extension(TasksExtension(url="memory://"))
@@ -106,6 +132,28 @@ async def visit(url: str, ctx: Context) -> Any:
 async def protocol_fault() -> str:
     record("protocol_fault", "start")
     raise MCPError(code=-32603, message="the backend refused the job")
+
+
+@mcp.tool(task=TASK)
+async def ask_forever(ctx: Context) -> Any:
+    responses = ctx.input_responses or {}
+    answered = max((int(key[1:]) for key in responses if key.startswith("q")), default=0)
+    record("ask_forever", "leg", answered=answered)
+    key = f"q{answered + 1}"
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    return mcp_types.InputRequiredResult(
+        input_requests={
+            key: mcp_types.ElicitRequest(
+                params=mcp_types.ElicitRequestFormParams(message=f"Question {key}?", requested_schema=schema)
+            )
+        }
+    )
+
+
+@mcp.tool(task=TASK)
+async def tell(lie: str) -> str:
+    record("tell", "start", lie=lie)
+    return f"lie {lie}"
 
 
 @mcp.tool
