@@ -23,6 +23,7 @@ The tree (every exception the package raises is one of these)::
     │   ├── PromptError                        listing or rendering its prompts failed (field: prompt)
     │   ├── CredentialError                    its per-run credentials could not be resolved; nothing was sent
     │   ├── AuthorizationRequiredError         the current principal must sign in (OAuth) before anything is sent
+    │   │   └── SignInRequiredError            ... met by a listing outside the tool node and the gate: how to sign in
     │   ├── ElicitationUnavailableError        a tool asked for input where nobody can answer (no graph)
     │   ├── TooManyRoundsError                 a tool kept asking past ``max_elicitation_rounds``
     │   ├── TooManyParkedCallsError            a legacy call asked while ``max_parked_calls`` calls already wait
@@ -342,6 +343,31 @@ class AuthorizationRequiredError(ServerError):
         """Where the person signs in (holds the sign-in's ``state``, never a token)."""
         self.scopes = scopes
         """The scopes it asks for."""
+
+
+class SignInRequiredError(AuthorizationRequiredError):
+    """:meth:`McpServers.list_tools` / ``get_tools()`` (e.g. in a model node, outside the tool node and the approval
+    gate, which ask the person with a sign-in card instead) met a server that needs the principal to sign in:
+    the error names the server and says how to sign in. Nothing was sent to the server."""
+
+    def __init__(self, server: str, *, principal: str, authorization_url: str, scopes: list[str]) -> None:
+        super().__init__(server, principal=principal, authorization_url=authorization_url, scopes=scopes)
+        self.detail = (
+            f"{principal!r} must sign in before its tools can be listed here. Either let a call of one of its "
+            "tools reach McpToolNode or the approval gate, which pause the run with a sign-in card; or open "
+            f"{authorization_url} and pass the address the browser is sent to "
+            f"to McpServers.complete_sign_in({server!r}, <address>, config=<this run's config>)"
+        )
+        self.args = (f"MCP server {server!r}: {self.detail}",)
+
+    @classmethod
+    def of(cls, needed: AuthorizationRequiredError) -> SignInRequiredError:
+        return cls(
+            needed.server,
+            principal=needed.principal,
+            authorization_url=needed.authorization_url,
+            scopes=list(needed.scopes),
+        )
 
 
 class ElicitationUnavailableError(ServerError):

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
@@ -474,8 +475,14 @@ def test_cli_call_prints_the_link_reads_the_pasted_address_and_auth_lists_and_re
     listed = cli("list")
     assert re.search(r"tess: scopes user; expires \S+; refreshable", listed), listed
     assert not any(token in listed for token in tokens if token)
-    assert "revoked: tess" in cli("revoke", "--principal", "tess")
+    revoked_before = oauth.stats().get("revoked", 0)
+    said = " ".join(cli("revoke", "--principal", "tess").split())  # rich wraps at the terminal width
+    assert "revoked: tess" in said and "revoked at the authorization server" in said, said
     assert "No sign-ins" in cli("list")
+    # RFC 7009: the authorization server itself was told, and the access token is dead there too.
+    assert oauth.stats()["revoked"] > revoked_before
+    introspected = httpx2.post(f"{oauth.as_url}/introspect", data={"token": tokens[0]}).json()
+    assert introspected == {"active": False}
 
 
 def _stored_cli_tokens(db: Path) -> dict[str, Any]:
@@ -506,5 +513,52 @@ async def test_outside_a_graph_the_error_carries_the_link_and_complete_sign_in_f
         await servers.complete_sign_in("secure", callback, config=config)
         tools = await servers.list_tools(config=config)
         assert [t.published_name for t in tools] == ["secure_get_time"]
+    finally:
+        await servers.aclose()
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_get_tools_in_a_model_node_says_which_server_needs_a_sign_in_and_how_then_works(
+    oauth: OAuthServers, era: str
+) -> None:
+    from langgraph_mcp.errors import SignInRequiredError
+
+    servers = McpServers(server_config(oauth, era))
+    listed: list[str] = []
+
+    async def model(state: MessagesState) -> dict[str, Any]:
+        listed.extend(tool.name for tool in await servers.get_tools())
+        return {}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("model", model)
+    builder.add_edge(START, "model")
+    builder.add_edge("model", END)
+    store = InMemoryStore()
+    graph = builder.compile(store=store)
+    config = {"configurable": {"user_id": "ann.lee@example.com"}}
+    try:
+        with pytest.raises(SignInRequiredError) as needed:
+            await graph.ainvoke({"messages": []}, config)
+        error = needed.value
+        assert error.server == "secure" and error.principal == "ann.lee@example.com"
+        assert "MCP server 'secure'" in str(error) and "McpServers.complete_sign_in('secure'" in str(error)
+        assert error.authorization_url in str(error) and not listed
+
+        # Doing what it says works: sign in, hand the address over, list again (the store keeps the token).
+        callback = await person(error.authorization_url)
+
+        async def finish(state: MessagesState) -> dict[str, Any]:
+            await servers.complete_sign_in("secure", callback)
+            return {}
+
+        done = StateGraph(MessagesState)
+        done.add_node("finish", finish)
+        done.add_node("model", model)
+        done.add_edge(START, "finish")
+        done.add_edge("finish", "model")
+        done.add_edge("model", END)
+        await done.compile(store=store).ainvoke({"messages": []}, config)
+        assert listed == ["secure_get_time"]
     finally:
         await servers.aclose()

@@ -208,13 +208,6 @@ class InterruptAsker:
         book = [] if self._scratchpad is None else stored_resume_values(self._scratchpad)
         return [None] * min(self.offset, len(book)) + book[self.offset :]
 
-    def answers_kept(self) -> int:
-        """How many values the call's answer book holds (this run's and every earlier run's, the node's own
-        approval not counted): a task polled again after a resume counts its rounds on from there."""
-        self._look()
-        book = [] if self._scratchpad is None else stored_resume_values(self._scratchpad)
-        return max(0, len(book) - self.offset)
-
     def _advance_to(self, index: int) -> None:
         # Stale answers are consumed without a schema: they were validated when saved, for another question.
         while self.consumed < index:
@@ -411,3 +404,11 @@ class InterruptAsker:
         self.consumed = self._position = index + 1
         answers: ElicitationAnswers = validated.answers()
         return answers
+
+
+def answers_kept(asker: InterruptAsker) -> int:
+    """How many values ``asker``'s call's answer book holds (this run's and every earlier run's, the node's own
+    approval not counted): a task polled again after a resume counts its rounds on from there."""
+    asker._look()
+    book = [] if asker._scratchpad is None else stored_resume_values(asker._scratchpad)
+    return max(0, len(book) - asker.offset)

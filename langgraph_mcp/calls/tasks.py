@@ -39,6 +39,7 @@ from langgraph.func import task
 from mcp.client.session import ClientSession
 
 from langgraph_mcp._compat import has_checkpointer, kept_task_values, runs_async_tasks, tool_output_writer
+from langgraph_mcp.calls.asker import answers_kept
 from langgraph_mcp.calls.rounds import round_questions, round_responses
 from langgraph_mcp.calls.target import DrivenCall
 from langgraph_mcp.connection.connection import ServerConnection
@@ -263,7 +264,7 @@ async def follow_task(call: DrivenCall, handle: TaskHandle) -> types.CallToolRes
                 # Rounds answered in earlier runs count too: a task is polled again after each resume, and
                 # max_elicitation_rounds holds for the call, not for one run of it.
                 asker = call.asker if round_ == 0 else None
-                round_ = max(round_ + 1, asker.answers_kept() if asker is not None else 0)
+                round_ = max(round_ + 1, answers_kept(asker) if asker is not None else 0)
                 try:
                     call.check_rounds(round_, "rounds of questions")
                 except Exception:

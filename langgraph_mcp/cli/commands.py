@@ -262,7 +262,12 @@ def cmd_auth(args: argparse.Namespace, console: Console, err: Console) -> int:
 
     from langgraph.store.sqlite import SqliteStore
 
-    from langgraph_mcp.connection.oauth import OAUTH_RECORD_KEYS, oauth_namespace, token_summary
+    from langgraph_mcp.connection.oauth import (
+        OAUTH_RECORD_KEYS,
+        oauth_namespace,
+        revoke_at_server,
+        token_summary,
+    )
     from langgraph_mcp.credentials import label_value
 
     db = db_path(args)
@@ -280,14 +285,31 @@ def cmd_auth(args: argparse.Namespace, console: Console, err: Console) -> int:
             who = f" for {args.principal!r}" if args.principal else ""
             console.print(f"No sign-ins to MCP server {args.server!r}{who} in {db}.")
             return EXIT_OK
+        failed = EXIT_OK
         for namespace in namespaces:
             principal = label_value(namespace[-1])
             if args.action == "revoke":
+                tokens, client = store.get(namespace, "tokens"), store.get(namespace, "client")
+                problems = revoke_at_server(
+                    tokens.value if tokens is not None else None, client.value if client is not None else None
+                )
                 for key in OAUTH_RECORD_KEYS:
                     store.delete(namespace, key)
-                console.print(
-                    f"revoked: {principal} (tokens, registration and any sign-in in progress deleted)"
+                endpoint = ((tokens.value if tokens else {}).get("oauth_metadata") or {}).get(
+                    "revocation_endpoint"
                 )
+                where = (
+                    f"; revoked at the authorization server ({endpoint})" if endpoint and not problems else ""
+                )
+                console.print(
+                    f"revoked: {principal} (tokens, registration and any sign-in in progress deleted{where})"
+                )
+                for problem in problems:
+                    failed = EXIT_FAILED
+                    err.print(
+                        f"{principal}: the authorization server did not confirm the revocation of the {problem}; "
+                        "the token may stay valid there until it expires"
+                    )
                 continue
             item = store.get(namespace, "tokens")
             summary = token_summary(item.value if item is not None else None)
@@ -300,4 +322,4 @@ def cmd_auth(args: argparse.Namespace, console: Console, err: Console) -> int:
             console.print(
                 f"{principal}: scopes {' '.join(summary['scopes']) or '-'}; expires {when}; {refresh}"
             )
-    return EXIT_OK
+    return failed

@@ -67,6 +67,7 @@ __all__ = [
     "SignInProvider",
     "StoredSignIn",
     "oauth_namespace",
+    "revoke_at_server",
     "token_summary",
 ]
 
@@ -311,6 +312,46 @@ class SignInProvider(OAuthProviderHooks):
 def _issuer(provider: SignInProvider) -> str | None:
     metadata = provider.context.oauth_metadata
     return str(metadata.issuer) if metadata is not None else None
+
+
+REVOCATION_TIMEOUT = 10.0
+"""Seconds ``revoke_at_server`` waits for the authorization server's revocation endpoint, per token."""
+
+
+def revoke_at_server(tokens: Mapping[str, Any] | None, client: Mapping[str, Any] | None) -> list[str]:
+    """Revoke a stored sign-in's tokens at its authorization server (RFC 7009), when that server's metadata (kept
+    with the tokens) names a ``revocation_endpoint``: the refresh token first (a server revokes its access tokens
+    with it), then the access token. Returns what could not be revoked, in words (empty: all done, or nothing to
+    do: no tokens, or a server without a revocation endpoint; the local records are deleted either way)."""
+    import httpx2
+
+    metadata = (tokens or {}).get("oauth_metadata") or {}
+    endpoint = metadata.get("revocation_endpoint")
+    token = (tokens or {}).get("token") or {}
+    if not endpoint or not token:
+        return []
+    auth: dict[str, str] = {}
+    if client and client.get("client_id"):
+        auth["client_id"] = str(client["client_id"])
+        if client.get("client_secret"):
+            auth["client_secret"] = str(client["client_secret"])
+    problems: list[str] = []
+    for hint in ("refresh_token", "access_token"):
+        value = token.get(hint)
+        if not value:
+            continue
+        try:
+            response = httpx2.post(
+                str(endpoint),
+                data={"token": str(value), "token_type_hint": hint, **auth},
+                timeout=REVOCATION_TIMEOUT,
+            )
+        except httpx2.HTTPError as exc:
+            problems.append(f"{hint}: {endpoint} did not answer ({type(exc).__name__}: {exc})")
+            continue
+        if response.status_code != 200:  # RFC 7009: 200 for a revoked, unknown or expired token alike
+            problems.append(f"{hint}: {endpoint} answered HTTP {response.status_code} {response.text[:200]}")
+    return problems
 
 
 def token_summary(record: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -32,7 +32,7 @@ from langgraph_mcp.config import McpServersConfig, ServerSpec
 from langgraph_mcp.connection.connection import ProgressCallback
 from langgraph_mcp.connection.owner import ListKind
 from langgraph_mcp.credentials import current_config, is_per_run
-from langgraph_mcp.errors import ConfigError
+from langgraph_mcp.errors import AuthorizationRequiredError, ConfigError, SignInRequiredError
 from langgraph_mcp.servers import resources
 from langgraph_mcp.servers.access import ServerAccess
 from langgraph_mcp.servers.connections import ConnectionKey, LiveConnections
@@ -202,7 +202,7 @@ class McpServers:
             names = list(servers) if servers is not None else self.names
             for name in names:
                 self.spec(name)
-            return await self._listings.list_tools(names, cache_mode)
+            return await _saying_how_to_sign_in(self._listings.list_tools(names, cache_mode))
 
     def cached_tool(self, published_name: str) -> McpTool | None:
         """The listed tool with this published name, from the cache only (no I/O).
@@ -305,3 +305,14 @@ class McpServers:
 def server_access(servers: McpServers) -> ServerAccess:
     """The package's own way into ``servers`` (the tool node, the gate, the middleware): not user API."""
     return servers._access
+
+
+async def _saying_how_to_sign_in(listing: Awaitable[list[McpTool]]) -> list[McpTool]:
+    """A listing of :meth:`McpServers.list_tools`, which cannot pause: a sign-in it needs is a
+    :class:`~langgraph_mcp.errors.SignInRequiredError`, which says how to sign in."""
+    try:
+        return await listing
+    except SignInRequiredError:
+        raise
+    except AuthorizationRequiredError as needed:
+        raise SignInRequiredError.of(needed) from needed

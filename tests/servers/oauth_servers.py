@@ -5,10 +5,11 @@ dynamic registration, its login form, PKCE, token introspection) and ``python oa
 its resource server (``mcp_simple_auth.server``: one tool, ``get_time``, behind bearer tokens checked by
 introspection, both protocol eras). Each prints ``READY`` on stdout once it listens.
 
-The example authorization server issues no refresh tokens and its access tokens live an hour, so the AS here is
-the example's own app with its provider extended in two ways only: it issues (and rotates) refresh tokens, and it
-has test-only endpoints that end every access token (``POST /test/expire``), every refresh token
-(``POST /test/revoke``) and that count what it did (``GET /test/stats``: registrations and token grants).
+The example authorization server issues no refresh tokens, has no revocation endpoint and its access tokens live an
+hour, so the AS here is the example's own app with its provider extended in three ways only: it issues (and
+rotates) refresh tokens, it serves the SDK's RFC 7009 revocation endpoint (``/revoke``, named in its metadata), and
+it has test-only endpoints that end every access token (``POST /test/expire``), every refresh token
+(``POST /test/revoke``) and that count what it did (``GET /test/stats``: registrations, token grants and ``revoked`` tokens).
 The example package comes from the mcp source distribution (``.ci/run`` installs it; see tests/support/oauth_support.py).
 """
 
@@ -24,6 +25,7 @@ from typing import Any
 import mcp_simple_auth.auth_server as example_as
 import uvicorn
 from mcp.server.auth.provider import AccessToken, RefreshToken
+from mcp.server.auth.settings import RevocationOptions
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from mcp_simple_auth.server import ResourceServerSettings, create_resource_server
 from mcp_simple_auth.simple_auth_provider import SimpleAuthSettings
@@ -67,6 +69,16 @@ class RefreshingProvider(example_as.SimpleAuthProvider):
         )
         self.refresh_tokens[refresh.token] = refresh
         return token.model_copy(update={"refresh_token": refresh.token})
+
+    async def revoke_token(self, token: AccessToken | RefreshToken) -> None:  # type: ignore[override]
+        """RFC 7009 through the SDK's handler: the token and every token of its client and subject."""
+        STATS["revoked"] += 1
+        for tokens in (self.tokens, self.refresh_tokens):
+            for key, value in list(tokens.items()):
+                if key == token.token or (
+                    value.client_id == token.client_id and getattr(value, "subject", None) == token.subject
+                ):
+                    del tokens[key]
 
     async def load_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: str
@@ -128,6 +140,10 @@ def main(argv: list[str]) -> None:
     if role == "as":
         url = f"http://127.0.0.1:{port}"
         example_as.SimpleAuthProvider = RefreshingProvider  # type: ignore[misc]
+        routes = example_as.create_auth_routes
+        example_as.create_auth_routes = lambda **kw: routes(  # type: ignore[assignment]
+            **{**kw, "revocation_options": RevocationOptions(enabled=True)}
+        )
         app = example_as.create_authorization_server(
             example_as.AuthServerSettings(
                 host="127.0.0.1", port=port, server_url=AnyHttpUrl(url), auth_callback_path=f"{url}/login"
