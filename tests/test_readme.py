@@ -255,6 +255,20 @@ def _unactivated_env() -> dict[str, str]:
     return env
 
 
+def program_env(code: str) -> dict[str, str]:
+    """The environment a README program runs in: a shell where the venv was never activated, plus the mcp SDK's
+    ``simple-auth`` example servers for a program that starts them (``.[dev]`` cannot install them: they are not on
+    PyPI; the tests obtain them as the OAuth tier does, so the README's test command needs no step by hand)."""
+    env = _unactivated_env()
+    if "mcp_simple_auth" in code:
+        from tests.support.oauth_support import example_path
+
+        extra = example_path()
+        if extra is not None:
+            env["PYTHONPATH"] = extra
+    return env
+
+
 def run_program(
     code: str, workdir: Path, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
@@ -263,7 +277,7 @@ def run_program(
     return subprocess.run(
         [sys.executable, script.name],
         cwd=workdir,
-        env={**_unactivated_env(), **(env or {})},
+        env={**program_env(code), **(env or {})},
         capture_output=True,
         text=True,
         timeout=TIMEOUT,
@@ -590,3 +604,19 @@ def test_a_block_nothing_runs_must_say_no_run() -> None:
     assert NO_RUN in marked.words
     assert _how_it_runs(shell) == "run with bash"
     assert _how_it_runs(html) is None
+
+
+def test_a_readme_program_that_starts_the_oauth_example_finds_it_without_a_step_by_hand() -> None:
+    """On a fresh clone ``pip install -e ".[dev]"`` does not install ``mcp_simple_auth``: the test command must
+    obtain it itself (CI used to install it by hand before running the tests)."""
+    assert "oauth_support.py install" not in (README.parent / ".ci" / "run").read_text()
+    code = "import mcp_simple_auth.auth_server, mcp_simple_auth.server"
+    found = subprocess.run(
+        [sys.executable, "-c", code],
+        env=program_env(code),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert found.returncode == 0, found.stderr[-2000:]
