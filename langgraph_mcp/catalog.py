@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict, cast
 
-import mcp.types as types
+import mcp_types as types  # the wire types alone (mcp.types mirrors them): no transport stack imported
 
 from langgraph_mcp.errors import (
     AuthorizationRequiredError,

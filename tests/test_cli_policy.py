@@ -170,3 +170,33 @@ def test_explain_needs_valid_args_json(demo_config: Path) -> None:
     )
     assert done.returncode == 2
     assert "--args must be a JSON object" in done.stderr
+
+
+def test_explain_of_a_name_no_listed_server_publishes_is_an_error_with_a_did_you_mean(
+    demo_config: Path,
+) -> None:
+    done = run_cli("policy", "explain", str(EXAMPLE), "--config", str(demo_config), "demo_delet_file")
+    assert done.returncode == 2
+    assert "No server in" in done.stderr and "'demo_delet_file'" in done.stderr
+    assert "Did you mean: demo_delete_file" in done.stderr
+    assert "allow" not in done.stdout  # never the non-MCP verdict a misspelt name used to get
+
+
+def test_policy_check_imports_neither_langgraph_nor_the_mcp_sdks_transports() -> None:
+    """What the command needs only: a venv with jupyter (tornado) or a server stack beside it costs it nothing."""
+    probe = (
+        "import sys\n"
+        "from langgraph_mcp.cli.app import run\n"
+        f"code = run(['policy', 'check', {str(EXAMPLE)!r}])\n"
+        "print(code, sorted({m.split('.')[0] for m in sys.modules}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=HANG_GUARD, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    code, _, modules = done.stdout.strip().splitlines()[-1].partition(" ")
+    assert code == "0"
+    loaded = set(json.loads(modules.replace("'", '"')))
+    heavy = {"langgraph", "langgraph_sdk", "mcp", "aiosqlite", "tornado", "IPython", "uvicorn", "starlette"}
+    assert loaded & heavy == set()
+    assert "langgraph_mcp" in loaded  # the probe did run the command

@@ -73,7 +73,7 @@ def _add_configurable(parser: argparse.ArgumentParser) -> None:
 
 
 def _parse_configurable(pairs: Sequence[str]) -> dict[str, str]:
-    from langgraph_mcp.cli.runner import CliError
+    from langgraph_mcp.errors import CliError
 
     values: dict[str, str] = {}
     for pair in pairs:
@@ -356,7 +356,7 @@ def run(argv: Sequence[str] | None = None) -> int:
             os.dup2(devnull, sys.stdout.fileno())
         except (OSError, ValueError):
             pass
-        from langgraph_mcp.cli.runner import EXIT_BROKEN_PIPE
+        from langgraph_mcp.cli.exits import EXIT_BROKEN_PIPE
 
         return EXIT_BROKEN_PIPE
 
@@ -374,7 +374,7 @@ def _run(argv: Sequence[str] | None) -> int:
     except CliError as exc:
         err.print(Text(f"error: {exc}", style="red"))
         return exc.code
-    from langgraph_mcp.cli.runner import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
+    from langgraph_mcp.cli.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE
     from langgraph_mcp.errors import ConfigError, LangGraphMcpError, ServerConnectionError
 
     console = _StdoutConsole(highlight=False)

@@ -10,19 +10,25 @@ and its reason, and the rules that matched but lost, in precedence order.
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import ToolCall
 from rich.console import Console
 from rich.text import Text
 
 from langgraph_mcp.catalog import McpTool
-from langgraph_mcp.cli.runner import EXIT_OK, EXIT_USAGE, CliError, Session
+from langgraph_mcp.cli.exits import EXIT_OK, EXIT_USAGE
+from langgraph_mcp.errors import CliError
 from langgraph_mcp.humans.policy import ApprovalPolicy, Explanation, Verdict
 from langgraph_mcp.humans.policy_rules import RuleTest
+
+if TYPE_CHECKING:
+    from langchain_core.messages import ToolCall
+
+    from langgraph_mcp.cli.runner import Session
 
 __all__ = ["annotation_warnings", "cmd_policy_check", "cmd_policy_explain"]
 
@@ -77,6 +83,8 @@ def cmd_policy_check(args: argparse.Namespace, console: Console, err: Console) -
     """Run the policy's self-tests (against real listings with ``--config``) and warn about odd annotations."""
     policy = _load(args.policy)
     if args.config:
+        from langgraph_mcp.cli.runner import Session  # only with --config: LangGraph is not needed otherwise
+
         with Session() as session:
             tools, failed = _listed(session, args.config)
         for server, error in failed.items():
@@ -157,7 +165,9 @@ def cmd_policy_explain(args: argparse.Namespace, console: Console, err: Console)
     """The verdict for one call, the rule that decided it, and the rules that matched but lost."""
     policy = _load(args.policy)
     call_args = _parse_args_json(args.args)
-    call = ToolCall(name=args.tool, args=call_args, id="explain", type="tool_call")
+    from langgraph_mcp.cli.runner import Session
+
+    call: ToolCall = {"name": args.tool, "args": call_args, "id": "explain", "type": "tool_call"}
     principal = policy.principal_for(None)  # the CLI's --configurable values are the run config here
     with Session() as session:
         tools, failed = _listed(session, args.config)
@@ -174,11 +184,15 @@ def cmd_policy_explain(args: argparse.Namespace, console: Console, err: Console)
         console.print(Text.assemble((args.tool, "bold"), f"  (server unknown, {who})"))
         _print_explanation(console, Explanation(verdict, ()))
         return EXIT_OK
-    head = (
-        f"  (server {tool.server!r}, tool {tool.name!r}, {who})"
-        if tool is not None
-        else f"  (no server in {args.config} publishes it: not an MCP tool, {who})"
+    if tool is None:  # a misspelt name would read as a non-MCP tool's "allow": say so instead
+        close = difflib.get_close_matches(args.tool, [t.published_name for t in tools], n=3, cutoff=0.4)
+        hint = f" Did you mean: {', '.join(close)}?" if close else ""
+        raise CliError(
+            f"No server in {args.config} publishes a tool named {args.tool!r}, so there is no MCP call to "
+            f"explain (a tool no MCP server publishes is not judged by the policy).{hint}"
+        )
+    console.print(
+        Text.assemble((args.tool, "bold"), f"  (server {tool.server!r}, tool {tool.name!r}, {who})")
     )
-    console.print(Text.assemble((args.tool, "bold"), head))
     _print_explanation(console, policy.explain(call, tool, principal=principal))
     return EXIT_OK

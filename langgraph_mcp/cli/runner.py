@@ -35,6 +35,14 @@ from pydantic import SecretStr, ValidationError
 from rich.text import Text
 
 from langgraph_mcp.catalog import McpTool
+from langgraph_mcp.cli.exits import (
+    EXIT_BROKEN_PIPE,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_PENDING,
+    EXIT_USAGE,
+)
 from langgraph_mcp.cli.models import with_sampling_models
 from langgraph_mcp.cli.pending import PendingMcpInterrupt, Reply, command_for
 from langgraph_mcp.cli.render import RunView, server_target
@@ -64,6 +72,7 @@ from langgraph_mcp.servers.sync import BackgroundLoop
 __all__ = [
     "EXIT_BROKEN_PIPE",
     "EXIT_FAILED",
+    "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXIT_PENDING",
     "EXIT_USAGE",
@@ -74,21 +83,6 @@ __all__ = [
     "drive",
     "run_config",
 ]
-
-EXIT_OK = 0
-"""Done."""
-EXIT_FAILED = 1
-"""The tool call ended with an error result, a server could not be reached, or something unexpected failed."""
-EXIT_USAGE = 2
-"""Bad input: arguments, server config, policy, answers file, unknown tool or thread; ``tools --strict`` with
-a failed server."""
-EXIT_PENDING = 3
-"""The thread is paused waiting for a human; ``langgraph-mcp resume --thread ID`` continues it."""
-EXIT_INTERRUPTED = 130
-"""Ctrl-C while the graph was running (not at a prompt)."""
-EXIT_BROKEN_PIPE = 141
-"""Standard output was closed before everything was written (``langgraph-mcp tools | head``): the command ends
-quietly with the status a shell reports for a command killed by SIGPIPE (128 + 13), as ``yes | head -1`` does."""
 
 
 # ------------------------------------------------------------------------------------------------ resources
