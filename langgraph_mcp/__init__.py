@@ -28,6 +28,7 @@ Everything else (the server specs, the rest of the error tree, ...) imports from
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -106,11 +107,32 @@ _EXPORTS: dict[str, str] = {
 }
 
 
+try:
+    __version__: str = importlib.metadata.version("langgraph-mcp")
+    """The installed distribution's version (``langgraph-mcp --version`` says the same)."""
+except importlib.metadata.PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = "0+unknown"
+
+_EXTRAS = {"langchain": "agents"}
+"""The top-level packages an export needs that only an extra installs: package -> extra."""
+
+
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    try:
+        value = getattr(importlib.import_module(module), name)
+    except ModuleNotFoundError as exc:
+        package = (exc.name or "").partition(".")[0]
+        extra = _EXTRAS.get(package)
+        if extra is None:
+            raise
+        raise ModuleNotFoundError(
+            f"langgraph_mcp.{name} needs {package!r}, which the {extra!r} extra installs: "
+            f"pip install 'langgraph-mcp[{extra}]'",
+            name=exc.name,
+        ) from exc
     globals()[name] = value
     return value
 

@@ -161,7 +161,8 @@ def test_blocks_keep_order_and_carry_no_random_ids() -> None:
 def test_text_blocks_are_langchains_own_shape_without_the_id() -> None:
     res = types.TextResourceContents(uri="memo://3", text="t", mime_type="text/plain")
     converted = convert_result(result(types.TextContent(text="a"), types.EmbeddedResource(resource=res)))
-    expected = [create_text_block("a"), create_text_block("t", uri="memo://3", mime_type="text/plain")]
+    # every text block after the first starts with a newline (ToolMessage.text joins blocks with nothing)
+    expected = [create_text_block("a"), create_text_block("\nt", uri="memo://3", mime_type="text/plain")]
     assert converted.content == [{k: v for k, v in b.items() if k != "id"} for b in expected]
 
 
@@ -249,7 +250,7 @@ def test_is_error() -> None:
     assert converted.content == [
         {"type": "text", "text": "quota exceeded"},
         {"type": "image", "base64": PNG_B64, "mime_type": "image/png"},
-        {"type": "text", "text": "try tomorrow"},
+        {"type": "text", "text": "\ntry tomorrow"},
     ]
     message = to_tool_message(res, tool_call_id="call_1", name="srv_tool")
     assert message.status == "error"
@@ -276,7 +277,7 @@ LINK = {"type": "file", "url": "file:///r.txt", "extras": {"name": "r"}}
 def test_default_routing_sends_everything_to_content() -> None:
     assert convert_result(MIXED) == convert_result(MIXED, OutputRouting())
     assert convert_result(MIXED) == ConvertedResult(
-        content=[TEXT, IMAGE, AUDIO, MEMO, LINK], artifact=None, status="success"
+        content=[TEXT, IMAGE, AUDIO, {**MEMO, "text": "\nmemo"}, LINK], artifact=None, status="success"
     )
 
 
@@ -457,7 +458,11 @@ async def test_real_server_results(mode: str, protocol: str) -> None:
 
     converted = convert_result(mixed)
     assert converted.status == "success"
-    assert converted.content == MIXED_EXPECTED
+    assert converted.content == [
+        *MIXED_EXPECTED[:4],
+        {**MIXED_EXPECTED[4], "text": "\nembedded"},
+        MIXED_EXPECTED[5],
+    ]
     assert converted.artifact == (meta_entries or None)
     assert converted.text == "hello\nembedded"
 
@@ -483,3 +488,16 @@ async def test_real_server_results(mode: str, protocol: str) -> None:
         {"type": "mcp_structured_content", "data": {"count": 3, "ok": True}},
         *meta_entries,
     ]
+
+
+def test_a_tool_messages_text_puts_each_text_block_on_its_own_line() -> None:
+    """LangChain's ``ToolMessage.text`` joins text blocks with nothing between them; a server's two lines
+    (``notes.txt``, ``todo.txt``) must not read ``notes.txttodo.txt``."""
+    res = result(types.TextContent(text="notes.txt"), types.TextContent(text="todo.txt"))
+    message = to_tool_message(res, tool_call_id="c1", name="demo_list_files")
+    assert message.text == "notes.txt\ntodo.txt"
+    assert convert_result(res).text == "notes.txt\ntodo.txt"
+    shown = to_tool_message(
+        res, tool_call_id="c1", name="demo_list_files", as_text=True
+    )  # Agent Chat UI mode
+    assert shown.content == "notes.txt\ntodo.txt"

@@ -25,8 +25,9 @@ content is one plain string, because that UI renders a list of blocks as ``[obje
 joined with newlines; every block that is not plain text (an image, audio, a file, a resource link, an embedded
 resource with its ``uri``) leaves a ``[<type> content (<mime type>): in the artifact]`` line in the string and is
 kept whole in the artifact as ``{"type": "mcp_content", "block": <block>}``, before the other entries. The default
-mode keeps the standard blocks in the content (what providers take as they are; ``ToolMessage.text`` is the
-joined text).
+mode keeps the standard blocks in the content (what providers take as they are); every text block after the first
+starts with a newline (:data:`TEXT_SEPARATOR`), so ``ToolMessage.text``, which joins text blocks with nothing
+between them, reads one block per line.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from langgraph_mcp.config import OutputRouting
 __all__ = [
     "EMPTY_ERROR_PLACEHOLDER",
     "EMPTY_RESULT_PLACEHOLDER",
+    "TEXT_SEPARATOR",
     "ConvertedResult",
     "convert_result",
     "to_tool_message",
@@ -61,6 +63,10 @@ EMPTY_RESULT_PLACEHOLDER = "Tool returned no content."
 
 EMPTY_ERROR_PLACEHOLDER = "Tool returned an error without a message."
 """ToolMessage text for an error result that has nothing the model can see."""
+
+TEXT_SEPARATOR = "\n"
+"""What starts every text block of a result's content after its first text block, so ``ToolMessage.text`` (which
+joins text blocks with nothing between them) reads ``notes.txt\ntodo.txt``, as the server's lines."""
 
 _DEFAULT_ROUTING = OutputRouting()
 _OCTET_STREAM = "application/octet-stream"
@@ -81,7 +87,7 @@ class ConvertedResult:
     @property
     def text(self) -> str:
         """The text blocks of :attr:`content` joined with newlines (for an error: the server's message)."""
-        return "\n".join(block["text"] for block in self.content if block.get("type") == "text")
+        return "".join(block["text"] for block in self.content if block.get("type") == "text")
 
 
 def convert_result(result: types.CallToolResult, routing: OutputRouting | None = None) -> ConvertedResult:
@@ -113,6 +119,7 @@ def convert_result(result: types.CallToolResult, routing: OutputRouting | None =
             content.append(_text_block(rendering))
     if result.meta is not None:
         artifact.append({"type": "mcp_meta", "data": result.meta})
+    _separate_texts(content)
     return ConvertedResult(
         content=content,
         artifact=artifact or None,
@@ -162,18 +169,31 @@ def to_tool_message(
     )
 
 
+def _separate_texts(content: list[dict[str, Any]]) -> None:
+    """Start every text block after the first with :data:`TEXT_SEPARATOR`, in place: LangChain's
+    ``ToolMessage.text`` joins text blocks with nothing between them (``notes.txttodo.txt``)."""
+    seen = False
+    for index, block in enumerate(content):
+        if block.get("type") == "text":
+            if seen:
+                content[index] = {**block, "text": TEXT_SEPARATOR + block["text"]}
+            seen = True
+
+
 def _as_text(content: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
     """The content as one string, and the artifact entries of the blocks that are not plain text."""
     lines: list[str] = []
     kept: list[dict[str, Any]] = []
+    seen = False
     for block in content:
-        if block.get("type") == "text" and "extras" not in block:
-            lines.append(block["text"])
+        if block.get("type") == "text":
+            text = block["text"].removeprefix(TEXT_SEPARATOR) if seen else block["text"]  # one per line here
+            seen = True
+            if "extras" in block:  # an embedded text resource: its text, its uri in the artifact
+                kept.append({"type": "mcp_content", "block": block})
+            lines.append(text)
             continue
         kept.append({"type": "mcp_content", "block": block})
-        if block.get("type") == "text":  # an embedded text resource: its text, its uri in the artifact
-            lines.append(block["text"])
-            continue
         mime = block.get("mime_type")
         lines.append(f"[{block.get('type')} content{f' ({mime})' if mime else ''}: in the artifact]")
     return "\n".join(lines), kept

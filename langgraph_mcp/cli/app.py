@@ -93,12 +93,10 @@ def _local_user() -> str:
         return "local"
 
 
-def _add_db(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--db",
-        metavar="PATH",
-        help="SQLite checkpoint database (default: per-user data dir, or $LANGGRAPH_MCP_DB)",
-    )
+def _add_db(
+    parser: argparse.ArgumentParser, default: str = "the per-user data dir, or $LANGGRAPH_MCP_DB"
+) -> None:
+    parser.add_argument("--db", metavar="PATH", help=f"SQLite checkpoint database (default: {default})")
 
 
 def _command(name: str) -> Command:
@@ -124,12 +122,9 @@ def _command(name: str) -> Command:
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    from langgraph_mcp import __version__
 
-    try:
-        return version("langgraph-mcp")
-    except PackageNotFoundError:  # run from a source tree that was never installed
-        return "unknown (not installed)"
+    return __version__
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -199,7 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--answers", metavar="FILE", help="answers JSON keyed by tool_call_id or published name"
     )
     demo.add_argument("--model", metavar="PROVIDER:MODEL", help="a real chat model via init_chat_model")
-    _add_db(demo)
+    _add_db(demo, "a temporary database, deleted at the end unless the thread is left waiting")
     demo.add_argument(
         "--no-input", action="store_true", help="never prompt: leave the thread pending instead"
     )

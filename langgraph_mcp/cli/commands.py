@@ -162,8 +162,10 @@ def _graph_for(
     servers = session.open_servers(config, db=db)
     checkpointer = session.checkpointer(db)
     if record.kind == "demo":
+        model = demo_model(record.options.get("model"))
+        store = session.store(db)
         return build_graph(
-            servers, policy=policy, model=demo_model(record.options.get("model")), checkpointer=checkpointer
+            servers, policy=policy, model=model, checkpointer=checkpointer, store=store
         ), policy
     return build_call_graph(servers, policy, checkpointer, session.store(db)), policy
 

@@ -69,7 +69,13 @@ def cmd_demo(args: argparse.Namespace, console: Console, err: Console) -> int:
                     f"the bundled demo server ({target}) did not start: {exc}", EXIT_FAILED
                 ) from exc
             policy = ApprovalPolicy()
-            graph = build_graph(servers, policy=policy, model=model, checkpointer=session.checkpointer(db))
+            graph = build_graph(
+                servers,
+                policy=policy,
+                model=model,
+                checkpointer=session.checkpointer(db),
+                store=session.store(db),
+            )
             thread_id = new_thread_id("demo")
             save_thread(db, ThreadRecord(thread_id, "demo", options={"model": args.model}))
             console.print(Rule("langgraph-mcp demo"))

@@ -19,6 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 from rich.text import Text
 
+from langgraph_mcp.calls.results import TEXT_SEPARATOR
 from langgraph_mcp.catalog import McpTool, SkippedTool
 from langgraph_mcp.cli.pending import PendingMcpInterrupt, Reply
 from langgraph_mcp.cli.sampling import render_sampling, sampling_reply_text
@@ -166,8 +167,11 @@ def content_text(content: Any) -> str:
             parts.append(_json(block))
             continue
         kind = block.get("type")
-        if kind == "text":
-            parts.append(str(block.get("text", "")))
+        if (
+            kind == "text"
+        ):  # one line per block (the separator later text blocks of a result start with: dropped)
+            text = str(block.get("text", ""))
+            parts.append(text.removeprefix(TEXT_SEPARATOR) if parts else text)
             continue
         mime = block.get("mime_type") or block.get("mimeType") or ""
         where = block.get("url") or (block.get("extras") or {}).get("uri") or ""

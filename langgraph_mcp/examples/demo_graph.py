@@ -33,6 +33,7 @@ from langchain_core.runnables import Runnable
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.store.base import BaseStore
 
 from langgraph_mcp.graph.gate import create_approval_gate, route_through_gate
 from langgraph_mcp.graph.node import McpToolNode, ToolCallsDone
@@ -60,15 +61,17 @@ def build_graph(
     checkpointer: BaseCheckpointSaver[Any] | None = None,
     agent_chat_ui: bool = False,
     compat: bool | None = None,
+    store: BaseStore | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The agent → gate → router → :class:`~langgraph_mcp.McpToolNode` → agent graph over ``servers``.
 
-    ``model`` defaults to :class:`~langgraph_mcp.examples.scripted_model.ScriptedChatModel` (no network); any
-    chat model that supports ``bind_tools`` works. The tools are listed and bound on the agent's first turn,
-    in the running event loop. ``policy`` defaults to ``ApprovalPolicy()`` (read-only and non-destructive
-    calls run, destructive ones are asked about). Pass a ``checkpointer`` to pause and resume (elicitation and
-    approvals need one); leave it out for Studio, which supplies its own. ``agent_chat_ui=True`` (formerly ``compat``) is
-    Agent Chat UI mode on the gate, the router and the tool node (one interrupt pending at a time, HITL cards).
+        ``model`` defaults to :class:`~langgraph_mcp.examples.scripted_model.ScriptedChatModel` (no network); any
+        chat model that supports ``bind_tools`` works. The tools are listed and bound on the agent's first turn,
+        in the running event loop. ``policy`` defaults to ``ApprovalPolicy()`` (read-only and non-destructive
+        calls run, destructive ones are asked about). Pass a ``checkpointer`` to pause and resume (elicitation and
+        approvals need one); leave it out for Studio, which supplies its own. A ``store`` keeps decisions remembered for a
+    principal (and OAuth sign-ins); without one only ``thread`` memory is offered. ``agent_chat_ui=True`` (formerly ``compat``) is
+        Agent Chat UI mode on the gate, the router and the tool node (one interrupt pending at a time, HITL cards).
     """
     chat_ui = agent_chat_ui_mode(agent_chat_ui, compat, "build_graph")
     if model is None:
@@ -99,4 +102,4 @@ def build_graph(
     )
     builder.add_edge("approval_gate", "tools")
     builder.add_conditional_edges("tools", ToolCallsDone("agent"), ["agent"])
-    return builder.compile(checkpointer=checkpointer, name="langgraph-mcp-demo")
+    return builder.compile(checkpointer=checkpointer, store=store, name="langgraph-mcp-demo")
