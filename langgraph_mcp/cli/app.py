@@ -122,9 +122,12 @@ def _command(name: str) -> Command:
 
 
 def _version() -> str:
-    from langgraph_mcp import __version__
+    from importlib.metadata import PackageNotFoundError, version
 
-    return __version__
+    try:  # what langgraph_mcp.__version__ says (the CLI does not import the package's facade)
+        return version("langgraph-mcp")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "0+unknown"
 
 
 def build_parser() -> argparse.ArgumentParser:
