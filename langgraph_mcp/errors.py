@@ -26,6 +26,7 @@ The tree (every exception the package raises is one of these)::
     │   │   └── SignInRequiredError            ... met by a listing outside the tool node and the gate: how to sign in
     │   ├── ElicitationUnavailableError        a tool asked for input where nobody can answer (no graph)
     │   ├── TooManyRoundsError                 a tool kept asking past ``max_elicitation_rounds``
+    │   ├── LostAttemptError                   an earlier run sent the call and ended before its answer was kept
     │   ├── TooManyParkedCallsError            a legacy call asked while ``max_parked_calls`` calls already wait
     │   ├── ParkedCallNotReissuedError         a parked legacy call's first attempt may still complete: not re-sent
     │   ├── RequestStateRefusedError           a 2026-07-28 server refused a round's state (field: answers)
@@ -372,6 +373,12 @@ class SignInRequiredError(AuthorizationRequiredError):
 
 class ElicitationUnavailableError(ServerError):
     """A tool asked for input where nobody can answer (a plain ``call_tool`` outside a graph)."""
+
+
+class LostAttemptError(ServerError):
+    """An earlier run sent this call's ``tools/call`` (or was about to) and ended before what the server answered
+    reached the checkpoint: a task it created may be running, and sending again could start a second one. The call
+    is not sent again (see :mod:`langgraph_mcp.calls.tasks`)."""
 
 
 class TooManyRoundsError(ServerError):

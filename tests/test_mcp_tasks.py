@@ -431,3 +431,33 @@ async def test_the_node_polls_a_task_only_once_its_handle_is_in_the_checkpoint(s
         await servers.aclose()
     assert text_of(tool_messages(out)["c1"]) == "crunched a"
     assert saver.events[:2] == ["handle saved", "status"]
+
+
+async def test_a_process_ending_between_tools_call_and_the_handles_checkpoint_write_never_starts_a_second_task(
+    server: TasksServer, tmp_path: Path
+) -> None:
+    """The crash window of a task: the server answered ``tools/call`` with a task, and the process ended (a hook
+    the test injects ends it right there) before that answer reached the checkpoint. The next run does not send
+    ``tools/call`` again: the call fails saying a task may be running. Counted from the server's record."""
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    db = tmp_path / "checkpoints.db"
+    async with AsyncSqliteSaver.from_conn_string(str(db)) as saver:
+        await saver.setup()
+    where, args = f"sqlite:{db}", json.dumps({"label": "once"})
+    first = await anyio.run_process(
+        [sys.executable, str(CHILD), where, server.url, "start-die-on-task", "jobs_crunch", args], check=False
+    )
+    assert first.returncode == 9, first.stderr.decode()[-2000:]
+    assert '"died_after"' in first.stdout.decode()
+    assert len(server.recorded("crunch", "start")) == 1  # the server did create (and start) the task
+
+    second = await anyio.run_process(
+        [sys.executable, str(CHILD), where, server.url, "continue", "jobs_crunch", args], check=False
+    )
+    assert second.returncode == 0, second.stderr.decode()[-2000:]
+    report = json.loads(second.stdout.decode().splitlines()[-1])
+    message = report["messages"]["c1"]
+    assert message["status"] == "error"
+    assert "may still be running on the server" in message["text"] and "not sent again" in message["text"]
+    assert len(server.recorded("crunch", "start")) == 1  # never a second task

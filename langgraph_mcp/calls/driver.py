@@ -306,7 +306,7 @@ async def _one_leg(
 
         # A task handle goes into the checkpoint: a server that offers tasks, an answerable call, a durable run.
         if call.questions is not None and call.conn.offers_tasks and durable_legs_here():
-            return await send_leg(send, _task_base(call))
+            return await send_leg(send, _task_base(call), resend_safe=call.tool.read_only)
         return await send()
     handle = await call.conn.legacy.start_call(
         call.tool.name, call.arguments, progress=call.progress, input_responses=responses, request_state=state

@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import secrets
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
@@ -53,7 +54,7 @@ from langgraph_mcp.connection.tasks import (
     task_result,
     update_task,
 )
-from langgraph_mcp.errors import ServerConnectionError
+from langgraph_mcp.errors import LostAttemptError, ServerConnectionError
 from langgraph_mcp.payloads import (
     TASK_HANDLE_TYPE,
     TASK_STATUS_EVENT_TYPE,
@@ -61,7 +62,14 @@ from langgraph_mcp.payloads import (
     TaskStatusEvent,
 )
 
-__all__ = ["durable_legs_here", "false_answer", "follow_task", "identity_digest", "poll_delay", "send_leg"]
+__all__ = [
+    "durable_legs_here",
+    "false_answer",
+    "follow_task",
+    "identity_digest",
+    "poll_delay",
+    "send_leg",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -112,11 +120,41 @@ async def _leg(sent: _Sent, send: Callable[[], Awaitable[Outcome]], base: TaskHa
     return {"sent": "answered"}
 
 
-async def send_leg(send: Callable[[], Awaitable[Outcome]], base: TaskHandle) -> Outcome | TaskHandle:
-    """Send one leg through ``mcp_call_leg``: its outcome, or the handle of a task an earlier run created."""
+@dataclass
+class _Fresh:
+    """Whether this run wrote the leg's intent (``False``: an earlier run did, and the intent was restored)."""
+
+    wrote: bool = False
+
+
+@task(name="mcp_call_intent")  # type: ignore[arg-type]
+async def _intent(fresh: _Fresh, base: TaskHandle) -> dict[str, Any]:
+    fresh.wrote = True
+    return {"intent": base["tool_call_id"], "nonce": secrets.token_hex(8)}
+
+
+async def send_leg(
+    send: Callable[[], Awaitable[Outcome]], base: TaskHandle, *, resend_safe: bool = False
+) -> Outcome | TaskHandle:
+    """Send one leg through ``mcp_call_leg``: its outcome, or the handle of a task an earlier run created.
+
+    Before the leg is sent, its intent (``mcp_call_intent``) is in the checkpoint. A run that finds the intent of
+    an earlier run but not what that run's leg got (the process ended between ``tools/call`` and the checkpoint
+    write) does not send it again, unless ``resend_safe`` (a read-only tool): the call fails with a
+    :class:`~langgraph_mcp.errors.LostAttemptError` that says a task may be running on the server, never a second task silently."""
     while True:
+        fresh = _Fresh()
+        intent = await cast(Any, _intent)(fresh, base)
+        if fresh.wrote and isinstance(intent, Mapping):
+            await value_saved(intent.__eq__, f"the intent of call {base['tool_call_id']}")
+
+        def guarded(fresh: _Fresh = fresh) -> Awaitable[Outcome]:
+            if not fresh.wrote and not resend_safe:
+                return _lost(base)
+            return send()
+
         sent = _Sent()
-        marker = await cast(Any, _leg)(sent, send, base)
+        marker = await cast(Any, _leg)(sent, guarded, base)
         if isinstance(sent.outcome, TaskCreated) and isinstance(marker, Mapping):
             await handle_saved(marker)
         if sent.outcome is not None:
@@ -132,13 +170,32 @@ HANDLE_SAVE_WAIT = 10.0
 """Seconds the node waits for a new task's handle to be readable in the checkpoint before it polls the task."""
 
 
+async def _lost(base: TaskHandle) -> Outcome:
+    detail = (
+        f"an earlier run of call {base['tool_call_id']!r} sent tools/call for {base['tool']!r} and ended before "
+        "the server's answer reached the checkpoint: a task it created may still be running on the server. "
+        "It was not sent again (that could start a second task); check the server, then call the tool anew"
+    )
+    raise LostAttemptError(base["server"], detail, tool=base["tool"])
+
+
 async def handle_saved(marker: Mapping[str, Any]) -> bool:
     """Wait until the checkpoint shows ``marker`` (the leg's saved handle), so the node never waits on a task whose
-    handle a crash would lose. LangGraph writes a finished ``@task``'s value in the background and keeps no handle
-    on that write, so the node reads the checkpoint back (public API) until it is there. Bounded by
-    :data:`HANDLE_SAVE_WAIT`: past it the task is polled anyway (a warning says the handle may not be saved).
-    Returns whether it was seen."""
+    handle a crash would lose (see :func:`value_saved`). Returns whether it was seen."""
     task_id = marker.get("task", {}).get("task_id") if isinstance(marker.get("task"), Mapping) else None
+
+    def is_handle(value: Any) -> bool:
+        saved = value.get("task") if isinstance(value, Mapping) and value.get("sent") == "task" else None
+        return isinstance(saved, Mapping) and saved.get("task_id") == task_id
+
+    return await value_saved(is_handle, f"MCP task {task_id}: its handle")
+
+
+async def value_saved(matches: Callable[[Any], bool], what: str) -> bool:
+    """Wait until the checkpoint shows a ``@task`` value that ``matches``. LangGraph writes a finished ``@task``'s
+    value in the background and keeps no handle on that write, so the node reads the checkpoint back (public
+    API) until it is there. Bounded by :data:`HANDLE_SAVE_WAIT`: past it the node goes on (a warning says the
+    value may not be saved). Returns whether it was seen."""
     try:
         configurable = get_config().get("configurable", {})
     except RuntimeError:
@@ -147,15 +204,12 @@ async def handle_saved(marker: Mapping[str, Any]) -> bool:
     deadline = loop.time() + HANDLE_SAVE_WAIT
     delay = 0.002
     while True:
-        for value in await kept_task_values(configurable):
-            saved = value.get("task") if isinstance(value, Mapping) and value.get("sent") == "task" else None
-            if isinstance(saved, Mapping) and saved.get("task_id") == task_id:
-                return True
+        if any(matches(value) for value in await kept_task_values(configurable)):
+            return True
         if loop.time() >= deadline:
             logger.warning(
-                "MCP task %s: its handle was not readable in the checkpoint within %.0f s; polling it anyway "
-                "(a crash now would send the tools/call again on the next run)",
-                task_id,
+                "%s was not readable in the checkpoint within %.0f s; going on (a crash now would lose it)",
+                what,
                 HANDLE_SAVE_WAIT,
             )
             return False

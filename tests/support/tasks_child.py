@@ -1,9 +1,11 @@
 """Child process for the MCP Tasks durability tests: start or continue a one-call graph, print JSON lines.
 
-Usage: ``python tests/support/tasks_child.py CHECKPOINT URL start|continue TOOL ARGS_JSON``
+Usage: ``python tests/support/tasks_child.py CHECKPOINT URL start|start-die-on-task|continue TOOL ARGS_JSON``
 
 ``CHECKPOINT`` is ``sqlite:<path>`` or ``postgres:<dsn>``. ``start`` runs the call on thread ``durable``;
-``continue`` runs the same thread on from its checkpoint (``ainvoke(None, config)``). Every ``mcp_task_status``
+``continue`` runs the same thread on from its checkpoint (``ainvoke(None, config)``). ``start-die-on-task`` is
+``start`` with a test-only hook injected into the driver: the process ends (``os._exit(9)``) the moment the
+server answers ``tools/call`` with a task, inside the leg, before that answer can reach the checkpoint. Every ``mcp_task_status``
 event is printed as it arrives (``{"status": ...}``), then ``{"messages": {...}}`` at the end.
 """
 
@@ -43,14 +45,38 @@ async def checkpointer(where: str) -> AsyncIterator[Any]:
             yield saver
 
 
+def die_on_task() -> None:
+    """The test-only hook: end the process between a task's ``tools/call`` and its handle's checkpoint write."""
+    import os
+
+    from langgraph_mcp.calls import driver
+    from langgraph_mcp.connection.tasks import TaskCreated
+
+    original = driver.send_leg
+
+    async def send_leg(send: Any, base: Any, **options: Any) -> Any:
+        async def send_then_die() -> Any:
+            outcome = await send()
+            if isinstance(outcome, TaskCreated):
+                print(json.dumps({"died_after": outcome.task_id}), flush=True)
+                os._exit(9)
+            return outcome
+
+        return await original(send_then_die, base, **options)
+
+    driver.send_leg = send_leg  # type: ignore[assignment]
+
+
 async def main(where: str, url: str, mode: str, tool: str, args: str) -> None:
+    if mode == "start-die-on-task":
+        die_on_task()
     spec = {"transport": "http", "url": url, "mode": "modern", "tool_timeout": 60}
     async with aclosing(McpServers({"jobs": spec})) as servers, checkpointer(where) as saver:
         graph = one_turn_graph(servers, [call(tool, "c1", **json.loads(args))], saver, policy=NO_APPROVALS)
         config = {"configurable": {"thread_id": "durable"}}
         out: dict[str, Any] = {}
         async for stream, chunk in graph.astream(
-            start() if mode == "start" else None, config, stream_mode=["custom", "values"]
+            None if mode == "continue" else start(), config, stream_mode=["custom", "values"]
         ):
             if stream == "custom" and chunk.get("type") == "mcp_task_status":
                 print(json.dumps({"status": chunk["status"], "task_id": chunk["task_id"]}), flush=True)
