@@ -340,6 +340,40 @@ async def test_revoked_refresh_token_asks_again(harness: Harness, oauth: OAuthSe
     assert the_sign_in(out).payload["principal"] == "erin"
 
 
+@pytest.mark.parametrize("harness", ERAS, indirect=True)
+async def test_a_refresh_refused_mid_call_asks_to_sign_in_again_and_the_call_then_runs(
+    harness: Harness, oauth: OAuthServers
+) -> None:
+    who = "fay.doe@example.com"
+    out = await harness.run("x1", principal=who)
+    callback = await person(the_sign_in(out).payload["authorization_url"])
+    await harness.run(
+        "x1", principal=who, value=resume_command(out, sign_ins={"call_1": {"callback_url": callback}})
+    )
+    # The server ends the access token and will refuse its refresh token; the stored record still looks valid, so
+    # the call meets the 401 mid-call (on tools/call), tries the refresh, and is refused.
+    oauth.revoke_refresh_tokens()
+    oauth.expire_access_tokens()
+    before = oauth.stats()
+    out = await harness.run("x2", principal=who)
+
+    sign_in = the_sign_in(out)  # asked to sign in again, in the same call
+    assert sign_in.tool_call_id == "call_1" and sign_in.payload["principal"] == who
+    after = oauth.stats()
+    assert after.get("refresh_refused", 0) > before.get(
+        "refresh_refused", 0
+    )  # the refresh was tried, refused
+    assert after.get("refresh_token", 0) == before.get("refresh_token", 0)
+
+    callback = await person(sign_in.payload["authorization_url"])
+    out = await harness.run(
+        "x2", principal=who, value=resume_command(out, sign_ins={"call_1": {"callback_url": callback}})
+    )
+    message = tool_message(out)  # the call was not lost: it ran once the person signed in again
+    assert message.status != "error" and "current_time" in str(message.content)
+    assert oauth.stats()["authorization_code"] == before["authorization_code"] + 1
+
+
 async def test_tokens_never_reach_the_checkpoint_the_stream_or_the_logs(
     harness: Harness, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -24,7 +24,7 @@ from mcp.client.session import ClientSession
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from langgraph_mcp.config import ServerSpec
-from langgraph_mcp.connection.failures import FailureReader
+from langgraph_mcp.connection.failures import FailureReader, is_connection_lost
 from langgraph_mcp.connection.legacy_calls import LegacyCalls
 from langgraph_mcp.connection.legacy_calls import ProgressCallback as ProgressCallback
 from langgraph_mcp.connection.legacy_routing import ElicitReply, LegacyCallRouter
@@ -194,6 +194,12 @@ class ServerConnection:
         except TimeoutError:  # the deadline cancelled the request: the SDK sent notifications/cancelled
             raise ToolCallTimeoutError(self.name, tool, timeout) from None
         except Exception as exc:
+            if getattr(self.spec, "oauth", None) is not None and is_connection_lost(exc):
+                # A per-user OAuth transport ends under the call when the token was refused mid-call and its
+                # refresh failed: what the owner records (a sign-in to ask for) says so, not "connection lost".
+                raise await self.failures.transport_failed(
+                    f"the call to {tool!r}", client, tool=tool
+                ) from exc
             error = self._call_error(tool, exc, client)
             if error is exc:
                 raise

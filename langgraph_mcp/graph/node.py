@@ -276,8 +276,8 @@ class _NodeCall:
                 relists += 1
                 asker = self.questions.made
                 if self.approved is not None or (
-                    asker is not None and asker.consumed > asker.offset
-                ):  # answered
+                    asker is not None and asker.consumed > asker.offset + sign_ins
+                ):  # answered (a sign-in, which restarts the connection, is no answer about the tool)
                     return self._not_run(f"{changed.detail}; call it again to have it reviewed")
                 if relists >= _MAX_RELISTS:  # it kept restarting between the check and the send
                     return self._not_run(f"{changed.detail}; call it again")

@@ -9,7 +9,7 @@ The example authorization server issues no refresh tokens, has no revocation end
 hour, so the AS here is the example's own app with its provider extended in three ways only: it issues (and
 rotates) refresh tokens, it serves the SDK's RFC 7009 revocation endpoint (``/revoke``, named in its metadata), and
 it has test-only endpoints that end every access token (``POST /test/expire``), every refresh token
-(``POST /test/revoke``) and that count what it did (``GET /test/stats``: registrations, token grants and ``revoked`` tokens).
+(``POST /test/revoke``) and that count what it did (``GET /test/stats``: registrations, token grants, refused refreshes and ``revoked`` tokens).
 The example package comes from the mcp source distribution (``.ci/run`` installs it; see tests/support/oauth_support.py).
 """
 
@@ -83,7 +83,10 @@ class RefreshingProvider(example_as.SimpleAuthProvider):
     async def load_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: str
     ) -> RefreshToken | None:
-        return self.refresh_tokens.get(refresh_token)
+        found = self.refresh_tokens.get(refresh_token)
+        if found is None:
+            STATS["refresh_refused"] += 1
+        return found
 
     async def exchange_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
