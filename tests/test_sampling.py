@@ -282,3 +282,50 @@ async def test_a_wrong_sampling_decision_leaves_the_same_interrupt_answerable(
     assert again.interrupt_id == pending.id and again.sampling["tool_call_id"] == "c1"
     out = await graph.ainvoke(resume_command([again], decisions={pending.id: {"type": "reject"}}), config())
     assert tool_messages(out)["c1"].status == "error" and seen == []
+
+
+async def answer_everything(graph: Any, out: dict[str, Any], tone: str) -> tuple[dict[str, Any], list[str]]:
+    """Answer each pending question (the tone) and sampling review (approve) until the run ends."""
+    kinds: list[str] = []
+    for _ in range(6):
+        pending = pending_interrupts(out)
+        if not pending:
+            return out, kinds
+        resume: dict[str, Any] = {}
+        for item in pending:
+            kinds.append(item.kind)
+            if item.kind == "elicitation":
+                [key] = item.elicitation["requests"]
+                resume[item.interrupt_id] = {key: {"action": "accept", "content": {"tone": tone}}}
+            else:
+                resume[item.interrupt_id] = {"type": "approve"}
+        out = await graph.ainvoke(Command(resume=resume), config())
+    raise AssertionError(f"still asking after six answers: {kinds}")
+
+
+@pytest.mark.parametrize("mode", ERAS)
+@pytest.mark.parametrize("tool", ["summarize_asking", "summarize_in_tone"])
+async def test_sampling_inside_an_elicitation_round_is_reviewed_and_the_tool_runs_once(
+    open_servers: OpenServers, mode: str, tool: str
+) -> None:
+    """A question and a completion in the same round (``summarize_asking``), or a completion asked for with the
+    person's answer (``summarize_in_tone``): each is asked once, and the server gets one completion."""
+    srv, seen = build_server()
+    model = ScriptedSamplingModel()
+    servers = open_servers({"sampler": in_process(srv, mode, sampling_model=model, sampling_max_tokens=100)})
+    graph = one_turn_graph(
+        servers, [call(f"sampler_{tool}", "c1", text="a long story")], InMemorySaver(), policy=NO_APPROVALS
+    )
+    out = await graph.ainvoke(start(), config())
+    out, kinds = await answer_everything(graph, out, "cheerful")
+
+    assert sorted(kinds) == ["elicitation", "sampling"]  # each asked once
+    text = text_of(tool_messages(out)["c1"])
+    assert tool_messages(out)["c1"].status == "success", text
+    [got] = seen  # the tool body ran once, with one completion
+    assert got["model"] == "ScriptedSamplingModel"
+    if tool == "summarize_in_tone":
+        assert got["text"] == "Scripted reply to: Summarize in a cheerful tone: a long story"
+    else:
+        assert got["tone"] == "cheerful" and text.startswith("cheerful summary: Scripted reply to: Summarize")
+    assert len(model.budgets) == 1

@@ -14,7 +14,8 @@ import os
 from typing import Annotated, Any
 
 import mcp.types as types
-from mcp.server.mcpserver import MCPServer, Resolve, Sample
+from mcp.server.mcpserver import Elicit, MCPServer, Resolve, Sample
+from pydantic import BaseModel
 
 
 def ask_model(text: str) -> types.CreateMessageResult | Sample:
@@ -38,6 +39,22 @@ _ATTEMPTS = itertools.count(1)
 def ask_model_anew(text: str) -> types.CreateMessageResult | Sample:
     """A prompt that differs on every attempt of the call (numbered across the process)."""
     prompt = f"Summarize (attempt {next(_ATTEMPTS)}): {text}"
+    return Sample([types.SamplingMessage(role="user", content=types.TextContent(text=prompt))], max_tokens=50)
+
+
+class Tone(BaseModel):
+    tone: str
+
+
+def ask_tone(text: str) -> Tone | Elicit[Tone]:
+    return Elicit(f"Which tone for the summary of {text!r}?", Tone)
+
+
+def ask_model_in_tone(
+    text: str, tone: Annotated[Tone, Resolve(ask_tone)]
+) -> types.CreateMessageResult | Sample:
+    """A completion asked for only once the person answered the question (the round after it)."""
+    prompt = f"Summarize in a {tone.tone} tone: {text}"
     return Sample([types.SamplingMessage(role="user", content=types.TextContent(text=prompt))], max_tokens=50)
 
 
@@ -87,6 +104,26 @@ def build_server() -> tuple[MCPServer, list[dict[str, Any]]]:
         text: str, reply: Annotated[types.CreateMessageResult, Resolve(ask_model_anew)]
     ) -> str:
         """Summarize ``text``, asking with a prompt that changes on every attempt."""
+        got = reply.content.text if isinstance(reply.content, types.TextContent) else ""
+        seen.append({"text": got, "model": reply.model})
+        return f"summary: {got}"
+
+    @srv.tool()
+    def summarize_asking(
+        text: str,
+        tone: Annotated[Tone, Resolve(ask_tone)],
+        reply: Annotated[types.CreateMessageResult, Resolve(ask_model)],
+    ) -> str:
+        """A question and a completion in one round (2026-07-28: one InputRequiredResult holds both)."""
+        got = reply.content.text if isinstance(reply.content, types.TextContent) else ""
+        seen.append({"text": got, "model": reply.model, "tone": tone.tone})
+        return f"{tone.tone} summary: {got}"
+
+    @srv.tool()
+    def summarize_in_tone(
+        text: str, reply: Annotated[types.CreateMessageResult, Resolve(ask_model_in_tone)]
+    ) -> str:
+        """A completion whose prompt depends on the person's answer to a question (sampling after elicitation)."""
         got = reply.content.text if isinstance(reply.content, types.TextContent) else ""
         seen.append({"text": got, "model": reply.model})
         return f"summary: {got}"
