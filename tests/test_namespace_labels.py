@@ -2,7 +2,7 @@
 
 LangGraph refuses a namespace label that is empty or holds ``.`` or NUL; e-mail-shaped principals (what most auth
 handlers return) are full of dots. ``credentials.namespace_label`` is the one encoding: OAuth records, remembered
-decisions and the audit sink's records all go through it, on the in-memory and the SQLite store alike.
+decisions and the audit sink's records all go through it, on the in-memory, SQLite and PostgreSQL stores alike.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from langgraph_mcp.connection.oauth import oauth_namespace
 from langgraph_mcp.credentials import label_value, namespace_label
 from langgraph_mcp.graph.audit import AUDIT_NAMESPACE
 from langgraph_mcp.graph.memory import list_approvals, memory_namespace, revoke_approvals
+from tests.test_multiworker import pg_dsn, pg_server  # noqa: F401  (the PostgreSQL tier's fixtures)
 
 PRINCIPALS = [
     "ann",
@@ -40,10 +41,17 @@ PRINCIPALS = [
 ]
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
 def store(request: pytest.FixtureRequest) -> Iterator[BaseStore]:
     if request.param == "memory":
         yield InMemoryStore()
+        return
+    if request.param == "postgres":  # a database index holds a few KB per row: long labels are hashed
+        from langgraph.store.postgres import PostgresStore
+
+        with PostgresStore.from_conn_string(request.getfixturevalue("pg_dsn")) as postgres:
+            postgres.setup()
+            yield postgres
         return
     conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
     try:
@@ -67,7 +75,7 @@ def test_every_principal_is_a_label_langgraph_accepts_and_no_two_share_one() -> 
 def test_each_namespace_the_package_writes_keeps_each_principal_apart(store: BaseStore) -> None:
     for n, principal in enumerate(PRINCIPALS):
         store.put(oauth_namespace("secure", principal), "tokens", {"n": n})
-        store.put(memory_namespace("principal", principal), "demo/delete_file", {"n": n, "owner": principal})
+        store.put(memory_namespace("principal", principal), "demo/delete_file", {"n": n})
         store.put((*AUDIT_NAMESPACE, namespace_label(principal)), "record", {"n": n})
     for n, principal in enumerate(PRINCIPALS):
         oauth_item = store.get(oauth_namespace("secure", principal), "tokens")

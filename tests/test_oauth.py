@@ -436,21 +436,33 @@ async def test_another_worker_resumes_the_sign_in_and_a_third_uses_the_stored_to
     oauth: OAuthServers,
     pg_dsn: str,  # noqa: F811
 ) -> None:
-    paused = await worker(pg_dsn, oauth, "start", "m1", "grace")
+    who = "grace.hopper@example.com"  # an e-mail-shaped principal, in PostgreSQL's store
+    paused = await worker(pg_dsn, oauth, "start", "m1", who)
     [payload] = paused["pending"]
-    assert payload["type"] == "mcp_authorization" and payload["principal"] == "grace"
+    assert payload["type"] == "mcp_authorization" and payload["principal"] == who
     callback = await person(payload["authorization_url"])
 
-    resumed = await worker(pg_dsn, oauth, "resume", "m1", "grace", callback)
+    resumed = await worker(pg_dsn, oauth, "resume", "m1", who, callback)
     assert resumed["pid"] != paused["pid"]
     assert resumed["pending"] == []
     status, text = resumed["tool_message"]
     assert status != "error" and "current_time" in text
 
     codes = oauth.stats()["authorization_code"]
-    third = await worker(pg_dsn, oauth, "start", "m2", "grace")
+    third = await worker(pg_dsn, oauth, "start", "m2", who)
     assert third["pending"] == []
     assert third["tool_message"][0] != "error"
+    assert oauth.stats()["authorization_code"] == codes
+
+    # The token expires: a fourth worker refreshes it from what the others stored, without asking anyone.
+    from langgraph.store.postgres.aio import AsyncPostgresStore
+
+    async with AsyncPostgresStore.from_conn_string(pg_dsn) as store:
+        await expire_stored_access_token(store, who)
+    refreshes = oauth.stats().get("refresh_token", 0)
+    fourth = await worker(pg_dsn, oauth, "start", "m3", who)
+    assert fourth["pending"] == [] and fourth["tool_message"][0] != "error"
+    assert oauth.stats()["refresh_token"] == refreshes + 1
     assert oauth.stats()["authorization_code"] == codes
 
 
