@@ -173,7 +173,7 @@ def test_interactive_demo_asks_for_the_approval_and_the_date(db: Path) -> None:
     child.sendline("reject")
     child.expect(r"Reason \(optional\): ")
     child.sendline("not today")
-    child.expect(r"Remember this rejection\? \[no/thread\] \(no\): ")  # no store in the demo: thread only
+    child.expect(r"Remember this rejection\? \[no/thread/principal\] \(no\): ")  # the demo keeps a store
     child.sendline("")
 
     rest, code = finish(child)

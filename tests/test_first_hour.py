@@ -1,14 +1,11 @@
-"""The small things a newcomer meets in the first hour: the version, a missing extra, the demo's help and its
-approval prompt say what is true."""
+"""The small things a newcomer meets in the first hour: the version, a missing extra and the demo's help say what
+is true (the demo's ``[no/thread/principal]`` prompt: tests/test_cli_terminal.py)."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
-from pathlib import Path
-
-import pexpect  # type: ignore[import-untyped,unused-ignore]
 
 import langgraph_mcp
 from tests.support.helpers import HANG_GUARD
@@ -62,32 +59,3 @@ def test_demo_help_names_the_database_the_demo_really_uses() -> None:
     text = " ".join(done.stdout.split())
     assert "(default: a temporary database, deleted at the end unless the thread is left waiting)" in text
     assert "per-user data dir" not in text
-
-
-def test_demo_offers_to_remember_an_approval_for_the_thread_or_the_principal(tmp_path: Path) -> None:
-    env = {**os.environ, "TERM": "dumb", "NO_COLOR": "1"}
-    env.pop("EDITOR", None)
-    env.pop("VISUAL", None)
-    child = pexpect.spawn(
-        sys.executable,
-        ["-m", "langgraph_mcp", "demo", "--db", str(tmp_path / "demo.sqlite")],
-        env=env,
-        dimensions=(50, 200),
-        encoding="utf-8",
-        timeout=HANG_GUARD,
-    )
-    try:
-        child.expect(r"Fill in the form\? \[accept/decline/cancel\] \(accept\): ")
-        child.sendline("accept")
-        child.expect(r"Date .*: ")
-        child.sendline("2026-12-24")
-        child.expect(r"can be remembered for: thread, principal")
-        child.expect(r"Decision for demo_delete_file .*: ")
-        child.sendline("reject")
-        child.expect(r"Reason \(optional\): ")
-        child.sendline("not today")
-        child.expect(r"Remember this rejection\? \[no/thread/principal\] \(no\): ")
-        child.sendline("")
-        child.expect(r"rejected")
-    finally:
-        child.close(force=True)

@@ -201,7 +201,7 @@ async def test_paused_by_one_worker_resumed_by_a_fresh_one(pg_dsn: str, tmp_path
     )
     assert done["pending"] == []
     assert done["tool_messages"] == {
-        "call_list_files_1": ["success", "notes.txt todo.txt"],
+        "call_list_files_1": ["success", "notes.txt\ntodo.txt"],
         "call_delete_file_1": ["success", "Deleted todo.txt"],
         "call_book_trip_1": ["success", f"Booked Rome on {DATE}"],
     }

@@ -59,6 +59,8 @@ def _pending(items: list[PendingMcpInterrupt]) -> list[dict[str, Any]]:
 
 
 def _text(message: ToolMessage | AIMessage) -> str:
+    if isinstance(message, ToolMessage):
+        return message.text  # LangChain's reading: one line per text block of a result
     content = message.content
     if isinstance(content, str):
         return content
