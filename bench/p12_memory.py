@@ -34,10 +34,10 @@ from langgraph.store.sqlite.aio import AsyncSqliteStore
 from langgraph.types import Command
 
 from bench.common import Section, Summary, main
+from langgraph_mcp.approval.audit import AUDIT_LOGGER
+from langgraph_mcp.approval.memory import arecall, aremember, signed_entry
 from langgraph_mcp.examples.demo_server import build_server
-from langgraph_mcp.graph.audit import AUDIT_LOGGER
 from langgraph_mcp.graph.gate import create_approval_gate, route_through_gate
-from langgraph_mcp.graph.memory import arecall, aremember, signed_entry
 from langgraph_mcp.graph.node import McpToolNode, ToolCallsDone
 from langgraph_mcp.humans.approval_request import approval_payload
 from langgraph_mcp.humans.policy import ApprovalPolicy

@@ -22,10 +22,12 @@ explains each folder and traces one call and one pause through them.
    stream, results, LangChain tools). They are handed what they need, so they never import ``servers``.
 5. **servers** — ``servers/``: many servers, one lifecycle (``McpServers``, per-identity connections, listings,
    name resolution, the sync bridge, status, resources and prompts).
-6. **graph** — ``graph/``: what users wire into a StateGraph (``McpToolNode``, routers, the gate, messages).
-7. **examples** — ``examples/`` (demo server, demo/Studio graph, scripted model).
-8. **cli** — ``cli/``.
-9. **facade** — ``langgraph_mcp`` itself (the lazy public exports) and ``__main__``; nothing in the package
+6. **approval** — ``approval/``: the one judgement of a call (allow, deny, ask, remembered; what an answer does),
+   who owns a call, remembered decisions, the decision record.
+7. **graph** — ``graph/``: what users wire into a StateGraph (``McpToolNode``, routers, the gate, messages).
+8. **examples** — ``examples/`` (demo server, demo/Studio graph, scripted model).
+9. **cli** — ``cli/``.
+10. **facade** — ``langgraph_mcp`` itself (the lazy public exports) and ``__main__``; nothing in the package
    imports the facade (import from the defining module).
 
 Every module matches exactly one entry of :data:`LAYERS` (a new top-level module must be added to the vocabulary
@@ -65,6 +67,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("connection", ["connection.*"]),
     ("calls", ["calls.*"]),
     ("servers", ["servers.*"]),
+    ("approval", ["approval.*"]),
     ("graph", ["graph.*"]),
     ("examples", ["examples.*"]),
     ("cli", ["cli.*"]),

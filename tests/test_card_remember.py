@@ -12,8 +12,8 @@ from langchain_core.messages import ToolMessage
 from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
 
+from langgraph_mcp.approval.memory import list_approvals
 from langgraph_mcp.errors import AnswerRefusedError
-from langgraph_mcp.graph.memory import list_approvals
 from tests.support.helpers import OpenServers
 from tests.support.memory_support import cfg, deletes, demo, turn, wired
 

@@ -19,8 +19,8 @@ from langgraph.store.memory import InMemoryStore
 from langgraph.store.sqlite import SqliteStore
 from langgraph.types import Command
 
-from langgraph_mcp.graph.audit import AUDIT_LOGGER, StoreAuditSink, audit_records
-from langgraph_mcp.graph.memory import list_approvals, revoke_approvals
+from langgraph_mcp.approval.audit import AUDIT_LOGGER, StoreAuditSink, audit_records
+from langgraph_mcp.approval.memory import list_approvals, revoke_approvals
 from tests.support.helpers import OpenServers
 from tests.support.memory_support import answer, cfg, deletes, demo, wired
 

@@ -14,10 +14,10 @@ import pytest
 from langchain_core.messages import ToolCall
 
 from langgraph_mcp import ApprovalPolicy
+from langgraph_mcp.approval.judge import policy_verdict, prove
+from langgraph_mcp.approval.owners import owner_of, owner_verdict
 from langgraph_mcp.catalog import McpTool, ToolResolution
 from langgraph_mcp.credentials import RUN_CONFIG
-from langgraph_mcp.graph.owners import owner_of, owner_verdict
-from langgraph_mcp.graph.proof import policy_verdict, prove
 from langgraph_mcp.humans import policy as policy_module
 from langgraph_mcp.humans.policy import Verdict
 from langgraph_mcp.humans.policy_rules import Rule

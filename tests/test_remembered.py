@@ -14,7 +14,7 @@ from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
 
 from langgraph_mcp import ApprovalPolicy
-from langgraph_mcp.graph.memory import MEMORY_NAMESPACE, list_approvals, memory_namespace
+from langgraph_mcp.approval.memory import MEMORY_NAMESPACE, list_approvals, memory_namespace
 from langgraph_mcp.payloads import DecisionRecord
 from tests.servers.versioned_server import build_versioned_server
 from tests.support.helpers import OpenServers

@@ -12,7 +12,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.store.memory import InMemoryStore
 
-from langgraph_mcp.graph.memory import MEMORY_METADATA_KEY, memory_namespace, thread_entries
+from langgraph_mcp.approval.memory import MEMORY_METADATA_KEY, memory_namespace, thread_entries
 from tests.support.helpers import OpenServers
 from tests.support.memory_support import WIRINGS, cfg, decide, deletes, demo, turn, wired
 

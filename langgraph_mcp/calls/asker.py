@@ -129,7 +129,7 @@ class InterruptAsker:
 
     def __init__(self, tool_call_id: str, *, compat: bool = False, offset: int = 0) -> None:
         """``offset``: how many interrupts of the task come before the call's questions (the tool node's own
-        approval, see :mod:`langgraph_mcp.graph.proof`); their stored values are never read as answers.
+        approval, see :mod:`langgraph_mcp.approval.judge`); their stored values are never read as answers.
         ``compat``: Agent Chat UI mode (ask with a ``HITLRequest`` card, accept ``{"decisions": [...]}``)."""
         self.compat = compat
         self.offset = offset
@@ -165,7 +165,7 @@ class InterruptAsker:
         return self._fresh is not None
 
     def after_approval(self) -> None:
-        """The task's first interrupt was the tool node's own approval (:mod:`langgraph_mcp.graph.proof`), made
+        """The task's first interrupt was the tool node's own approval (:mod:`langgraph_mcp.approval.judge`), made
         before any question: the answer book starts after it, and its answer is never read as one."""
         self._look()
         if self.consumed == 0 and self.offset == 0:

@@ -27,10 +27,10 @@ from langgraph.store.base import BaseStore
 from rich.console import Console
 from rich.text import Text
 
+from langgraph_mcp.approval.audit import audit_records
+from langgraph_mcp.approval.memory import StoredApproval, list_approvals, revoke_approvals
 from langgraph_mcp.cli.inputs import db_path
 from langgraph_mcp.cli.runner import EXIT_FAILED, EXIT_OK, CliError
-from langgraph_mcp.graph.audit import audit_records
-from langgraph_mcp.graph.memory import StoredApproval, list_approvals, revoke_approvals
 from langgraph_mcp.payloads import RememberScope
 
 __all__ = ["STORE_ENV", "cmd_approvals", "cmd_audit", "open_store"]

@@ -1,6 +1,6 @@
 """Terminal prompts: approval decisions and elicitation forms, asked with ``rich.prompt``.
 
-An approval whose payload offers ``remember`` (:mod:`langgraph_mcp.graph.memory`) is followed, after an approve or
+An approval whose payload offers ``remember`` (:mod:`langgraph_mcp.approval.memory`) is followed, after an approve or
 a reject, by "Remember this approval?" (or rejection) with the offered scopes (default ``no``; so does input that
 ends there): the answer carries it.
 

@@ -12,7 +12,7 @@ One line gives ``create_agent`` users the annotation-driven gate::
 Each tool call is judged **where it runs**: in ``awrap_tool_call`` (``wrap_tool_call`` for sync agents), in the
 call's own tool task, right before the tool is invoked. The verdict comes from the same policy and the same
 fail-closed owner lookup as :func:`~langgraph_mcp.graph.gate.create_approval_gate`
-(:func:`~langgraph_mcp.graph.owners.owner_verdict`): a name whose server could not be listed gets the policy's
+(:func:`~langgraph_mcp.approval.owners.owner_verdict`): a name whose server could not be listed gets the policy's
 ``unresolved`` verdict (ask), a name two servers publish is denied, an untrusted server's tools are asked about,
 a tool that is not an MCP tool gets ``non_mcp``. ``allow`` runs the call; ``deny`` answers it with an error
 ``ToolMessage``; ``ask`` raises an ``mcp_approval`` interrupt and runs the call only on the human's answer to
@@ -54,10 +54,9 @@ from langgraph.errors import GraphBubbleUp
 from langgraph.types import Command, interrupt
 
 from langgraph_mcp._compat import has_checkpointer, stored_resume_values, task_scratchpad
-from langgraph_mcp.calls.observers import judged_as
-from langgraph_mcp.graph.audit import Outcome, decision_record, emit_decision
-from langgraph_mcp.graph.gate import approval_payload, rejection_message
-from langgraph_mcp.graph.memory import (
+from langgraph_mcp.approval.audit import Outcome, decision_record, emit_decision
+from langgraph_mcp.approval.judge import rejection_message
+from langgraph_mcp.approval.memory import (
     MEMORY_METADATA_KEY,
     Recall,
     arecall,
@@ -68,7 +67,9 @@ from langgraph_mcp.graph.memory import (
     signed_entry,
     with_offer,
 )
-from langgraph_mcp.graph.owners import Owner, cached_owners, establish_owner, owner_verdict
+from langgraph_mcp.approval.owners import Owner, cached_owners, establish_owner, owner_verdict
+from langgraph_mcp.calls.observers import judged_as
+from langgraph_mcp.humans.approval_request import approval_payload
 from langgraph_mcp.humans.decisions import (
     DecisionResponse,
     decision_response_schema,
@@ -273,7 +274,7 @@ class _Run:
         }
 
     def emit(self, outcome: Outcome) -> None:
-        """The call's ``mcp_decision`` record (:mod:`langgraph_mcp.graph.audit`)."""
+        """The call's ``mcp_decision`` record (:mod:`langgraph_mcp.approval.audit`)."""
         tool, call = self.owner.tool, self.request.tool_call
         emit_decision(
             decision_record(

@@ -28,7 +28,7 @@ For every tool call of the last ``AIMessage`` that has no ``ToolMessage`` yet, t
   its own, so each paused call has its own interrupt id and one ``Command(resume={id: decision, ...})`` (see
   :func:`langgraph_mcp.humans.resume.resume_command`) answers any number of them.
 
-The owner of a called name is established fail-closed (:mod:`langgraph_mcp.graph.owners`): if a server
+The owner of a called name is established fail-closed (:mod:`langgraph_mcp.approval.owners`): if a server
 that could publish the name can't be listed (failed, cut short, stale), or the lookup fails in any way, the
 call gets the policy's ``unresolved`` verdict (``ask`` by default, naming the failure), never ``non_mcp``.
 Calls sharing a tool call id, or without one, are never judged or run: each such id gets one error
@@ -91,7 +91,9 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Send
 
 from langgraph_mcp._compat import RunnableCallable
-from langgraph_mcp.graph.gate_apply import apply_decisions, expiry_message, rejection_message
+from langgraph_mcp.approval.judge import expiry_message, rejection_message
+from langgraph_mcp.approval.owners import Owner, owner_verdict
+from langgraph_mcp.graph.gate_apply import apply_decisions
 from langgraph_mcp.graph.gate_check import GateCheck
 from langgraph_mcp.graph.gate_review import GateReview
 from langgraph_mcp.graph.gate_state import gate_schemas
@@ -104,7 +106,6 @@ from langgraph_mcp.graph.messages import (
     with_audit_context,
     with_gate_records,
 )
-from langgraph_mcp.graph.owners import Owner, owner_verdict
 from langgraph_mcp.humans.approval_request import approval_payload
 from langgraph_mcp.humans.hitl import agent_chat_ui_mode
 from langgraph_mcp.humans.policy import ApprovalPolicy

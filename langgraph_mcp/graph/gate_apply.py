@@ -5,7 +5,7 @@ one message never overwrite each other. It stamps the message with a record per 
 tool, verdict, signed binding: the tool node runs nothing else), applies edits to the arguments everywhere the
 message repeats them (keeping the originals in ``response_metadata["mcp_approval_edits"]``), answers rejected,
 expired, responded and denied calls with their ``ToolMessage``, and emits one ``mcp_decision`` audit record per
-call that does not run (:mod:`langgraph_mcp.graph.audit`).
+call that does not run (:mod:`langgraph_mcp.approval.audit`).
 """
 
 from __future__ import annotations
@@ -16,9 +16,11 @@ from typing import Any, Literal, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, ToolCall, ToolMessage
 
+from langgraph_mcp.approval.audit import Outcome, decision_record, emit_decision
+from langgraph_mcp.approval.judge import denial_message, expiry_message, rejection_message
+from langgraph_mcp.approval.memory import MEMORY_METADATA_KEY
 from langgraph_mcp.catalog import ToolDefinition
 from langgraph_mcp.errors import DecisionError
-from langgraph_mcp.graph.audit import Outcome, decision_record, emit_decision
 from langgraph_mcp.graph.gate_state import (
     ALLOWED,
     BINDINGS,
@@ -30,7 +32,6 @@ from langgraph_mcp.graph.gate_state import (
     REVIEWS,
     SHOWN,
 )
-from langgraph_mcp.graph.memory import MEMORY_METADATA_KEY
 from langgraph_mcp.graph.messages import (
     GateRecord,
     gate_records,
@@ -42,35 +43,7 @@ from langgraph_mcp.graph.messages import (
 )
 from langgraph_mcp.payloads import ApprovalInterrupt, Decision, DecisionBinding, RememberedDecision
 
-__all__ = ["apply_decisions", "denial_message", "expiry_message", "rejection_message"]
-
-
-# ------------------------------------------------------------------------------------------------ messages
-
-
-def rejection_message(call_name: str, tool_call_id: str, message: str | None) -> ToolMessage:
-    """The error ``ToolMessage`` the model gets for a call a human rejected."""
-    text = f"A human reviewer rejected this call to {call_name!r}; it was not run."
-    if message and message.strip():
-        text += f" Reason: {message.strip()}"
-    return ToolMessage(content=text, name=call_name, tool_call_id=tool_call_id, status="error")
-
-
-def expiry_message(call_name: str, tool_call_id: str, payload: ApprovalInterrupt, now: float) -> ToolMessage:
-    """The error ``ToolMessage`` for a call approved after its approval expired (the rule's ``expires_after``)."""
-    late = now - payload.get("expires_at", now)
-    rule = f" (rule {payload['rule']!r})" if payload.get("rule") else ""
-    text = (
-        f"The approval of this call to {call_name!r} expired: it came {late:.0f} s after the deadline the "
-        f"policy sets{rule}, so it counts as a rejection; the call was not run. Ask again if it is still needed."
-    )
-    return ToolMessage(content=text, name=call_name, tool_call_id=tool_call_id, status="error")
-
-
-def denial_message(call_name: str, tool_call_id: str, reason: str) -> ToolMessage:
-    """The error ``ToolMessage`` for a call the gate denied without asking anyone."""
-    text = f"The approval gate denied this call to {call_name!r}; it was not run. Reason: {reason}"
-    return ToolMessage(content=text, name=call_name, tool_call_id=tool_call_id, status="error")
+__all__ = ["apply_decisions"]
 
 
 # ------------------------------------------------------------------------------------------------ apply

@@ -1,9 +1,9 @@
 """The approval gate's ``check`` node: the owner of every pending call, sign-ins first, one verdict each.
 
 ``check`` runs once per model turn (it is not re-run when a review resumes). It establishes each call's owner
-fail-closed (:mod:`langgraph_mcp.graph.owners`), asks for a sign-in a server needs before its tool can even be
+fail-closed (:mod:`langgraph_mcp.approval.owners`), asks for a sign-in a server needs before its tool can even be
 looked up, and judges every call with the policy: allowed calls get a signed record, denied ones a reason, an unlocked ``ask``
-that a remembered decision answers (:mod:`langgraph_mcp.graph.memory`) gets that decision (an approval as a record
+that a remembered decision answers (:mod:`langgraph_mcp.approval.memory`) gets that decision (an approval as a record
 signed here), and every other ``ask`` becomes an ``mcp_approval`` payload (offering the ``remember`` scopes) for a
 ``review`` task. :class:`GateCheck` also holds what the
 other nodes and :func:`~langgraph_mcp.graph.gate.route_through_gate` share: the lookups and the signing key.
@@ -21,12 +21,12 @@ from langgraph.config import get_config
 from langgraph.store.base import BaseStore
 
 from langgraph_mcp._compat import has_checkpointer
+from langgraph_mcp.approval.memory import Recall, arecall, offer, recall, with_offer
+from langgraph_mcp.approval.owners import Owner, cached_owners, establish_owners, owner_verdict, record_for
 from langgraph_mcp.calls.asker import InterruptAsker
 from langgraph_mcp.catalog import McpTool, ToolDefinition
 from langgraph_mcp.graph.gate_state import ALLOWED, DECISIONS, DENIED, JUDGED, REVIEWS, SHOWN
-from langgraph_mcp.graph.memory import Recall, arecall, offer, recall, with_offer
 from langgraph_mcp.graph.messages import GateRecord, messages_of, pending_calls
-from langgraph_mcp.graph.owners import Owner, cached_owners, establish_owners, owner_verdict, record_for
 from langgraph_mcp.humans.approval_request import approval_payload
 from langgraph_mcp.humans.policy import ApprovalPolicy, Verdict
 from langgraph_mcp.humans.sign_in import MAX_SIGN_INS_PER_CALL, authorization_payload, sign_in_result

@@ -4,7 +4,7 @@ Each task asks about its own call (so each paused call has its own interrupt id)
 saved (``interrupt(..., response_schema=...)``), and adds only its own decision to the gate's merging channels.
 An approval is signed here, in the task that received it through the interrupt; one that came after the
 verdict's ``expires_at`` is recorded as expired instead (it counts as a rejection). A decision given with
-``remember`` is kept here too (:mod:`langgraph_mcp.graph.memory`): in the graph's store, or, for ``thread``
+``remember`` is kept here too (:mod:`langgraph_mcp.approval.memory`): in the graph's store, or, for ``thread``
 without one, handed to ``apply`` to keep in the message.
 """
 
@@ -15,9 +15,9 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Send, interrupt
 
+from langgraph_mcp.approval.memory import aremember, remember, signed_entry
 from langgraph_mcp.graph.gate_check import GateCheck
 from langgraph_mcp.graph.gate_state import BINDINGS, DECISIONS, EXPIRED, JUDGED, MEMORY, REVIEWS, ReviewInput
-from langgraph_mcp.graph.memory import aremember, remember, signed_entry
 from langgraph_mcp.humans.decisions import (
     DecisionResponse,
     decision_response_schema,

@@ -24,13 +24,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, NotRequired, TypeAlias, TypedDict, cast
+from typing import Any, Literal, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, ToolCall, ToolMessage
 
-from langgraph_mcp.catalog import ToolDefinition
+from langgraph_mcp.approval.records import GateRecord, GateVerdict
 from langgraph_mcp.errors import ConfigError
-from langgraph_mcp.payloads import DecisionBinding
 
 __all__ = [
     "AUDIT_KEY",
@@ -69,24 +68,6 @@ AUDIT_KEY = "mcp_audit"
 
 BATCH_KEY = "mcp_batch"
 """``ToolMessage.response_metadata`` key: the ids of the calls sent to the tool node in the same step."""
-
-GateVerdict: TypeAlias = Literal["allow", "approve", "edit"]
-
-
-class GateRecord(TypedDict):
-    """What the approval gate let through for one tool call: the tool node runs exactly this, or nothing."""
-
-    server: str | None
-    """The MCP server the call was resolved to; ``None`` when it was judged as a call to no MCP server."""
-    tool: str | None
-    """The server's own tool name; ``None`` with ``server``."""
-    verdict: GateVerdict
-    """Why it may run: the policy allowed it, or a human approved (or edited) it."""
-    binding: NotRequired[DecisionBinding]
-    """The signed decision the tool node checks before it sends the call (see
-    :mod:`langgraph_mcp.humans.binding`); without one the record proves nothing."""
-    definition: NotRequired[ToolDefinition]
-    """The tool's definition as judged, so a re-ask after it changed can say what changed."""
 
 
 def messages_of(state: Any, messages_key: str = "messages") -> list[AnyMessage]:

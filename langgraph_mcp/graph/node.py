@@ -21,6 +21,13 @@ from langgraph.errors import GraphBubbleUp, GraphInterrupt, is_invalid_resume
 from langgraph.func import task
 
 from langgraph_mcp._compat import RunnableCallable
+from langgraph_mcp.approval.audit import (
+    decision_record,
+    decisions_heard,
+    emit_decision,
+    span_attributes,
+)
+from langgraph_mcp.approval.judge import OnUnproven, Proof, ask_node_approval, prove
 from langgraph_mcp.calls.driver import run_call
 from langgraph_mcp.calls.interceptors import ToolCallOutcome, call_intercepted
 from langgraph_mcp.calls.observers import CallStream, ToolRun, call_span, listening, start_tool_run
@@ -36,12 +43,6 @@ from langgraph_mcp.errors import (
     ToolChangedError,
     ToolNotFoundError,
 )
-from langgraph_mcp.graph.audit import (
-    decision_record,
-    decisions_heard,
-    emit_decision,
-    span_attributes,
-)
 from langgraph_mcp.graph.messages import (
     GateRecord,
     RefusedCalls,
@@ -56,7 +57,6 @@ from langgraph_mcp.graph.messages import (
     split_calls,
     with_batch,
 )
-from langgraph_mcp.graph.proof import OnUnproven, Proof, ask_node_approval, prove
 from langgraph_mcp.graph.routing import ToolCallRouter, ToolCallsDone, route_tool_calls
 from langgraph_mcp.humans.hitl import agent_chat_ui_mode
 from langgraph_mcp.humans.policy import ApprovalPolicy
@@ -105,7 +105,7 @@ class McpToolNode(RunnableCallable):
 
     * Calls sharing one id, or without an id, are never run: one error ToolMessage per id says why (see
       :mod:`langgraph_mcp.graph.messages`).
-    * **Every call is proven right before ``tools/call``** (:mod:`langgraph_mcp.graph.proof`): it runs only if
+    * **Every call is proven right before ``tools/call``** (:mod:`langgraph_mcp.approval.judge`): it runs only if
       ``policy`` allows it on the tool's current definition, or a decision signed by this graph's gate is bound
       to exactly this call (thread, call id, server, definition hash, arguments). Whatever reached the node is
       never a decision by itself. An unproven call is asked about with the node's own ``mcp_approval`` interrupt
@@ -344,7 +344,7 @@ class _NodeCall:
         )
 
     async def _try_call(self, found: list[McpTool]) -> ToolMessage:
-        """Prove the call on the tool as listed now (:mod:`langgraph_mcp.graph.proof`), then send it; raises
+        """Prove the call on the tool as listed now (:mod:`langgraph_mcp.approval.judge`), then send it; raises
         ``ToolChangedError`` when the server restarted between the proof and the send (nothing was sent)."""
         node = self.node
         try:

@@ -1,6 +1,6 @@
 """The ``mcp_approval`` interrupt: what a human is shown about one tool call the policy asks about.
 
-The gate (:mod:`langgraph_mcp.graph.gate`), the tool node's own asks (:mod:`langgraph_mcp.graph.proof`) and
+The gate (:mod:`langgraph_mcp.graph.gate`), the tool node's own asks (:mod:`langgraph_mcp.approval.judge`) and
 ``McpApprovalMiddleware`` all build it here, so a human sees the same question wherever it is asked. In Agent Chat
 UI mode a card whose payload offers ``remember`` also gets a ``Remember`` box (:func:`with_remember_field`): Agent
 Chat UI's buttons send a bare approve, so typing a scope there (and Submit) is how a person asks for it.

@@ -133,7 +133,7 @@ def validate_decision(payload: ApprovalInterrupt, decision: object) -> Decision:
     """Check ``decision`` against the approval interrupt ``payload`` and return a clean copy of it.
 
     Rules: the ``type`` must be one of ``payload["allowed_decisions"]``; an ``approve`` or ``reject`` may carry
-    ``remember`` with a scope ``payload["remember"]`` offers (see :mod:`langgraph_mcp.graph.memory`); an ``edit`` must keep the tool's
+    ``remember`` with a scope ``payload["remember"]`` offers (see :mod:`langgraph_mcp.approval.memory`); an ``edit`` must keep the tool's
     published name (renaming it, i.e. calling another tool, is not allowed) and its ``args`` must be an object
     that matches ``payload["input_schema"]`` when there is one (JSON Schema Draft 2020-12, or the draft the
     schema's ``$schema`` names; ``format`` is not asserted; ``$ref`` is never fetched over the network; a

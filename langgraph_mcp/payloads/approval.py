@@ -116,7 +116,7 @@ class ApproveDecision(TypedDict):
     type: Literal["approve"]
     remember: NotRequired[RememberScope]
     """Apply this approval to later calls of the same tool (same definition) without asking: see
-    :mod:`langgraph_mcp.graph.memory`. Only a scope the payload's ``remember`` offers."""
+    :mod:`langgraph_mcp.approval.memory`. Only a scope the payload's ``remember`` offers."""
 
 
 class EditDecision(TypedDict):

@@ -42,7 +42,7 @@ class DecisionRecord(TypedDict):
 class RememberedDecision(TypedDict):
     """A decision given with ``remember``, as kept (in the LangGraph store, or in the thread's messages without one):
     signed with the servers' approval key, so an entry written by anyone else never counts
-    (:mod:`langgraph_mcp.graph.memory`)."""
+    (:mod:`langgraph_mcp.approval.memory`)."""
 
     v: Literal[1]
     scope: RememberScope

@@ -33,10 +33,10 @@ from langgraph_mcp._compat import (
     stored_resume_values,
     task_scratchpad,
 )
+from langgraph_mcp.approval.owners import owner_of, owner_verdict
+from langgraph_mcp.approval.records import GateRecord
 from langgraph_mcp.catalog import McpTool, ToolResolution, args_digest, canonical_json
-from langgraph_mcp.graph.gate import approval_payload, rejection_message
-from langgraph_mcp.graph.messages import GateRecord
-from langgraph_mcp.graph.owners import owner_of, owner_verdict
+from langgraph_mcp.humans.approval_request import approval_payload
 from langgraph_mcp.humans.binding import binding_problem, definition_changes
 from langgraph_mcp.humans.decisions import (
     DecisionResponse,
@@ -327,3 +327,31 @@ def _apply(call: ToolCall, decision: Decision) -> tuple[dict[str, Any] | None, T
     if decision["type"] == "reject":
         return None, rejection_message(name, call_id, decision.get("message"))
     return None, ToolMessage(content=decision["message"], name=name, tool_call_id=call_id)
+
+
+# ------------------------------------------------------------------------------ what a decision does: messages
+
+
+def rejection_message(call_name: str, tool_call_id: str, message: str | None) -> ToolMessage:
+    """The error ``ToolMessage`` the model gets for a call a human rejected."""
+    text = f"A human reviewer rejected this call to {call_name!r}; it was not run."
+    if message and message.strip():
+        text += f" Reason: {message.strip()}"
+    return ToolMessage(content=text, name=call_name, tool_call_id=tool_call_id, status="error")
+
+
+def expiry_message(call_name: str, tool_call_id: str, payload: ApprovalInterrupt, now: float) -> ToolMessage:
+    """The error ``ToolMessage`` for a call approved after its approval expired (the rule's ``expires_after``)."""
+    late = now - payload.get("expires_at", now)
+    rule = f" (rule {payload['rule']!r})" if payload.get("rule") else ""
+    text = (
+        f"The approval of this call to {call_name!r} expired: it came {late:.0f} s after the deadline the "
+        f"policy sets{rule}, so it counts as a rejection; the call was not run. Ask again if it is still needed."
+    )
+    return ToolMessage(content=text, name=call_name, tool_call_id=tool_call_id, status="error")
+
+
+def denial_message(call_name: str, tool_call_id: str, reason: str) -> ToolMessage:
+    """The error ``ToolMessage`` for a call the gate denied without asking anyone."""
+    text = f"The approval gate denied this call to {call_name!r}; it was not run. Reason: {reason}"
+    return ToolMessage(content=text, name=call_name, tool_call_id=tool_call_id, status="error")

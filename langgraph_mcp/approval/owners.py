@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 from langchain_core.messages import ToolCall
 
+from langgraph_mcp.approval.records import GateRecord, GateVerdict
 from langgraph_mcp.catalog import McpTool, ToolResolution
 from langgraph_mcp.errors import AuthorizationRequiredError, ServersClosedError
-from langgraph_mcp.graph.messages import GateRecord, GateVerdict
 from langgraph_mcp.humans.policy import ApprovalPolicy, Verdict
 from langgraph_mcp.payloads import DecisionBinding
 from langgraph_mcp.servers.access import ServerAccess
