@@ -95,6 +95,11 @@ def has_checkpointer(configurable: Mapping[str, Any]) -> bool:
     return configurable.get(CONFIG_KEY_CHECKPOINTER) is not None
 
 
+def run_checkpointer(configurable: Mapping[str, Any]) -> Any:
+    """The checkpointer of the run behind ``config["configurable"]`` (``None``: it has none)."""
+    return configurable.get(CONFIG_KEY_CHECKPOINTER)
+
+
 def in_graph_task(configurable: Mapping[str, Any]) -> bool:
     """Whether ``config["configurable"]`` belongs to a task of a running graph (not a plain runnable call)."""
     return CONFIG_KEY_SCRATCHPAD in configurable

@@ -26,7 +26,7 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import httpx2
 
@@ -46,6 +46,7 @@ __all__ = [
     "is_per_run",
     "label_value",
     "namespace_label",
+    "principal_origin",
     "resolve_identity",
 ]
 
@@ -123,6 +124,20 @@ def label_value(label: str) -> str:
     head, hashed, _ = label.partition(_LABEL_HASHED)
     value = _LABEL_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), head)
     return f"{value}…" if hashed else value
+
+
+def principal_origin(config: Mapping[str, Any] | None = None) -> Literal["authenticated", "client"] | None:
+    """Where :func:`current_principal`'s answer comes from: ``"authenticated"`` (``langgraph_auth_user_id``, set
+    by LangGraph Server's custom auth, which a client cannot override), ``"client"`` (``configurable.user_id``,
+    which any client of the run sets as it likes), ``None`` without a principal."""
+    if config is None:
+        config = RUN_CONFIG.get() or current_config()
+    configurable = (config or {}).get("configurable") or {}
+    value = configurable.get("langgraph_auth_user_id")
+    if isinstance(value, str) and value:
+        return "authenticated"
+    value = configurable.get("user_id")
+    return "client" if isinstance(value, str) and value else None
 
 
 def expand_env(value: str, environ: Mapping[str, str] | None = None) -> str:

@@ -85,7 +85,6 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 # ------------------------------------------------------------------------------ 1. the node is never looser
 
 
-@pytest.mark.xfail(strict=True, reason="issue 35 item 1: the node falls back to ApprovalPolicy()")
 @pytest.mark.parametrize("how", ["update_state", "command_goto"])
 @pytest.mark.parametrize("wiring", GATE_WIRINGS)
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -120,7 +119,6 @@ async def test_a_call_a_client_routes_to_the_tool_node_meets_the_gates_locked_de
 # ------------------------------------------------------------------------------ 2. one approval, one run
 
 
-@pytest.mark.xfail(strict=True, reason="issue 35 item 2: the approved AIMessage written again runs again")
 @pytest.mark.parametrize("wiring", GATE_WIRINGS)
 @pytest.mark.parametrize("transport", TRANSPORTS)
 @pytest.mark.parametrize("era", ERAS)
@@ -185,9 +183,6 @@ class Redeployable:
         )
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 35 item 3: the middleware runs a redeployed tool on an old approval"
-)
 async def test_the_middleware_never_runs_a_definition_redeployed_while_its_approval_was_pending(
     open_servers: OpenServers,
 ) -> None:
@@ -217,7 +212,6 @@ class Clock:
         return self.now
 
 
-@pytest.mark.xfail(strict=True, reason="issue 35 item 4: expires_after holds only in the gate")
 @pytest.mark.parametrize("path", ["middleware", "node"])
 async def test_an_approval_after_expires_after_never_runs_on_any_path(
     open_servers: OpenServers, path: str
@@ -347,9 +341,6 @@ def decisions() -> Iterator[list[dict[str, Any]]]:
         AUDIT_LOGGER.setLevel(level)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 35 item 7: the record takes who/rule/principal from client metadata"
-)
 async def test_a_decision_record_is_never_built_from_client_written_metadata(
     open_servers: OpenServers, decisions: list[dict[str, Any]]
 ) -> None:
@@ -375,9 +366,6 @@ async def test_a_decision_record_is_never_built_from_client_written_metadata(
     )
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 35 item 7: a call approved through the node's interrupt has no record"
-)
 async def test_a_call_approved_through_the_nodes_own_interrupt_has_one_record(
     open_servers: OpenServers, decisions: list[dict[str, Any]]
 ) -> None:
@@ -436,9 +424,6 @@ async def approve_remembering(graph: Any, config: Any, scope: str) -> Any:
     )
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 35 item 9: a call run under a remembered approval says so nowhere"
-)
 async def test_a_call_run_under_a_remembered_approval_says_so_in_its_tool_message(
     open_servers: OpenServers,
 ) -> None:
@@ -484,9 +469,6 @@ async def test_approvals_revoke_takes_the_published_tool_name(
 # ------------------------------------------------------------------------------ 10. where the principal comes from
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 35 item 10: the payload does not say where its principal came from"
-)
 async def test_a_client_asserted_principal_is_shown_as_such_and_can_be_refused(
     open_servers: OpenServers,
 ) -> None:
@@ -496,13 +478,20 @@ async def test_a_client_asserted_principal_is_shown_as_such_and_can_be_refused(
     [pending] = out["__interrupt__"]
     assert pending.value["principal"] == {"id": "ann", "origin": "client"}
 
+    refusing = ApprovalPolicy(trust_client_principal=False)
+    graph = through_gate_graph_with_store(servers, refusing, InMemoryStore(), InMemorySaver())
+    out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg("t2", "ann"))
+    [pending] = out["__interrupt__"]
+    assert "principal" not in pending.value and "principal" not in pending.value.get("remember", [])
+    authenticated = {"configurable": {"thread_id": "t3", "langgraph_auth_user_id": "ann", "user_id": "ben"}}
+    out = await graph.ainvoke({"messages": [HumanMessage("go")]}, authenticated)
+    [pending] = out["__interrupt__"]
+    assert pending.value["principal"] == {"id": "ann", "origin": "authenticated"}
+
 
 # ------------------------------------------------------------------------------ 11. the model runs once per turn
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 35 item 11: a forged mcp_batch sends the turn to the model early"
-)
 @pytest.mark.parametrize("era", ERAS)
 async def test_a_client_written_batch_stamp_never_sends_the_turn_to_the_model_early(
     open_servers: OpenServers, era: str

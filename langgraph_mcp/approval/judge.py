@@ -16,11 +16,10 @@ checkpoint, so a resume on another worker finds it. With ``on_unproven="error"``
 
 from __future__ import annotations
 
-import copy
-import functools
-from collections.abc import Callable, Hashable, Mapping
+import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, cast
 
 from langchain_core.messages import ToolCall, ToolMessage
 from langgraph.config import get_config
@@ -33,9 +32,9 @@ from langgraph_mcp._compat import (
     stored_resume_values,
     task_scratchpad,
 )
-from langgraph_mcp.approval.owners import owner_of, owner_verdict
+from langgraph_mcp.approval.owners import Owner, owner_of, owner_verdict
 from langgraph_mcp.approval.records import GateRecord
-from langgraph_mcp.catalog import McpTool, ToolResolution, args_digest, canonical_json
+from langgraph_mcp.catalog import McpTool, ToolResolution, args_digest
 from langgraph_mcp.humans.approval_request import approval_payload
 from langgraph_mcp.humans.binding import binding_problem, definition_changes
 from langgraph_mcp.humans.decisions import (
@@ -45,128 +44,56 @@ from langgraph_mcp.humans.decisions import (
     validate_decision,
 )
 from langgraph_mcp.humans.policy import ApprovalPolicy, Verdict
-from langgraph_mcp.payloads import ApprovalInterrupt, Decision, DefinitionChange
+from langgraph_mcp.payloads import ApprovalInterrupt, Decision, DecisionBinding, DefinitionChange
 from langgraph_mcp.servers.access import ServerAccess
 
 __all__ = [
+    "REMEMBERED_KEY",
+    "Effect",
     "NodeDecision",
     "OnUnproven",
     "Proof",
     "ask_node_approval",
+    "ask_payload",
+    "effect",
+    "judged_verdict",
+    "mind_client_principal",
     "not_run",
-    "policy_verdict",
     "prove",
+    "strictest",
+    "with_remembered_note",
 ]
 
 OnUnproven: TypeAlias = Literal["ask", "error"]
 """What the tool node does with a call it cannot prove: ask a human (its own interrupt), or answer with an error."""
 
-_MEMO_SIZE = 4_096
-_POLICIES = 64
+
+def strictest(verdicts: list[Verdict]) -> Verdict:
+    """The strictest of several policies' verdicts on one call: a deny, else an ask, else an allow."""
+    for kind in ("deny", "ask"):
+        for verdict in verdicts:
+            if verdict.kind == kind:
+                return verdict
+    return verdicts[0]
 
 
-def _snapshot(values: Mapping[str, Any]) -> dict[str, Any]:
-    # Containers are copied (deeply: a [tools] entry's decisions list too), so a change made in place shows.
-    return {k: copy.deepcopy(v) if isinstance(v, dict | list | set) else v for k, v in values.items()}
+def judged_verdict(
+    policies: list[ApprovalPolicy], call: ToolCall, owner: Owner, config: Any = None
+) -> tuple[Verdict, str | None]:
+    """The verdict of ``policies`` (the strictest) on ``call`` to ``owner``, and the principal it was judged for
+    (the first policy's)."""
+    if config is None:
+        config = _config()
+    principal = policies[0].principal_for(config)
+    verdicts = [owner_verdict(p, call, owner, principal=p.principal_for(config)) for p in policies]
+    return strictest(verdicts), principal
 
 
-def _private(policy: ApprovalPolicy) -> dict[str, Any]:
-    # ``_compiled`` is derived from ``rules`` (compared among the fields) and filled on first use.
-    return {k: v for k, v in (policy.__pydantic_private__ or {}).items() if k != "_compiled"}
-
-
-class _Remembered:
-    """The proofs remembered for one policy object, valid while it holds exactly what it held when they began.
-
-    Every field and private attribute is compared (not only what a verdict reads today), so whatever the policy
-    comes to read is covered; rules are frozen and compared as the tuple they are."""
-
-    __slots__ = ("fields", "policy", "private", "proofs", "reads_args", "reads_principal")
-
-    def __init__(self, policy: ApprovalPolicy) -> None:
-        self.policy = policy
-        self.fields = _snapshot(policy.__dict__)
-        self.private = _snapshot(_private(policy))
-        self.reads_args = any(rule.args for rule in policy.rules)
-        """Some rule has argument conditions (a superset of "a rule for this call reads them")."""
-        self.reads_principal = any(rule.principal for rule in policy.rules)
-        """Some rule has a principal condition: otherwise no verdict depends on who runs the graph."""
-        self.proofs: dict[Hashable, Proof] = {}
-
-    def holds(self, policy: ApprovalPolicy) -> bool:
-        return self.policy is policy and policy.__dict__ == self.fields and _private(policy) == self.private
-
-    def key(self, call: ToolCall, tool: McpTool | None, principal: str | None) -> Hashable:
-        """Everything else a verdict reads: the name, the tool as listed, the principal, the arguments if a rule
-        reads arguments."""
-        target = (
-            None
-            if tool is None
-            else (tool.server, tool.name, tool.published_name, tool.definition_hash, tool.trusted)
-        )
-        args = canonical_json(call.get("args") or {}) if self.reads_args else None
-        return (call["name"], target, principal, args)
-
-
-_remembered: dict[int, _Remembered] = {}
-
-
-def _remembered_for(policy: ApprovalPolicy) -> _Remembered | None:
-    if type(policy) is not ApprovalPolicy:  # a subclass may decide from anything: evaluated every time
-        return None
-    memo = _remembered.get(id(policy))
-    if memo is None or not memo.holds(policy):
-        if len(_remembered) >= _POLICIES:
-            _remembered.clear()
-        memo = _remembered[id(policy)] = _Remembered(policy)
-    return memo
-
-
-def _policy_proof(
-    policy: ApprovalPolicy, call: ToolCall, tool: McpTool | None, principal_of: Callable[[], str | None]
-) -> Proof:
-    """The remembered proof; ``principal_of`` is asked only when a verdict may depend on the principal."""
-    memo = _remembered_for(policy)
-    key: Hashable | None = None
-    principal = principal_of() if memo is None or memo.reads_principal else None
-    if memo is not None:
-        try:
-            key = memo.key(call, tool, principal)
-            hit = memo.proofs.get(key)
-        except TypeError:  # something in it is unhashable: evaluate
-            key = hit = None
-        if hit is not None:
-            return hit
-    if memo is not None and not memo.reads_principal:
-        principal = principal_of()  # evaluated as ever (no rule reads it: the same verdict for anyone)
-    verdict = policy.verdict(call, tool, principal=principal)
-    proof = Proof(verdict, verdict.allowed)
-    # No verdict_key: a predicate may decide the call (code may read anything), so it is evaluated every time.
-    if (
-        memo is not None
-        and key is not None
-        and policy.verdict_key(call, tool, principal=principal) is not None
-    ):
-        if len(memo.proofs) >= _MEMO_SIZE:
-            memo.proofs.clear()
-        memo.proofs[key] = proof
-    return proof
-
-
-def policy_verdict(
-    policy: ApprovalPolicy, call: ToolCall, tool: McpTool | None, principal: str | None
-) -> Verdict:
-    """``policy.verdict(call, tool)``, remembered while the policy holds what it held, under everything else the
-    verdict reads (see :class:`_Remembered`); a call a predicate may decide is evaluated every time."""
-    return _policy_proof(policy, call, tool, lambda: principal).verdict
-
-
-def _principal(policy: ApprovalPolicy) -> str | None:
+def _config() -> Any:
     try:
-        config: Any = get_config()
+        return get_config()
     except RuntimeError:  # called outside a graph
-        config = None
-    return policy.principal_for(config)
+        return None
 
 
 @dataclass(frozen=True)
@@ -181,6 +108,9 @@ class Proof:
     """Why a decision on record does not count (empty when there was none to check)."""
     changes: list[DefinitionChange] = field(default_factory=list)
     """What changed in the tool's definition since the decision on record was taken."""
+    decided: DecisionBinding | None = None
+    """The verified binding that proves it, when a decision (not the policy alone) does: the package's own record
+    of who decided (its signed ``verdict``: ``approve``, ``edit`` or ``remembered``)."""
     denied: bool = field(init=False)
     """The policy denies it."""
     by_policy: bool = field(init=False)
@@ -193,25 +123,19 @@ class Proof:
 
 def prove(
     servers: ServerAccess,
-    policy: ApprovalPolicy,
+    policies: list[ApprovalPolicy],
     call: ToolCall,
     resolution: ToolResolution,
     record: GateRecord | None,
     thread_id: str,
 ) -> Proof:
-    """Check ``call`` (to the tool ``resolution`` found, as listed now) against the policy and the record's signed
-    binding. A call allowed or denied by the policy alone gets the proof remembered for an equal call."""
-    if len(resolution.tools) == 1 and not resolution.unknown:  # one owner, established: the policy alone
-        tool: McpTool | None = resolution.tools[0]
-        proof = _policy_proof(policy, call, tool, functools.partial(_principal, policy))
-    else:  # a collision or an owner that could not be established: never remembered
-        owner = owner_of(resolution)
-        tool = owner.tool
-        verdict = owner_verdict(policy, call, owner, principal=_principal(policy))
-        proof = Proof(verdict, verdict.allowed)
-    if proof.proven or proof.denied or tool is None:
-        return proof
-    verdict = proof.verdict
+    """Check ``call`` (to the tool ``resolution`` found, as listed now) against the policies (the strictest verdict
+    counts) and the record's signed binding."""
+    owner = owner_of(resolution)
+    tool = owner.tool
+    verdict, _ = judged_verdict(policies, call, owner)
+    if verdict.allowed or verdict.denied or tool is None:
+        return Proof(verdict, verdict.allowed)
     if record is None:
         return Proof(verdict, False, "no decision about this call was taken by this graph's approval gate")
     if "binding" not in record:
@@ -223,8 +147,9 @@ def prove(
         return Proof(
             verdict, False, f"the gate's record of it (judged as {target}) carries no signed decision"
         )
+    binding = record["binding"]
     problem = binding_problem(
-        record["binding"],
+        binding,
         servers.approval_key,
         thread_id=thread_id,
         tool_call_id=call.get("id") or "",
@@ -233,9 +158,130 @@ def prove(
         arguments=call.get("args"),
     )
     if problem is None:
-        return Proof(verdict, True)
+        return Proof(verdict, True, decided=binding)
     changes = definition_changes(record.get("definition"), tool.definition) if "definition" in problem else []
     return Proof(verdict, False, problem, changes)
+
+
+# ------------------------------------------------------------------------------ the question and the answer
+
+
+def ask_payload(
+    call: ToolCall,
+    tool: McpTool | None,
+    verdict: Verdict,
+    policy: ApprovalPolicy,
+    *,
+    compat: bool,
+    config: Any = None,
+) -> ApprovalInterrupt:
+    """The ``mcp_approval`` payload every path asks with: the call, the rule and its reason, ``expires_at`` (the
+    policy's clock), and the principal with where it comes from (:class:`~langgraph_mcp.payloads.PrincipalInfo`)."""
+    if config is None:
+        config = _config()
+    payload = approval_payload(call, tool, verdict, compat=compat, now=policy.clock())
+    principal = policy.principal_for(config)
+    origin = policy.principal_origin_for(config)
+    if principal is not None and origin is not None:
+        payload["principal"] = {"id": principal, "origin": origin}
+    return payload
+
+
+def mind_client_principal(payload: ApprovalInterrupt) -> None:
+    """Warn (once) when a card offers to remember a decision for a principal the client asserted."""
+    who = payload.get("principal")
+    if who is not None and who["origin"] == "client" and "principal" in (payload.get("remember") or []):
+        warn_client_principal("a decision remembered for this user")
+
+
+_warned: set[str] = set()
+
+
+def warn_client_principal(where: str) -> None:
+    """Say once per process that a principal a client asserted decides something (see docs/security.md)."""
+    if "client" in _warned:
+        return
+    _warned.add("client")
+    warnings.warn(
+        f"{where} is judged for a principal the client asserted (configurable.user_id): any client of the run "
+        "can set it. Authenticate users (LangGraph custom auth, or ApprovalPolicy(principal=...)), or refuse "
+        "client principals with Oversight(trust_client_principal=False); see docs/security.md",
+        UserWarning,
+        stacklevel=3,
+    )
+
+
+@dataclass(frozen=True)
+class Effect:
+    """What a human's decision does to its call: run it with ``arguments``, or answer it with ``message``."""
+
+    decision: Decision
+    arguments: dict[str, Any] | None = None
+    message: ToolMessage | None = None
+    outcome: Literal["ran", "rejected", "expired", "failed"] = "ran"
+    """The record's outcome when the call does not run (``ran`` while it is to run)."""
+
+
+def effect(
+    call: ToolCall, decision: Decision, shown: Mapping[str, Any], *, now: float, tool: McpTool | None
+) -> Effect:
+    """What ``decision``, given to the card ``shown`` (the payload as it was when the call paused), does to
+    ``call`` to ``tool`` as listed now: every path applies it the same way.
+
+    * an approve or edit given after ``shown["expires_at"]`` counts as a rejection (the rule's ``expires_after``);
+    * an approve or edit of a tool whose definition is no longer the one shown does not run (asked again on the
+      next call: a changed definition re-asks);
+    * approve runs the call as it is; edit with the edited arguments; reject answers with the reason; respond with
+      the human's text."""
+    name, call_id = call["name"], call.get("id") or ""
+    if decision["type"] in ("approve", "edit"):
+        expires_at = shown.get("expires_at")
+        if isinstance(expires_at, int | float) and now > expires_at:
+            return Effect(
+                decision, message=expiry_message(name, call_id, cast(Any, shown), now), outcome="expired"
+            )
+        hash_shown = shown.get("definition_hash")
+        if tool is not None and isinstance(hash_shown, str) and hash_shown != tool.definition_hash:
+            why = "the tool's definition changed while the approval was pending; call it again to have it reviewed"
+            return Effect(decision, message=not_run(call, why), outcome="failed")
+        if tool is not None and args_digest(shown.get("arguments")) != args_digest(call.get("args")):
+            return Effect(
+                decision,
+                message=not_run(call, "the call changed while the approval was pending"),
+                outcome="failed",
+            )
+    if decision["type"] == "approve":
+        return Effect(decision, arguments=dict(call.get("args") or {}))
+    if decision["type"] == "edit":
+        return Effect(decision, arguments=dict(decision["edited_action"]["args"]))
+    if decision["type"] == "reject":
+        return Effect(
+            decision, message=rejection_message(name, call_id, decision.get("message")), outcome="rejected"
+        )
+    return Effect(
+        decision,
+        message=ToolMessage(content=decision["message"], name=name, tool_call_id=call_id),
+        outcome="rejected",
+    )
+
+
+REMEMBERED_KEY = "mcp_remembered"
+"""``ToolMessage.response_metadata`` key of a call that ran under a remembered approval: what the package knows of
+it (``decided_by``, ``rule``, and where known ``scope``, ``owner``, ``decided_at``)."""
+
+
+def with_remembered_note(message: ToolMessage, remembered: Mapping[str, Any]) -> ToolMessage:
+    """``message`` of a call that ran under a remembered approval, saying so (metadata and a short note)."""
+    scope = remembered.get("scope")
+    where = {"thread": " on this thread", "principal": " for this user"}.get(str(scope), "")
+    note = f"(Ran under a remembered approval{where}; nobody was asked this time.)"
+    content = message.content
+    if isinstance(content, str):
+        new_content: Any = f"{content}\n\n{note}" if content else note
+    else:
+        new_content = [*content, {"type": "text", "text": note}]
+    metadata = {**message.response_metadata, REMEMBERED_KEY: dict(remembered)}
+    return message.model_copy(update={"content": new_content, "response_metadata": metadata})
 
 
 def unproven_reason(proof: Proof) -> str:
@@ -257,6 +303,8 @@ class NodeDecision:
 
     arguments: dict[str, Any] | None
     message: ToolMessage | None
+    effect: Effect | None = None
+    """What the decision did (``None``: nobody was asked)."""
 
 
 def _stored_decision(payload: ApprovalInterrupt, value: Any, compat: bool) -> bool:
@@ -268,7 +316,13 @@ def _stored_decision(payload: ApprovalInterrupt, value: Any, compat: bool) -> bo
 
 
 async def ask_node_approval(
-    call: ToolCall, tool: McpTool, proof: Proof, *, compat: bool, on_unproven: OnUnproven
+    call: ToolCall,
+    tool: McpTool,
+    proof: Proof,
+    policy: ApprovalPolicy,
+    *,
+    compat: bool,
+    on_unproven: OnUnproven,
 ) -> NodeDecision:
     """Ask the human about ``call`` with the node's own interrupt (or answer with an error: ``on_unproven``).
 
@@ -277,7 +331,7 @@ async def ask_node_approval(
         configurable = get_config().get("configurable", {})
     except RuntimeError:  # called outside a graph
         configurable = {}
-    payload = approval_payload(call, tool, proof.verdict, compat=compat)
+    payload = ask_payload(call, tool, proof.verdict, policy, compat=compat)
     payload["reason"] = unproven_reason(proof)
     payload["description"] = payload["description"].replace(proof.verdict.reason, payload["reason"], 1)
     if proof.changes:
@@ -307,26 +361,15 @@ async def ask_node_approval(
         if isinstance(answer, DecisionResponse)
         else validate_decision(payload, only_decision(payload, answer) if compat else answer)
     )
-    if fresh == 0:  # a decision given just now, for the payload shown when the task paused: still this call?
-        shown = await shown_interrupt_value(configurable, 0)
-        if isinstance(shown, Mapping) and (
-            shown.get("definition_hash") != tool.definition_hash
-            or args_digest(shown.get("arguments")) != args_digest(call.get("args"))
-        ):
-            why = "the tool's definition or the call changed while the approval was pending; call it again"
-            return NodeDecision(None, not_run(call, why))
-    return NodeDecision(*_apply(call, decision))
-
-
-def _apply(call: ToolCall, decision: Decision) -> tuple[dict[str, Any] | None, ToolMessage | None]:
-    call_id, name = call.get("id") or "", call["name"]
-    if decision["type"] == "approve":
-        return dict(call.get("args") or {}), None
-    if decision["type"] == "edit":
-        return dict(decision["edited_action"]["args"]), None
-    if decision["type"] == "reject":
-        return None, rejection_message(name, call_id, decision.get("message"))
-    return None, ToolMessage(content=decision["message"], name=name, tool_call_id=call_id)
+    shown: Mapping[str, Any] | None = None
+    if fresh == 0:  # a decision given just now, for the payload shown when the task paused
+        value = await shown_interrupt_value(configurable, 0)
+        shown = value if isinstance(value, Mapping) else None
+    if shown is None:  # applied when it was given (this task ran on it then): not judged a second time
+        done = effect(call, decision, payload, now=float("-inf"), tool=None)
+    else:
+        done = effect(call, decision, shown, now=policy.clock(), tool=tool)
+    return NodeDecision(done.arguments, done.message, done)
 
 
 # ------------------------------------------------------------------------------ what a decision does: messages

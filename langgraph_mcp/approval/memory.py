@@ -67,6 +67,7 @@ __all__ = [
     "arecall",
     "aremember",
     "entry_key",
+    "genuine_entry",
     "list_approvals",
     "memory_key",
     "memory_namespace",
@@ -222,6 +223,20 @@ def _verifies(entry: object, key: ApprovalKey) -> bool:
         and entry.get("key_id") == key.key_id
         and key.opens(_PURPOSE, _fields(entry), entry.get("signature"))
     )
+
+
+def genuine_entry(entry: object, key: ApprovalKey, tool: McpTool) -> RememberedDecision | None:
+    """``entry`` if this package sealed it with ``key`` about ``tool`` as defined now, else ``None``."""
+    if not _verifies(entry, key):
+        return None
+    assert isinstance(entry, Mapping)
+    if (entry.get("server"), entry.get("tool"), entry.get("definition_hash")) != (
+        tool.server,
+        tool.name,
+        tool.definition_hash,
+    ):
+        return None
+    return cast(RememberedDecision, entry)
 
 
 def entry_key(entry: RememberedDecision) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Literal, NotRequired, TypeAlias, TypedDict
 
 from langgraph_mcp.catalog import ToolDefinition
-from langgraph_mcp.payloads import DecisionBinding
+from langgraph_mcp.payloads import DecisionBinding, RememberedDecision
 
 __all__ = ["GateRecord", "GateVerdict"]
 
@@ -25,5 +25,7 @@ class GateRecord(TypedDict):
     binding: NotRequired[DecisionBinding]
     """The signed decision the tool node checks before it sends the call (see
     :mod:`langgraph_mcp.humans.binding`); without one the record proves nothing."""
+    remembered: NotRequired[RememberedDecision]
+    """The remembered decision that let it through (a claim like the rest: the tool node checks its seal)."""
     definition: NotRequired[ToolDefinition]
     """The tool's definition as judged, so a re-ask after it changed can say what changed."""

@@ -53,9 +53,21 @@ from langgraph.config import get_config
 from langgraph.errors import GraphBubbleUp
 from langgraph.types import Command, interrupt
 
-from langgraph_mcp._compat import has_checkpointer, stored_resume_values, task_scratchpad
+from langgraph_mcp._compat import (
+    fresh_resume_index,
+    has_checkpointer,
+    shown_interrupt_value,
+    stored_resume_values,
+    task_scratchpad,
+)
 from langgraph_mcp.approval.audit import Outcome, decision_record, emit_decision
-from langgraph_mcp.approval.judge import rejection_message
+from langgraph_mcp.approval.judge import (
+    ask_payload,
+    effect,
+    mind_client_principal,
+    rejection_message,
+    with_remembered_note,
+)
 from langgraph_mcp.approval.memory import (
     MEMORY_METADATA_KEY,
     Recall,
@@ -67,9 +79,9 @@ from langgraph_mcp.approval.memory import (
     signed_entry,
     with_offer,
 )
+from langgraph_mcp.approval.oversight import Oversight, apply_key, register_policy, resolve
 from langgraph_mcp.approval.owners import Owner, cached_owners, establish_owner, owner_verdict
 from langgraph_mcp.calls.observers import judged_as
-from langgraph_mcp.humans.approval_request import approval_payload
 from langgraph_mcp.humans.decisions import (
     DecisionResponse,
     decision_response_schema,
@@ -100,11 +112,17 @@ class McpApprovalMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         self,
         servers: McpServers,
         policy: ApprovalPolicy | Mapping[str, Any] | str | os.PathLike[str] | None = None,
+        *,
+        oversight: Oversight | None = None,
     ) -> None:
         super().__init__()
         self.servers = servers
         self._access = server_access(servers)
-        self.policy = ApprovalPolicy.load(policy) if policy is not None else ApprovalPolicy()
+        loaded, _, self.oversight = resolve(oversight, policy, True)
+        apply_key(self._access, self.oversight)
+        self.policy = loaded if loaded is not None else ApprovalPolicy()
+        if loaded is not None:
+            register_policy(servers, loaded)
 
     def wrap_tool_call(
         self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], ToolOutcome]
@@ -120,6 +138,8 @@ class McpApprovalMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         run = _Run(self, request, owner)
         if run.may_recall:
             run.memory = recall(run.store, _messages(request), **run.recall_args())
+        if run.fresh:
+            run.shown = _mapping(self._access.run_sync(lambda: shown_interrupt_value(run.configurable, 0)))
         judged = self._judge(run)
         kept = judged.entry is not None and remember(run.store, judged.entry)
         if judged.answer is not None:
@@ -128,7 +148,7 @@ class McpApprovalMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         assert judged.request is not None
         try:
             with judged_as(judged.how):
-                outcome = _with_edit_note(handler(judged.request), judged.edited)
+                outcome = _noted(_with_edit_note(handler(judged.request), judged.edited), judged)
         except GraphBubbleUp:
             raise
         except BaseException:
@@ -144,6 +164,8 @@ class McpApprovalMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         run = _Run(self, request, await establish_owner(self._access, request.tool_call["name"]))
         if run.may_recall:
             run.memory = await arecall(run.store, _messages(request), **run.recall_args())
+        if run.fresh:
+            run.shown = _mapping(await shown_interrupt_value(run.configurable, 0))
         judged = self._judge(run)
         kept = judged.entry is not None and await aremember(run.store, judged.entry)
         if judged.answer is not None:
@@ -152,7 +174,7 @@ class McpApprovalMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         assert judged.request is not None
         try:
             with judged_as(judged.how):
-                outcome = _with_edit_note(await handler(judged.request), judged.edited)
+                outcome = _noted(_with_edit_note(await handler(judged.request), judged.edited), judged)
         except GraphBubbleUp:
             raise
         except BaseException:
@@ -175,7 +197,12 @@ class McpApprovalMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         if remembered is not None:  # a signed entry this package wrote, about this very definition
             run.decided_by, run.decision = "remembered", remembered["type"]
             if remembered["type"] == "approve":
-                return _Judged(request, how=_judged("ask", "remembered", "approve", verdict.rule))
+                entry = run.memory.entry if run.memory is not None else None
+                noted: dict[str, Any] = {"decided_by": "remembered", "rule": verdict.rule}
+                if entry is not None:
+                    noted.update(scope=entry["scope"], owner=entry["owner"], decided_at=entry["decided_at"])
+                how = _judged("ask", "remembered", "approve", verdict.rule)
+                return _Judged(request, how=how, remembered=noted)
             reason = remembered.get("message")
             message = rejection_message(name, call_id, reason if isinstance(reason, str) else None)
             return _Judged(answer=message)
@@ -185,7 +212,7 @@ class McpApprovalMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
                 "on: create it with one, e.g. create_agent(..., checkpointer=InMemorySaver())"
             )
             return _Judged(answer=_denied(name, call_id, why), outcome="denied")
-        payload = approval_payload(call, owner.tool, verdict, compat=True)
+        payload = ask_payload(call, owner.tool, verdict, self.policy, compat=True)
         with_offer(
             payload,
             verdict,
@@ -197,6 +224,7 @@ class McpApprovalMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
                 principal=run.principal,
             ),
         )
+        mind_client_principal(payload)
         answer = interrupt(payload, response_schema=decision_response_schema(payload, compat=True))
         decision: Decision
         if isinstance(answer, DecisionResponse):
@@ -204,18 +232,19 @@ class McpApprovalMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         else:  # defensive: a plain value (it was checked before it was saved)
             decision = validate_decision(payload, only_decision(payload, answer))
         run.decided_by, run.decision = "human", decision["type"]
+        # What the decision does, judged on the card the human saw (a redeploy or a late answer never runs).
+        done = effect(call, decision, run.shown or payload, now=self.policy.clock(), tool=owner.tool)
+        if done.message is not None:
+            entry = run.entry(decision) if decision["type"] == "reject" else None
+            return _Judged(answer=done.message, entry=entry, outcome=done.outcome)
         entry = run.entry(decision)
-        if decision["type"] == "approve":
-            return _Judged(request, how=_judged("ask", "human", "approve", verdict.rule), entry=entry)
         if decision["type"] == "edit":
-            args = dict(decision["edited_action"]["args"])
-            run.arguments = args
-            edited: ToolCall = {**call, "args": args}
+            assert done.arguments is not None
+            run.arguments = done.arguments
+            edited: ToolCall = {**call, "args": done.arguments}
             how = _judged("ask", "human", "edit", verdict.rule)
-            return _Judged(request.override(tool_call=edited), edited=args, how=how)
-        if decision["type"] == "reject":
-            return _Judged(answer=rejection_message(name, call_id, decision.get("message")), entry=entry)
-        return _Judged(answer=ToolMessage(content=decision["message"], name=name, tool_call_id=call_id))
+            return _Judged(request.override(tool_call=edited), edited=done.arguments, how=how)
+        return _Judged(request, how=_judged("ask", "human", "approve", verdict.rule), entry=entry)
 
 
 @dataclass(frozen=True)
@@ -231,6 +260,8 @@ class _Judged:
     """The decision to remember."""
     outcome: Outcome = "rejected"
     """The record's outcome when ``answer`` is given."""
+    remembered: dict[str, Any] | None = None
+    """What is known of the remembered approval it runs under (said on its ToolMessage)."""
 
 
 def _ran_or_failed(outcome: ToolOutcome) -> Outcome:
@@ -259,6 +290,12 @@ class _Run:
         # Asked before (this task holds an answer): the human's answer decides, not what a sibling remembered since.
         asked = scratchpad is not None and bool(stored_resume_values(scratchpad))
         self.may_recall = self.verdict.needs_approval and owner.tool is not None and not asked
+        self.fresh = (
+            asked and scratchpad is not None and fresh_resume_index(scratchpad, self.configurable) == 0
+        )
+        """The answer to this call's approval came just now (the card shown is read to judge it)."""
+        self.shown: Mapping[str, Any] | None = None
+        """The approval card as shown when the call paused (read when its answer came just now)."""
 
     def recall_args(self) -> dict[str, Any]:
         tool = self.owner.tool
@@ -317,6 +354,17 @@ class _Run:
             now=self.middleware.policy.clock(),
             tool_call_id=self.request.tool_call.get("id") or "",
         )
+
+
+def _noted(outcome: ToolOutcome, judged: _Judged) -> ToolOutcome:
+    """A call run under a remembered approval says so on its ToolMessage."""
+    if judged.remembered is None or not isinstance(outcome, ToolMessage):
+        return outcome
+    return with_remembered_note(outcome, judged.remembered)
+
+
+def _mapping(value: Any) -> Mapping[str, Any] | None:
+    return value if isinstance(value, Mapping) else None
 
 
 def _messages(request: ToolCallRequest) -> list[Any]:

@@ -92,6 +92,7 @@ from langgraph.types import Send
 
 from langgraph_mcp._compat import RunnableCallable
 from langgraph_mcp.approval.judge import expiry_message, rejection_message
+from langgraph_mcp.approval.oversight import Oversight, PolicyInput, apply_key, register_policy, resolve
 from langgraph_mcp.approval.owners import Owner, owner_verdict
 from langgraph_mcp.graph.gate_apply import apply_decisions
 from langgraph_mcp.graph.gate_check import GateCheck
@@ -109,7 +110,7 @@ from langgraph_mcp.graph.messages import (
 from langgraph_mcp.humans.approval_request import approval_payload
 from langgraph_mcp.humans.hitl import agent_chat_ui_mode
 from langgraph_mcp.humans.policy import ApprovalPolicy
-from langgraph_mcp.servers.mcp_servers import McpServers
+from langgraph_mcp.servers.mcp_servers import McpServers, server_access
 
 __all__ = [
     "approval_payload",
@@ -120,6 +121,17 @@ __all__ = [
 ]
 
 
+def _judging(servers: McpServers, oversight: Oversight | None, policy: PolicyInput) -> ApprovalPolicy:
+    """The policy a gate or router judges with; a given one is registered, so a tool node given none over the same
+    servers is never looser (:func:`~langgraph_mcp.approval.oversight.policies_for`)."""
+    loaded, _, oversight = resolve(oversight, policy, False)
+    apply_key(server_access(servers), oversight)
+    if loaded is None:
+        return ApprovalPolicy()
+    register_policy(servers, loaded)
+    return loaded
+
+
 def create_approval_gate(
     servers: McpServers,
     policy: ApprovalPolicy | Mapping[str, Any] | str | os.PathLike[str] | None = None,
@@ -128,6 +140,7 @@ def create_approval_gate(
     compat: bool | None = None,
     name: str = "approval_gate",
     messages_key: str = "messages",
+    oversight: Oversight | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Build the approval gate: a compiled subgraph over ``messages``, added between the model and the tools.
 
@@ -140,14 +153,15 @@ def create_approval_gate(
 
     The subgraph is compiled without a checkpointer, so it uses its parent's (``langgraph dev`` provides one
     when the gate is served on its own). ``name`` names the compiled graph (use it as the node name).
+
+    ``oversight`` (:class:`~langgraph_mcp.approval.oversight.Oversight`) gives the policy, key, store and Agent Chat
+    UI mode at once, instead of ``policy`` and ``agent_chat_ui``. A tool node given no policy judges with this
+    gate's policy too (the strictest of every gate's over the same servers): it is never looser than the gate.
     """
     compat = agent_chat_ui_mode(agent_chat_ui, compat, "create_approval_gate")
-    gate = GateCheck(
-        servers,
-        ApprovalPolicy.load(policy) if policy is not None else ApprovalPolicy(),
-        compat=compat,
-        messages_key=messages_key,
-    )
+    gate = GateCheck(servers, _judging(servers, oversight, policy), compat=compat, messages_key=messages_key)
+    if oversight is not None:
+        compat = gate.compat = oversight.agent_chat_ui or compat
     review = GateReview(gate)
 
     def apply(state: Any) -> dict[str, Any]:
@@ -182,6 +196,7 @@ def route_through_gate(
     messages_key: str = "messages",
     agent_chat_ui: bool = False,
     compat: bool | None = None,
+    oversight: Oversight | None = None,
 ) -> RunnableCallable:
     """Conditional edge after the model: allowed calls go straight to the tool node, the rest through the gate.
 
@@ -210,12 +225,11 @@ def route_through_gate(
     calls that would run in parallel run in sequence.
     """
     checker = GateCheck(
-        servers,
-        ApprovalPolicy.load(policy) if policy is not None else ApprovalPolicy(),
-        compat=False,
-        messages_key=messages_key,
+        servers, _judging(servers, oversight, policy), compat=False, messages_key=messages_key
     )
     compat = agent_chat_ui_mode(agent_chat_ui, compat, "route_through_gate")
+    if oversight is not None:
+        compat = oversight.agent_chat_ui or compat
 
     def split(state: Any, owners: Mapping[str, Owner], config: RunnableConfig) -> Sequence[Send] | str:
         messages = messages_of(state, messages_key)

@@ -21,16 +21,22 @@ from langgraph.config import get_config
 from langgraph.store.base import BaseStore
 
 from langgraph_mcp._compat import has_checkpointer
+from langgraph_mcp.approval.judge import ask_payload, mind_client_principal
 from langgraph_mcp.approval.memory import Recall, arecall, offer, recall, with_offer
 from langgraph_mcp.approval.owners import Owner, cached_owners, establish_owners, owner_verdict, record_for
 from langgraph_mcp.calls.asker import InterruptAsker
 from langgraph_mcp.catalog import McpTool, ToolDefinition
 from langgraph_mcp.graph.gate_state import ALLOWED, DECISIONS, DENIED, JUDGED, REVIEWS, SHOWN
 from langgraph_mcp.graph.messages import GateRecord, messages_of, pending_calls
-from langgraph_mcp.humans.approval_request import approval_payload
 from langgraph_mcp.humans.policy import ApprovalPolicy, Verdict
 from langgraph_mcp.humans.sign_in import MAX_SIGN_INS_PER_CALL, authorization_payload, sign_in_result
-from langgraph_mcp.payloads import ApprovalInterrupt, BindingVerdict, Decision, DecisionBinding
+from langgraph_mcp.payloads import (
+    ApprovalInterrupt,
+    BindingVerdict,
+    Decision,
+    DecisionBinding,
+    RememberedDecision,
+)
 from langgraph_mcp.servers.identities import current_store
 from langgraph_mcp.servers.mcp_servers import McpServers, server_access
 
@@ -107,10 +113,12 @@ class GateCheck:
         )
         return record_for(tool, "allow", binding)
 
-    def remembered_record(self, call: ToolCall, tool: McpTool, config: RunnableConfig) -> GateRecord:
+    def remembered_record(
+        self, call: ToolCall, tool: McpTool, config: RunnableConfig, entry: RememberedDecision | None
+    ) -> GateRecord:
         """The record of a call a remembered approval answers: signed here, where the entry was verified."""
         binding = self.sign(
-            "approve",
+            "remembered",
             call.get("id") or "",
             tool.server,
             tool.name,
@@ -118,7 +126,12 @@ class GateCheck:
             call.get("args"),
             config,
         )
-        return record_for(tool, "approve", binding)
+        record = record_for(tool, "approve", binding)
+        if (
+            entry is not None
+        ):  # so the tool node can say which remembered approval ran it (it checks the seal)
+            record["remembered"] = entry
+        return record
 
     def _judgements(
         self,
@@ -141,7 +154,6 @@ class GateCheck:
         config = j.config
         can_pause = has_checkpointer(config.get("configurable", {}))
         principal = j.principal
-        now = self.policy.clock()
         reviews: list[ApprovalInterrupt] = []
         denied: dict[str, str] = dict(declined or {})
         allowed: dict[str, GateRecord] = {}
@@ -172,7 +184,8 @@ class GateCheck:
             elif decision is not None and tool is not None:  # an entry this package signed, this definition
                 judged[call_id]["decided_by"] = "remembered"
                 if decision["type"] == "approve":
-                    allowed[call_id] = self.remembered_record(call, tool, config)
+                    entry = memory.entry if memory is not None else None
+                    allowed[call_id] = self.remembered_record(call, tool, config, entry)
                 else:
                     remembered[call_id] = decision
             elif not can_pause:  # fail closed: nobody can be asked
@@ -181,7 +194,9 @@ class GateCheck:
                     "pause on: compile it with one, e.g. graph.compile(checkpointer=InMemorySaver())"
                 )
             else:
-                payload = approval_payload(call, owner.tool, verdict, compat=self.compat, now=now)
+                payload = ask_payload(
+                    call, owner.tool, verdict, self.policy, compat=self.compat, config=config
+                )
                 with_offer(
                     payload,
                     verdict,
@@ -193,6 +208,7 @@ class GateCheck:
                         principal=principal,
                     ),
                 )
+                mind_client_principal(payload)
                 reviews.append(payload)
                 if owner.tool is not None:
                     shown[call_id] = owner.tool.definition

@@ -14,15 +14,16 @@ routers judge every call on every pass, whatever record it carries.
 
 The calls of one turn may finish in different tasks of one step (one ``Send`` per call), and a conditional edge
 after the tool node reads only its own task's view of the state: the state at the start of the step plus that
-task's writes, never a sibling's. So each ``ToolMessage`` the tool node writes carries its *batch*
-(``response_metadata["mcp_batch"]``): the ids of every call sent to the tool node in the same step. A task that
-sees its own batch cover every unanswered call knows the rest are its siblings, finishing in this step (or
-resuming in it) - see :func:`turn_done`.
+task's writes, never a sibling's. So the tool node notes, for its own task, its *batch*: the ids of every call
+sent to the tool node in the same step (:func:`langgraph_mcp.graph.routing.note_batch`). A task whose batch covers
+every unanswered call knows the rest are its siblings, finishing in this step (or resuming in it) - see
+:func:`turn_done`. Each ``ToolMessage`` also shows its batch (``response_metadata["mcp_batch"]``), for people and
+tools reading the thread; it is never read back (a client can write one).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
@@ -267,22 +268,18 @@ def with_batch(message: ToolMessage, batch: Sequence[str]) -> ToolMessage:
     return message
 
 
-def turn_done(messages: Sequence[AnyMessage]) -> bool:
+def turn_done(messages: Sequence[AnyMessage], batch: Collection[str] | None) -> bool:
     """Whether every call of the last ``AIMessage`` is answered once the current step's tasks have finished.
 
-    True when no call is pending in this view, or when one ``ToolMessage`` of the turn has a batch covering
-    every call still pending: those are sibling tasks of this step (LangGraph finishes a step only once every
-    task in it has, resumes included), so nothing is left for a later step.
+    True when no call is pending in this view, or when ``batch`` (the calls the tool node was sent in this step,
+    as this task's own node noted them: never a stamp read from the thread, which a client can write) covers every
+    call still pending: those are sibling tasks of this step (LangGraph finishes a step only once every task in it
+    has, resumes included), so nothing is left for a later step.
     """
     pending = {_call_id(c) for c in pending_tool_calls(messages)}
     if not pending:
         return True
-    for message in turn_of(messages):
-        if isinstance(message, ToolMessage):
-            batch = message.response_metadata.get(BATCH_KEY)
-            if isinstance(batch, list) and pending <= set(batch):
-                return True
-    return False
+    return batch is not None and pending <= set(batch)
 
 
 def gate_records(ai: AIMessage | None) -> dict[str, GateRecord] | None:

@@ -12,22 +12,34 @@ import asyncio
 import contextvars
 import os
 from collections.abc import Callable, Mapping
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_config
 from langgraph.errors import GraphBubbleUp, GraphInterrupt, is_invalid_resume
 from langgraph.func import task
+from langgraph.store.base import BaseStore
 
 from langgraph_mcp._compat import RunnableCallable
 from langgraph_mcp.approval.audit import (
+    Outcome,
     decision_record,
     decisions_heard,
     emit_decision,
     span_attributes,
 )
-from langgraph_mcp.approval.judge import OnUnproven, Proof, ask_node_approval, prove
+from langgraph_mcp.approval.judge import (
+    Effect,
+    OnUnproven,
+    Proof,
+    ask_node_approval,
+    prove,
+    with_remembered_note,
+)
+from langgraph_mcp.approval.memory import genuine_entry
+from langgraph_mcp.approval.once import claim, execution_id, finish
+from langgraph_mcp.approval.oversight import Oversight, apply_key, policies_for, resolve
 from langgraph_mcp.calls.driver import run_call
 from langgraph_mcp.calls.interceptors import ToolCallOutcome, call_intercepted
 from langgraph_mcp.calls.observers import CallStream, ToolRun, call_span, listening, start_tool_run
@@ -49,7 +61,6 @@ from langgraph_mcp.graph.messages import (
     audit_context,
     batch_of,
     gate_records,
-    gate_verdict,
     is_send_payload,
     messages_of,
     pending_call,
@@ -57,11 +68,12 @@ from langgraph_mcp.graph.messages import (
     split_calls,
     with_batch,
 )
-from langgraph_mcp.graph.routing import ToolCallRouter, ToolCallsDone, route_tool_calls
+from langgraph_mcp.graph.routing import ToolCallRouter, ToolCallsDone, note_batch, route_tool_calls
 from langgraph_mcp.humans.hitl import agent_chat_ui_mode
 from langgraph_mcp.humans.policy import ApprovalPolicy
 from langgraph_mcp.humans.sign_in import MAX_SIGN_INS_PER_CALL, authorization_payload, sign_in_result
-from langgraph_mcp.payloads import DecisionRecord
+from langgraph_mcp.payloads import DecisionRecord, DecisionType
+from langgraph_mcp.servers.identities import current_store
 from langgraph_mcp.servers.mcp_servers import McpServers, server_access
 
 __all__ = ["ErrorHandler", "McpToolNode", "ToolCallRouter", "ToolCallsDone", "route_tool_calls"]
@@ -93,7 +105,9 @@ class _Work:
         """The ids of every call sent to the tool node in this step (this task's and its siblings')."""
 
     def answer(self, messages_key: str, messages: list[ToolMessage]) -> dict[str, list[ToolMessage]]:
-        """The node's update: ``messages`` marked with this step's batch (see :func:`turn_done`)."""
+        """The node's update: ``messages`` marked with this step's batch, noted for the edge after the node
+        (:func:`~langgraph_mcp.graph.routing.note_batch`)."""
+        note_batch(self.batch)
         return {messages_key: [with_batch(m, self.batch) for m in messages]}
 
 
@@ -136,15 +150,21 @@ class McpToolNode(RunnableCallable):
         compat: bool | None = None,
         policy: ApprovalPolicy | Mapping[str, Any] | str | os.PathLike[str] | None = None,
         on_unproven: OnUnproven = "ask",
+        oversight: Oversight | None = None,
     ) -> None:
         super().__init__(self._func, self._afunc, name=name, tags=tags, trace=False)
         self.servers = servers
         self._access = server_access(servers)
         self.messages_key = messages_key
         self.handle_tool_errors = handle_tool_errors
+        loaded, agent_chat_ui, self.oversight = resolve(oversight, policy, agent_chat_ui)
+        apply_key(self._access, self.oversight)
         self.compat = agent_chat_ui_mode(agent_chat_ui, compat, "McpToolNode")
-        self.policy = ApprovalPolicy.load(policy) if policy is not None else ApprovalPolicy()
-        """What the node lets run without a decision (the same as the gate's, or the default policy)."""
+        self.explicit_policy = loaded
+        """The policy given (``None``: none was, see :attr:`policies`)."""
+        self.policy = loaded if loaded is not None else ApprovalPolicy()
+        """What the node lets run without a decision, given explicitly (else the default policy, and see
+        :attr:`policies`)."""
         if on_unproven not in ("ask", "error"):
             raise ConfigError(f"on_unproven must be 'ask' or 'error', got {on_unproven!r}")
         self.on_unproven: OnUnproven = on_unproven
@@ -212,8 +232,16 @@ class McpToolNode(RunnableCallable):
         a tool run under the node's run (so the calls of one node run are siblings), see :mod:`.calls.observers`."""
         return await _NodeCall(self, call, work, config).run()
 
+    @property
+    def policies(self) -> list[ApprovalPolicy]:
+        """What the node judges with: the policy it was given; without one, the strictest of the default policy
+        and every policy a gate, router or middleware over the same servers holds (never looser than any gate)."""
+        if self.explicit_policy is not None:
+            return [self.explicit_policy]
+        return policies_for(self.servers)
+
     def _prove(self, call: ToolCall, resolution: ToolResolution, record: GateRecord | None) -> Proof:
-        return prove(self._access, self.policy, call, resolution, record, _thread_id())
+        return prove(self._access, self.policies, call, resolution, record, _thread_id())
 
     def _call_target(self, tool: McpTool) -> CallTarget:
         """Where the call goes; it is held back if the tool stops being what it was proven on."""
@@ -259,6 +287,11 @@ class _NodeCall:
         self.approved: dict[str, Any] | None = None
         """The arguments the node's own approval question got in this run (``None``: not asked)."""
         self.approved_hash = ""
+        self.proof: Proof | None = None
+        """The last proof of the call (``None``: not proven yet)."""
+        self.effect: Effect | None = None
+        """What the human's answer to the node's own question did (``None``: not asked)."""
+        self.principal: str | None = None
 
     async def run(self) -> ToolMessage:
         sign_ins = relists = 0
@@ -312,35 +345,61 @@ class _NodeCall:
         return None
 
     async def _attempt(self) -> ToolMessage:
-        """One try at the call; a call the gate let through gets its ``mcp_decision`` record once answered."""
+        """One try at the call; a call this node judged by a decision, a denial or its own question gets its
+        ``mcp_decision`` record once answered, built from what the node decided (never from message metadata)."""
         found: list[McpTool] = []
         # Held from its first use (listing) through the send: a per-run identity's connection is not closed under it.
         with call_span(self.name) as span, self.node._access.holding():
             message = await self._try_call(found)
-            if self.record is not None and decisions_heard(span):  # also as its span's attributes
+            if self.judged and decisions_heard(span):  # also as its span's attributes
                 decision = self._decision(found[0] if found else None, message)
                 emit_decision(decision)
                 if span.is_recording():
                     span.set_attributes(span_attributes(decision))
         return message
 
+    @property
+    def judged(self) -> bool:
+        """Whether this call's judgement is on the record: a gate let it through, it was denied, or a human
+        (now or remembered) decided it."""
+        proof = self.proof
+        return proof is not None and (
+            self.record is not None or proof.denied or proof.decided is not None or self.effect is not None
+        )
+
+    def _who(self) -> tuple[Literal["policy", "human", "remembered"], DecisionType | None]:
+        proof = self.proof
+        if self.effect is not None:
+            return "human", self.effect.decision["type"]
+        decided = proof.decided if proof is not None else None
+        if decided is None or decided["verdict"] == "allow":
+            return "policy", None
+        if decided["verdict"] == "remembered":
+            return "remembered", "approve"
+        return "human", decided["verdict"]
+
     def _decision(self, tool: McpTool | None, message: ToolMessage) -> DecisionRecord:
-        record = self.record
-        assert record is not None
-        verdict, decided_by = gate_verdict(record, self.work.audit.get(self.id))
-        judged = self.work.audit.get(self.id) or {}
+        proof = self.proof
+        assert proof is not None
+        decided_by, decision = self._who()
+        if self.effect is not None and self.effect.message is not None:
+            outcome: Outcome = self.effect.outcome
+        elif proof.denied:
+            outcome = "denied"
+        else:
+            outcome = "failed" if message.status == "error" else "ran"
         return decision_record(
             tool_call_id=self.id,
-            server=tool.server if tool is not None else record["server"],
-            tool=tool.name if tool is not None else record["tool"] or self.name,
+            server=tool.server if tool is not None else None,
+            tool=tool.name if tool is not None else self.name,
             definition_hash=tool.definition_hash if tool is not None else None,
-            verdict=verdict,
+            verdict=proof.verdict.kind,
             decided_by=decided_by,
-            rule=str(judged.get("rule") or ""),
-            args=self.call.get("args"),
-            principal=judged.get("principal"),
-            decision=record["verdict"] if record["verdict"] != "allow" else None,
-            outcome="failed" if message.status == "error" else "ran",
+            rule=proof.verdict.rule,
+            args=self.approved if self.approved is not None else self.call.get("args"),
+            principal=self.principal,
+            decision=decision,
+            outcome=outcome,
         )
 
     async def _try_call(self, found: list[McpTool]) -> ToolMessage:
@@ -359,7 +418,9 @@ class _NodeCall:
             return node._error_message(exc, self.name, self.id)
         found.append(tool)
         # Right before tools/call: the policy on the definition listed now, or a decision bound to this call.
-        proof = node._prove(self.call, resolution, self.record)
+        policies = node.policies
+        proof = self.proof = node._prove(self.call, resolution, self.record)
+        self.principal = policies[0].principal_for(self.config)
         if proof.denied:
             return self._not_run(f"the approval policy denies it ({proof.verdict.reason})")
         arguments = dict(self.call.get("args") or {})
@@ -368,8 +429,9 @@ class _NodeCall:
                 if self.questions.made is not None and self.questions.made.consumed:
                     return self._not_run("it needs a human's approval, which it did not need when it paused")
                 decision = await ask_node_approval(
-                    self.call, tool, proof, compat=node.compat, on_unproven=node.on_unproven
+                    self.call, tool, proof, policies[0], compat=node.compat, on_unproven=node.on_unproven
                 )
+                self.effect = decision.effect
                 if decision.message is not None:
                     return decision.message
                 assert decision.arguments is not None
@@ -378,6 +440,11 @@ class _NodeCall:
             elif self.approved_hash != tool.definition_hash:
                 return self._not_run("the tool's definition changed after it was approved; call it again")
             arguments = dict(self.approved)
+        once = self.effect is not None or (proof.decided is not None and proof.decided["verdict"] != "allow")
+        if once:  # a decision runs its call at most once (approval/once.py)
+            refused = await claim(self._store(), _thread_id(), self.id, self._execution())
+            if refused is not None:
+                return self._not_run(refused)
         run = None
         if listening(self.config):  # nobody listening: no run, and nothing computed for one
             run = await start_tool_run(
@@ -395,9 +462,40 @@ class _NodeCall:
             if run is not None:
                 await run.failed(exc, tool_call_id=self.id)
             raise
+        if once:
+            await finish(self._store(), _thread_id(), self.id, self._execution())
+        if proof.decided is not None and proof.decided["verdict"] == "remembered":
+            message = with_remembered_note(message, self._remembered(tool))
         if run is not None:
             await run.ended(message)
         return message
+
+    def _remembered(self, tool: McpTool) -> dict[str, Any]:
+        """What the package knows of the remembered approval this call ran under (its sealed entry, if the gate's
+        record carries a genuine one)."""
+        noted: dict[str, Any] = {
+            "decided_by": "remembered",
+            "rule": self.proof.verdict.rule if self.proof else "",
+        }
+        claimed = self.record.get("remembered") if self.record is not None else None
+        entry = genuine_entry(claimed, self.node._access.approval_key, tool)
+        if entry is not None:
+            noted.update(
+                scope=entry["scope"], owner=entry["owner"], rule=entry["rule"], decided_at=entry["decided_at"]
+            )
+        return noted
+
+    def _store(self) -> BaseStore | None:
+        store = current_store()
+        oversight = self.node.oversight
+        return store if store is not None or oversight is None else oversight.store
+
+    @staticmethod
+    def _execution() -> str:
+        try:
+            return execution_id(get_config().get("configurable", {}))
+        except RuntimeError:  # called outside a graph
+            return ""
 
     async def _send(
         self, tool: McpTool, arguments: dict[str, Any], run: ToolRun | None, *, approved: bool
@@ -460,14 +558,13 @@ class _NodeCall:
             "mcp_definition_hash": tool.definition_hash,
             **self.node._access.run_metadata(tool.server),
         }
-        record, judged = self.record, self.work.audit.get(self.id) or {}
-        if record is not None:
-            verdict, decided_by = gate_verdict(record, judged)
+        if self.record is not None and self.proof is not None:
+            decided_by, decision = self._who()
             metadata.update(
-                mcp_verdict=verdict,
+                mcp_verdict=self.proof.verdict.kind,
                 mcp_decided_by=decided_by,
-                mcp_decision=record["verdict"] if record["verdict"] != "allow" else None,
-                mcp_rule=str(judged.get("rule") or ""),
+                mcp_decision=decision,
+                mcp_rule=self.proof.verdict.rule,
             )
         return metadata
 

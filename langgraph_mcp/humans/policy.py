@@ -76,7 +76,7 @@ from pydantic import (
 )
 
 from langgraph_mcp.catalog import McpTool
-from langgraph_mcp.credentials import current_principal
+from langgraph_mcp.credentials import current_principal, principal_origin
 from langgraph_mcp.errors import ConfigError, PolicyError
 from langgraph_mcp.humans.policy_file import format_errors, read_source, self_test_failures
 from langgraph_mcp.humans.policy_rules import Rule, RuleTest, VerdictKind, check_decisions, compile_rules
@@ -153,6 +153,10 @@ class ApprovalPolicy(BaseModel):
     principal: PrincipalFn | None = Field(default=None, exclude=True)
     """Who runs the graph, from the run's config; ``None``: :func:`langgraph_mcp.credentials.current_principal`
     (``configurable.langgraph_auth_user_id``, else ``configurable.user_id``)."""
+    trust_client_principal: bool = Field(default=True, exclude=True)
+    """``False``: a principal a client asserted (``configurable.user_id``, see
+    :func:`~langgraph_mcp.credentials.principal_origin`) counts as no principal; an operator's ``principal`` and
+    LangGraph Server's authenticated user are unaffected."""
     clock: Callable[[], float] = Field(default=time.time, exclude=True)
     """Seconds since the epoch; what ``expires_after`` is measured with (tests inject their own)."""
 
@@ -303,7 +307,19 @@ class ApprovalPolicy(BaseModel):
         :func:`~langgraph_mcp.credentials.current_principal`."""
         if self.principal is not None:
             return self.principal(config)
+        if not self.trust_client_principal and principal_origin(config) == "client":
+            return None
         return current_principal(config)
+
+    def principal_origin_for(
+        self, config: RunnableConfig | None
+    ) -> Literal["authenticated", "client"] | None:
+        """Where :meth:`principal_for`'s answer comes from (``None``: there is none)."""
+        if self.principal is not None:
+            return "authenticated" if self.principal(config) is not None else None
+        if self.principal_for(config) is None:
+            return None
+        return principal_origin(config)
 
     def verdict(self, call: ToolCall, tool: McpTool | None, *, principal: str | None = None) -> Verdict:
         """The verdict for one tool call; ``tool`` is ``None`` when the call does not go to an MCP tool."""

@@ -69,6 +69,17 @@ class ApprovalInterrupt(ToolQuestion):
     ``remember``); present with ``remember``."""
     remember_unavailable: NotRequired[dict[str, str]]
     """Scopes not offered here and why (e.g. ``principal`` without a LangGraph store), so a UI can say so."""
+    principal: NotRequired[PrincipalInfo]
+    """Who runs the graph, and where that comes from (absent when there is no principal)."""
+
+
+class PrincipalInfo(TypedDict):
+    """The principal a call is judged for, and where it comes from: ``authenticated`` (an operator's
+    ``principal_for``, LangGraph Server's custom auth) or ``client`` (``configurable.user_id``, which any client of
+    the run sets as it likes)."""
+
+    id: str
+    origin: Literal["authenticated", "client"]
 
 
 class DefinitionChange(TypedDict):
@@ -79,7 +90,7 @@ class DefinitionChange(TypedDict):
     after: Any
 
 
-BindingVerdict: TypeAlias = Literal["allow", "approve", "edit"]
+BindingVerdict: TypeAlias = Literal["allow", "approve", "edit", "remembered"]
 
 
 class DecisionBinding(TypedDict):
@@ -90,7 +101,8 @@ class DecisionBinding(TypedDict):
 
     v: Literal[1]
     verdict: BindingVerdict
-    """``allow``: the policy allowed it (on this definition); ``approve``/``edit``: a human did."""
+    """``allow``: the policy allowed it (on this definition); ``approve``/``edit``: a human did; ``remembered``: a
+    remembered approval did."""
     thread_id: str
     tool_call_id: str
     server: str

@@ -1,0 +1,112 @@
+"""``Oversight``: the options that shape how one graph's MCP calls are judged, given once.
+
+Policy, approval key, store and Agent Chat UI mode are the four things every path that judges a call must agree
+on (the gate, the tool node, ``create_agent``'s middleware, the CLI). One object carries them, the constructors and
+:func:`langgraph_mcp.graph.agent.add_mcp_tools` take it, so a graph cannot hold a strict gate and a loose node by
+accident.
+
+With hand wiring and no ``Oversight`` (or no policy) given to the tool node, the node is never looser than any gate:
+it judges with the strictest of the default policy and every policy a gate, a router or a middleware was given
+for the same ``McpServers`` (:func:`policies_for`). A gate and a node of one graph hold different policies only
+when both are passed explicitly.
+"""
+
+from __future__ import annotations
+
+import os
+import weakref
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from langgraph.store.base import BaseStore
+
+from langgraph_mcp.errors import ConfigError
+from langgraph_mcp.humans.binding import ApprovalKey
+from langgraph_mcp.humans.policy import ApprovalPolicy
+
+__all__ = ["Oversight", "PolicyInput", "apply_key", "policies_for", "register_policy", "resolve"]
+
+PolicyInput = ApprovalPolicy | Mapping[str, Any] | str | os.PathLike[str] | None
+
+
+@dataclass(frozen=True)
+class Oversight:
+    """How a graph's MCP calls are judged: given once, to :func:`~langgraph_mcp.add_mcp_tools` or to each of
+    ``create_approval_gate``, ``route_through_gate``, ``McpToolNode`` and ``McpApprovalMiddleware``.
+
+    * ``policy``: an :class:`ApprovalPolicy` or what :meth:`ApprovalPolicy.load` takes (``None``: the default:
+      ask about destructive tools and every tool of an untrusted server, allow the rest).
+    * ``approval_key``: the secret decisions are signed with (``None``: the servers' config, else
+      ``LANGGRAPH_MCP_APPROVAL_KEY``, else this machine's key). Several workers need one shared key.
+    * ``store``: where remembered decisions, the consumed markers and the audit sink go when the graph is compiled
+      without one (the graph's own store wins).
+    * ``agent_chat_ui``: Agent Chat UI mode (cards and ``{"decisions": [...]}`` answers) on every path.
+    * ``trust_client_principal``: ``False`` refuses a principal a client asserted (``configurable.user_id``)
+      wherever a principal matters (principal-scope memory, principal rules); authenticated principals (an
+      operator's ``principal_for``, LangGraph custom auth) are unaffected.
+    """
+
+    policy: PolicyInput = None
+    approval_key: str | None = field(default=None, repr=False)
+    store: BaseStore | None = None
+    agent_chat_ui: bool = False
+    trust_client_principal: bool = True
+
+    def loaded_policy(self) -> ApprovalPolicy:
+        """The policy, loaded (the default policy when none was given)."""
+        policy = ApprovalPolicy.load(self.policy) if self.policy is not None else ApprovalPolicy()
+        if not self.trust_client_principal:
+            policy.trust_client_principal = False
+        return policy
+
+
+def resolve(
+    oversight: Oversight | None, policy: PolicyInput, agent_chat_ui: bool
+) -> tuple[ApprovalPolicy | None, bool, Oversight | None]:
+    """A constructor's ``(policy, agent_chat_ui, oversight)`` from what it was given: an ``Oversight``, or the
+    separate arguments (not both)."""
+    if oversight is None:
+        return (ApprovalPolicy.load(policy) if policy is not None else None), agent_chat_ui, None
+    if not isinstance(oversight, Oversight):
+        raise ConfigError(f"oversight must be an Oversight, got {type(oversight).__name__}")
+    if policy is not None:
+        raise ConfigError("give the policy in the Oversight or as policy=, not both")
+    loaded = (
+        oversight.loaded_policy()
+        if oversight.policy is not None or not oversight.trust_client_principal
+        else None
+    )
+    return loaded, oversight.agent_chat_ui or agent_chat_ui, oversight
+
+
+_policies: weakref.WeakKeyDictionary[Any, list[ApprovalPolicy]] = weakref.WeakKeyDictionary()
+
+
+def register_policy(servers: Any, policy: ApprovalPolicy) -> None:
+    """Note that a gate, router or middleware over ``servers`` judges with ``policy`` (see :func:`policies_for`)."""
+    known = _policies.setdefault(servers, [])
+    if not any(p is policy for p in known):
+        known.append(policy)
+
+
+def policies_for(servers: Any) -> list[ApprovalPolicy]:
+    """What a tool node given no policy judges with: every policy registered for ``servers`` and the default
+    policy (it takes the strictest verdict of them; the first, a gate's, names the rule among equals)."""
+    return [*_policies.get(servers, []), ApprovalPolicy()]
+
+
+def apply_key(access: Any, oversight: Oversight | None) -> None:
+    """Sign and verify with the key an ``Oversight`` names (``access``: the servers' internal half). A key set in the
+    servers' config that differs is a configuration error, not a silent choice."""
+    if oversight is None or oversight.approval_key is None:
+        return
+    key = ApprovalKey(oversight.approval_key)
+    current: ApprovalKey = access.approval_key
+    if current.key_id == key.key_id:
+        return
+    if current.source == "config":
+        raise ConfigError(
+            "the Oversight's approval_key differs from the one in the servers' config: give one of them"
+        )
+    access.approval_key = key
