@@ -60,7 +60,7 @@ BUILTIN_RAISES: dict[tuple[str, str], str] = {
     ("humans/sampling.py", "_HitlCompletionDecision._fits_its_type"): (
         "a pydantic validator of a completion review's decision (Agent Chat UI shape), as above"
     ),
-    ("graph/memory.py", "list_approvals"): (
+    ("approval/memory.py", "list_approvals"): (
         "a Python API called with an owner but no scope: a programming error in the caller, like a TypeError"
     ),
     ("transports/http.py", "HttpServer._one_way_to_authenticate"): (
