@@ -8,7 +8,11 @@ notebooks end to end).
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
 import signal
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, ExitStack
 from typing import Any
@@ -24,6 +28,14 @@ from tests.support.checkpointers import (
     open_sync_checkpointer,
 )
 from tests.support.helpers import OpenServers, OpenServersSync
+
+# This machine's approval key (langgraph_mcp.humans.binding.machine_key) is kept in a data directory of the test
+# run, shared by the processes the tests start, never in the user's own; a test that needs another machine's key
+# sets LANGGRAPH_MCP_DATA_DIR itself (or a key).
+if not os.environ.get("LANGGRAPH_MCP_DATA_DIR"):
+    _DATA_DIR = tempfile.mkdtemp(prefix="langgraph-mcp-tests-")
+    os.environ["LANGGRAPH_MCP_DATA_DIR"] = _DATA_DIR
+    atexit.register(shutil.rmtree, _DATA_DIR, True)
 
 # A test run started with SIGINT ignored (a background job, nohup, some CI runners) passes that on to every
 # process it starts, and Ctrl-C tests (the CLI under a terminal, the background loop) then wait forever.

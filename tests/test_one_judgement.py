@@ -294,7 +294,6 @@ async def test_an_approved_call_paused_on_a_question_finishes_on_a_worker_with_a
     assert tool_messages(out["messages"])["trip"].status != "error"
 
 
-@pytest.mark.xfail(strict=True, reason="issue 35 items 5, 9: the default approval key lasts one process")
 def test_the_default_approval_key_survives_a_restart_on_the_same_machine(data_dir: Path) -> None:
     import os
     import subprocess

@@ -15,9 +15,11 @@ message through any checkpointer and is verified without reading the checkpoint 
 a replay of the very same decision for the very same call (same thread, call id, server, definition and
 arguments): the README's Security model says what that leaves a client with write access.
 
-The key (:class:`ApprovalKey`): ``McpServersConfig.approval_key``, else ``LANGGRAPH_MCP_APPROVAL_KEY``, else a
-random key of this process. With the last, a decision proves itself only in the process that took it: another
-worker (or this one after a restart) asks again rather than trusting it, and says which key to set.
+The key (:class:`ApprovalKey`): ``McpServersConfig.approval_key``, else ``LANGGRAPH_MCP_APPROVAL_KEY``, else this
+machine's key: created once (random, owner-only permissions) in the user's data directory (``LANGGRAPH_MCP_DATA_DIR``,
+else ``platformdirs.user_data_dir("langgraph-mcp")``), so a single process that restarts keeps its decisions; if
+that directory cannot be written, a random key of this process. A decision signed with another key (another machine
+or worker without the shared key) does not prove itself: it is asked again, and the question says which key to set.
 """
 
 from __future__ import annotations
@@ -35,17 +37,56 @@ from langgraph_mcp.payloads import BindingVerdict, DecisionBinding, DefinitionCh
 
 __all__ = [
     "APPROVAL_KEY_ENV",
+    "DATA_DIR_ENV",
     "ApprovalKey",
     "binding_problem",
     "definition_changes",
+    "machine_key",
     "server_identity",
 ]
 
 APPROVAL_KEY_ENV = "LANGGRAPH_MCP_APPROVAL_KEY"
 """The environment variable holding the signing secret (the same on every worker of a deployment)."""
 
+DATA_DIR_ENV = "LANGGRAPH_MCP_DATA_DIR"
+"""Where this machine's approval key is kept (default: ``platformdirs.user_data_dir("langgraph-mcp")``)."""
+_KEY_FILE = "approval.key"
 _PROCESS_KEY = secrets.token_bytes(32)
-"""The fallback key: random per process, so no decision signed elsewhere verifies with it."""
+"""The last fallback: random per process, so no decision signed elsewhere verifies with it."""
+_machine_keys: dict[str, bytes] = {}
+
+
+def machine_key() -> bytes | None:
+    """This machine's approval key (created once, mode 0600), or ``None`` when its directory cannot be written."""
+    directory = os.environ.get(DATA_DIR_ENV) or _user_data_dir()
+    known = _machine_keys.get(directory)
+    if known is not None:
+        return known
+    path = os.path.join(directory, _KEY_FILE)
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:  # made before (or just now, by another process): read it
+            pass
+        else:
+            with os.fdopen(fd, "w", encoding="ascii") as out:
+                out.write(secrets.token_hex(32))
+        with open(path, encoding="ascii") as key_file:
+            text = key_file.read().strip()
+    except OSError:
+        return None
+    if len(text) < 32:  # being written by another process right now, or damaged: not this run's to decide
+        return None
+    key = _machine_keys[directory] = text.encode()
+    return key
+
+
+def _user_data_dir() -> str:
+    import platformdirs  # only when no key is configured
+
+    return str(platformdirs.user_data_dir("langgraph-mcp", appauthor=False))
+
 
 _SIGNED_FIELDS = (
     "v",
@@ -71,13 +112,15 @@ _DEFINITION_FIELDS: tuple[
 
 
 class ApprovalKey:
-    """The secret decisions are signed and verified with (``source``: ``config``, ``env`` or ``process``)."""
+    """The secret decisions are signed and verified with (``source``: ``config``, ``env``, ``machine`` or
+    ``process``)."""
 
     def __init__(self, secret: str | bytes | None = None) -> None:
         if secret is None and (env := os.environ.get(APPROVAL_KEY_ENV)):
             secret, self.source = env, "env"
         elif secret is None:
-            self.source = "process"
+            secret = machine_key()
+            self.source = "machine" if secret is not None else "process"
         else:
             self.source = "config"
         key = _PROCESS_KEY if secret is None else secret.encode() if isinstance(secret, str) else secret
@@ -136,8 +179,8 @@ class ApprovalKey:
     def hint(self) -> str:
         """What to do when a decision was signed with another key."""
         return (
-            f"set {APPROVAL_KEY_ENV} (or McpServersConfig.approval_key) to one secret on every worker, so a "
-            "decision taken by one worker proves itself on another"
+            f"set {APPROVAL_KEY_ENV} (or McpServersConfig.approval_key, or Oversight(approval_key=...)) to one "
+            "secret on every worker, so a decision taken by one worker proves itself on another"
         )
 
 
