@@ -6,8 +6,9 @@ change). ``tests/test_architecture.py`` checks that this list, ``__all__`` and t
 Servers and tools
     ``McpServers``, ``McpTool``, ``McpServersConfig``
 Graph parts
-    ``McpToolNode``, ``ToolCallsDone``, ``route_tool_calls``, ``ToolCallRouter``, ``create_approval_gate``,
-    ``route_through_gate``, ``ApprovalPolicy``
+    ``add_mcp_tools`` and ``Oversight`` (the MCP part of a graph from one set of options), ``McpToolNode``,
+    ``ToolCallsDone``, ``route_tool_calls``, ``ToolCallRouter``, ``create_approval_gate``, ``route_through_gate``,
+    ``ApprovalPolicy``
 LangChain agents (`create_agent`; needs langchain: the `agents` extra)
     ``McpApprovalMiddleware``
 Interceptors (:mod:`langgraph_mcp.calls.interceptors`)
@@ -32,6 +33,7 @@ import importlib.metadata
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from langgraph_mcp.approval.oversight import Oversight
     from langgraph_mcp.calls.interceptors import McpToolCallRequest, ToolCallHandler, ToolCallInterceptor
     from langgraph_mcp.catalog import McpTool
     from langgraph_mcp.config import McpServersConfig
@@ -49,6 +51,7 @@ if TYPE_CHECKING:
         ToolCallTimeoutError,
         ToolNotFoundError,
     )
+    from langgraph_mcp.graph.agent import add_mcp_tools
     from langgraph_mcp.graph.approval_middleware import McpApprovalMiddleware
     from langgraph_mcp.graph.gate import create_approval_gate, route_through_gate
     from langgraph_mcp.graph.node import McpToolNode, ToolCallRouter, ToolCallsDone, route_tool_calls
@@ -79,6 +82,8 @@ _EXPORTS: dict[str, str] = {
     "ToolCallRouter": "langgraph_mcp.graph.node",
     "create_approval_gate": "langgraph_mcp.graph.gate",
     "route_through_gate": "langgraph_mcp.graph.gate",
+    "add_mcp_tools": "langgraph_mcp.graph.agent",
+    "Oversight": "langgraph_mcp.approval.oversight",
     "ApprovalPolicy": "langgraph_mcp.humans.policy",
     "McpToolCallRequest": "langgraph_mcp.calls.interceptors",
     "ToolCallHandler": "langgraph_mcp.calls.interceptors",

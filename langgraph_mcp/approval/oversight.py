@@ -56,8 +56,8 @@ class Oversight:
     def loaded_policy(self) -> ApprovalPolicy:
         """The policy, loaded (the default policy when none was given)."""
         policy = ApprovalPolicy.load(self.policy) if self.policy is not None else ApprovalPolicy()
-        if not self.trust_client_principal:
-            policy.trust_client_principal = False
+        if not self.trust_client_principal and policy.trust_client_principal:
+            policy = policy.model_copy(update={"trust_client_principal": False})
         return policy
 
 
