@@ -447,9 +447,6 @@ def sqlite_store(tmp_path: Path) -> Iterator[tuple[Path, SqliteStore]]:
         yield path, store
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 35 item 9: approvals revoke --tool takes only the server's tool name"
-)
 async def test_approvals_revoke_takes_the_published_tool_name(
     open_servers: OpenServers, sqlite_store: tuple[Path, SqliteStore]
 ) -> None:

@@ -87,6 +87,8 @@ MEMORY_METADATA_KEY = "mcp_memory"
 _PURPOSE = "remembered-decision"
 _SIGNED = (
     "v",
+    "published_name",
+    "owner_origin",
     "scope",
     "owner",
     "server",
@@ -191,6 +193,8 @@ def signed_entry(
     rule: str,
     now: float,
     tool_call_id: str,
+    published_name: str | None = None,
+    owner_origin: str | None = None,
 ) -> RememberedDecision:
     """The signed entry remembering ``decision`` (an approve or a reject) about ``server``'s ``tool`` as defined by
     ``definition_hash`` (``identity``: :func:`~langgraph_mcp.humans.binding.server_identity`)."""
@@ -214,6 +218,10 @@ def signed_entry(
         "tool_call_id": tool_call_id,
         "key_id": key.key_id,
     }
+    if published_name is not None:  # the name people see (``approvals revoke --tool``)
+        fields["published_name"] = published_name
+    if owner_origin is not None:  # a principal's: authenticated, or asserted by a client
+        fields["owner_origin"] = owner_origin
     return cast(RememberedDecision, {**fields, "signature": key.seal(_PURPOSE, fields)})
 
 
@@ -493,12 +501,12 @@ def revoke_approvals(
     """Delete the remembered decisions that match every filter given (none given: all of them); returns them.
 
     ``key`` is the store key (``<server>/<tool>`` or ``<server>/<tool>/<args digest>``); ``server`` and ``tool``
-    match the entry's server and the server's own tool name."""
+    match the entry's server and its tool: the server's own name or the published one (what the model calls)."""
     gone = [
         a
         for a in list_approvals(store, scope=scope, owner=owner)
         if (server is None or a.entry.get("server") == server)
-        and (tool is None or a.entry.get("tool") == tool)
+        and (tool is None or tool in (a.entry.get("tool"), a.entry.get("published_name")))
         and (key is None or a.key == key)
     ]
     if gone:

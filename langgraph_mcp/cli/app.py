@@ -239,7 +239,9 @@ def _add_approvals(sub: Any) -> None:
     who.add_argument("--all", action="store_true", help="revoke: every remembered decision")
     approvals.add_argument("--server", metavar="NAME", help="only decisions about this server's tools")
     approvals.add_argument(
-        "--tool", metavar="NAME", help="only decisions about this tool (the server's name)"
+        "--tool",
+        metavar="NAME",
+        help="only decisions about this tool (its published name, e.g. demo_delete_file, or the server's own name)",
     )
     approvals.add_argument(
         "--key", metavar="KEY", help="revoke: only this entry (<server>/<tool>[/<digest>])"

@@ -103,10 +103,17 @@ def _row(approval: StoredApproval) -> Text:
     text.append(approval.key)
     text.append(f"  {decision}", style="green" if decision == "approve" else "red")
     args = "any args" if entry.get("args_digest") is None else f"args {str(entry['args_digest'])[:12]}"
+    if entry.get("published_name"):
+        args += f"; called {entry['published_name']}"
     text.append(
         f"  ({args}; definition {str(entry.get('definition_hash', '?'))[:12]}; rule {entry.get('rule') or '-'};"
         f" decided {_when(entry.get('decided_at'))} on call {entry.get('tool_call_id', '?')})"
     )
+    if entry.get("owner_origin"):
+        text.append(
+            f"  principal {entry['owner_origin']}",
+            style="yellow" if entry["owner_origin"] == "client" else "",
+        )
     if entry.get("message"):
         text.append(f"  message: {entry['message']}")
     return text
@@ -134,7 +141,7 @@ def cmd_approvals(args: argparse.Namespace, console: Console, err: Console) -> i
                 a
                 for a in found
                 if (args.server is None or a.entry.get("server") == args.server)
-                and (args.tool is None or a.entry.get("tool") == args.tool)
+                and (args.tool is None or args.tool in (a.entry.get("tool"), a.entry.get("published_name")))
             ]
         else:
             found = revoke_approvals(

@@ -353,6 +353,10 @@ class _Run:
             rule=self.verdict.rule,
             now=self.middleware.policy.clock(),
             tool_call_id=self.request.tool_call.get("id") or "",
+            published_name=self.request.tool_call["name"],
+            owner_origin=self.middleware.policy.principal_origin_for(get_config())
+            if scope == "principal"
+            else None,
         )
 
 

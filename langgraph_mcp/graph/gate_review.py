@@ -24,7 +24,7 @@ from langgraph_mcp.humans.decisions import (
     only_decision,
     validate_decision,
 )
-from langgraph_mcp.payloads import Decision, RememberedDecision
+from langgraph_mcp.payloads import ApprovalInterrupt, Decision, RememberedDecision
 from langgraph_mcp.servers.identities import current_store
 
 __all__ = ["GateReview"]
@@ -124,4 +124,11 @@ class GateReview:
             rule=payload.get("rule", ""),
             now=gate.policy.clock(),
             tool_call_id=payload["tool_call_id"],
+            published_name=payload["published_name"],
+            owner_origin=_origin(payload) if scope == "principal" else None,
         )
+
+
+def _origin(payload: ApprovalInterrupt) -> str | None:
+    who = payload.get("principal")
+    return who["origin"] if who is not None else None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import Literal, NotRequired, TypedDict
 
 from langgraph_mcp.payloads.approval import RememberScope
 from langgraph_mcp.payloads.base import DecisionType
@@ -65,6 +65,10 @@ class RememberedDecision(TypedDict):
     """Seconds since the epoch (the policy's clock)."""
     tool_call_id: str
     """The call it was decided on."""
+    published_name: NotRequired[str]
+    """The tool's published name (what the model called) when it was decided."""
+    owner_origin: NotRequired[Literal["authenticated", "client"]]
+    """For a ``principal`` entry: where the principal came from (see :class:`~langgraph_mcp.payloads.PrincipalInfo`)."""
     key_id: str
     signature: str
 
