@@ -252,9 +252,6 @@ async def test_an_approval_after_expires_after_never_runs_on_any_path(
 # ------------------------------------------------------------------------------ 5. a restart keeps an approved call
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 35 item 5: another worker refuses the answer to an approved call's question"
-)
 @pytest.mark.parametrize("era", ERAS)
 async def test_an_approved_call_paused_on_a_question_finishes_on_a_worker_with_another_key(
     open_servers: OpenServers, era: str

@@ -60,6 +60,7 @@ __all__ = [
     "mind_client_principal",
     "not_run",
     "prove",
+    "remembered_note",
     "strictest",
     "with_remembered_note",
 ]
@@ -270,11 +271,15 @@ REMEMBERED_KEY = "mcp_remembered"
 it (``decided_by``, ``rule``, and where known ``scope``, ``owner``, ``decided_at``)."""
 
 
+def remembered_note(remembered: Mapping[str, Any]) -> str:
+    """The short note a call run under a remembered approval carries in its ToolMessage's text."""
+    where = {"thread": " on this thread", "principal": " for this user"}.get(str(remembered.get("scope")), "")
+    return f"(Ran under a remembered approval{where}; nobody was asked this time.)"
+
+
 def with_remembered_note(message: ToolMessage, remembered: Mapping[str, Any]) -> ToolMessage:
     """``message`` of a call that ran under a remembered approval, saying so (metadata and a short note)."""
-    scope = remembered.get("scope")
-    where = {"thread": " on this thread", "principal": " for this user"}.get(str(scope), "")
-    note = f"(Ran under a remembered approval{where}; nobody was asked this time.)"
+    note = remembered_note(remembered)
     content = message.content
     if isinstance(content, str):
         new_content: Any = f"{content}\n\n{note}" if content else note
@@ -305,6 +310,8 @@ class NodeDecision:
     message: ToolMessage | None
     effect: Effect | None = None
     """What the decision did (``None``: nobody was asked)."""
+    index: int = 0
+    """The approval's place among the task's interrupts (the call's questions come after it)."""
 
 
 def _stored_decision(payload: ApprovalInterrupt, value: Any, compat: bool) -> bool:
@@ -323,10 +330,13 @@ async def ask_node_approval(
     *,
     compat: bool,
     on_unproven: OnUnproven,
+    start: int = 0,
 ) -> NodeDecision:
     """Ask the human about ``call`` with the node's own interrupt (or answer with an error: ``on_unproven``).
 
-    Raises ``GraphInterrupt`` to pause. The interrupt is the task's first: a call's questions come after it."""
+    Raises ``GraphInterrupt`` to pause. ``start``: how many interrupts this task run has made before (a sign-in);
+    the approval comes after them and after any stored answer of a pause that came before it was needed; the
+    call's questions come after the approval."""
     try:
         configurable = get_config().get("configurable", {})
     except RuntimeError:  # called outside a graph
@@ -347,14 +357,22 @@ async def ask_node_approval(
     scratchpad = task_scratchpad(configurable)
     stored = stored_resume_values(scratchpad) if scratchpad is not None else []
     fresh = fresh_resume_index(scratchpad, configurable) if scratchpad is not None else None
-    if stored and fresh != 0 and not _stored_decision(payload, stored[0], compat):
-        # The task paused before without this approval in front (it was proven then, and is not now: the
-        # definition, the key or the policy changed while it waited). Its stored answers belong to questions.
-        why = (
-            f"it needs a human's approval ({payload['reason']}), which it did not need when it paused; "
-            "call it again to have it reviewed"
-        )
-        return NodeDecision(None, not_run(call, why))
+    at = start
+    later = stored[start:]
+    if later and not _stored_decision(payload, later[0], compat):
+        # The task paused before this approval was needed (a sign-in, a server's question; or it was proven then
+        # and is not now: another worker's key, a changed policy). Pauses chain: those answers stay theirs, the
+        # approval is asked after them, and the call's questions come after the approval.
+        if compat:  # a card's answer to a question can look like a decision: never read one as an approval
+            why = (
+                f"it needs a human's approval ({payload['reason']}), which it did not need when it paused; "
+                "call it again to have it reviewed"
+            )
+            return NodeDecision(None, not_run(call, why))
+        found = next((i for i, v in enumerate(later) if _stored_decision(payload, v, compat)), len(later))
+        for _ in range(found):  # consumed without a schema: validated when saved, for their own questions
+            interrupt(None)
+        at = start + found
     answer = interrupt(payload, response_schema=decision_response_schema(payload, compat=compat))
     decision: Decision = (
         answer.decision()
@@ -362,14 +380,14 @@ async def ask_node_approval(
         else validate_decision(payload, only_decision(payload, answer) if compat else answer)
     )
     shown: Mapping[str, Any] | None = None
-    if fresh == 0:  # a decision given just now, for the payload shown when the task paused
-        value = await shown_interrupt_value(configurable, 0)
+    if fresh == at:  # a decision given just now, for the payload shown when the task paused
+        value = await shown_interrupt_value(configurable, at)
         shown = value if isinstance(value, Mapping) else None
     if shown is None:  # applied when it was given (this task ran on it then): not judged a second time
         done = effect(call, decision, payload, now=float("-inf"), tool=None)
     else:
         done = effect(call, decision, shown, now=policy.clock(), tool=tool)
-    return NodeDecision(done.arguments, done.message, done)
+    return NodeDecision(done.arguments, done.message, done, at)
 
 
 # ------------------------------------------------------------------------------ what a decision does: messages

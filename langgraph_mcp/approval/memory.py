@@ -222,7 +222,7 @@ def signed_entry(
         fields["published_name"] = published_name
     if owner_origin is not None:  # a principal's: authenticated, or asserted by a client
         fields["owner_origin"] = owner_origin
-    return cast(RememberedDecision, {**fields, "signature": key.seal(_PURPOSE, fields)})
+    return cast(RememberedDecision, {**fields, "signature": key.seal(_PURPOSE, _fields(fields))})
 
 
 def _verifies(entry: object, key: ApprovalKey) -> bool:

@@ -164,13 +164,14 @@ class InterruptAsker:
         self._look()
         return self._fresh is not None
 
-    def after_approval(self) -> None:
-        """The task's first interrupt was the tool node's own approval (:mod:`langgraph_mcp.approval.judge`), made
-        before any question: the answer book starts after it, and its answer is never read as one."""
+    def after_approval(self, index: int = 0) -> None:
+        """The task's interrupt ``index`` was the tool node's own approval (:mod:`langgraph_mcp.approval.judge`),
+        made before this call's questions: the answer book starts after it, and neither its answer nor an answer
+        before it is ever read as one of theirs."""
         self._look()
-        if self.consumed == 0 and self.offset == 0:
-            self.offset = self.consumed = 1
-            if self._fresh == 0:
+        if self.consumed <= index and self.offset <= index:
+            self.offset = self.consumed = index + 1
+            if self._fresh is not None and self._fresh <= index:
                 self._fresh = None
 
     def paused_round(self, rounds: PausedRounds) -> PausedRound | None:

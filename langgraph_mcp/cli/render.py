@@ -19,6 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 from rich.text import Text
 
+from langgraph_mcp.approval.judge import REMEMBERED_KEY, remembered_note
 from langgraph_mcp.calls.results import TEXT_SEPARATOR
 from langgraph_mcp.catalog import McpTool, SkippedTool
 from langgraph_mcp.cli.pending import PendingMcpInterrupt, Reply
@@ -279,14 +280,19 @@ class RunView:
     def tool_result(self, message: ToolMessage) -> None:
         self.printed_results.add(message.tool_call_id)
         status = message.status
+        remembered = message.response_metadata.get(REMEMBERED_KEY)
         head = Text.assemble(
             ("tool ", "bold blue"),
             (message.name or "?", "bold"),
             (f" ({message.tool_call_id})", "dim"),
             (" ERROR" if status == "error" else " ok", "bold red" if status == "error" else "green"),
-            " > ",
         )
         body = content_text(message.content)
+        if isinstance(remembered, Mapping):  # said on the line, not as the note meant for chat UIs
+            who = " ".join(str(remembered[k]) for k in ("scope", "owner") if remembered.get(k))
+            head.append(f" (remembered approval{', ' + who if who else ''})", style="yellow")
+            body = body.removesuffix(remembered_note(remembered)).rstrip("\n")
+        head.append(" > ")
         if "\n" in body:
             self.console.print(head)
             self.console.print(_indented(body))

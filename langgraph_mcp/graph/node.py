@@ -425,18 +425,23 @@ class _NodeCall:
             return self._not_run(f"the approval policy denies it ({proof.verdict.reason})")
         arguments = dict(self.call.get("args") or {})
         if not proof.proven:
-            if self.approved is None:  # this run has not asked yet: ask (the task's first interrupt)
-                if self.questions.made is not None and self.questions.made.consumed:
-                    return self._not_run("it needs a human's approval, which it did not need when it paused")
+            if self.approved is None:  # this run has not asked yet: ask (after any pause already made)
+                made = self.questions.made
                 decision = await ask_node_approval(
-                    self.call, tool, proof, policies[0], compat=node.compat, on_unproven=node.on_unproven
+                    self.call,
+                    tool,
+                    proof,
+                    policies[0],
+                    compat=node.compat,
+                    on_unproven=node.on_unproven,
+                    start=made.consumed if made is not None else 0,
                 )
                 self.effect = decision.effect
                 if decision.message is not None:
                     return decision.message
                 assert decision.arguments is not None
                 self.approved, self.approved_hash = decision.arguments, tool.definition_hash
-                self.questions.asker.after_approval()
+                self.questions.asker.after_approval(decision.index)
             elif self.approved_hash != tool.definition_hash:
                 return self._not_run("the tool's definition changed after it was approved; call it again")
             arguments = dict(self.approved)
