@@ -510,3 +510,13 @@ def test_input_is_checked_before_the_heavy_stack_is_imported(tmp_path: Path, cas
     }
     heavy = sorted(m for m in imported if m.split(".")[0] in HEAVY)
     assert not heavy, f"{case}: imported {heavy[:10]} before saying what was wrong"
+
+
+def test_the_clis_own_threads_appear_in_audit(db: Path) -> None:
+    """Issue 35 item 9: a thread the CLI ran has its decision records in the CLI's database (``audit --thread``)."""
+    result = run_cli("call", "demo_add", "--args", '{"a": 2, "b": 3}', "--thread", "sums", db=db)
+    assert result.returncode == 0, result.stdout + result.stderr
+    audited = run_cli("audit", "--thread", "sums", "--json", db=db)
+    assert audited.returncode == 0, audited.stdout + audited.stderr
+    [record] = json.loads(audited.stdout)
+    assert (record["tool"], record["decided_by"], record["outcome"]) == ("add", "policy", "ran")

@@ -608,3 +608,47 @@ async def test_get_tools_in_a_model_node_says_which_server_needs_a_sign_in_and_h
         assert listed == ["secure_get_time"]
     finally:
         await servers.aclose()
+
+
+async def test_a_sign_in_then_the_nodes_own_approval_chain_and_the_call_runs_once(
+    oauth: OAuthServers, tmp_path: Path, era: str
+) -> None:
+    """Issue 35 item 6: a gate-less node, a tool with no annotations (asked about by default): the sign-in comes
+    first, then the node's approval; both answered, the call runs (it used to end "not run")."""
+
+    def agent(state: MessagesState) -> dict[str, Any]:
+        if isinstance(state["messages"][-1], HumanMessage):
+            call = {"name": "secure_get_time", "args": {}, "id": "call_1", "type": "tool_call"}
+            return {"messages": [AIMessage(content="", tool_calls=[call])]}
+        return {}
+
+    async with AsyncSqliteSaver.from_conn_string(str(tmp_path / "c.sqlite")) as saver:
+        servers = McpServers(server_config(oauth, era))
+        try:
+            builder = StateGraph(MessagesState)
+            builder.add_node("agent", agent)
+            builder.add_node("tools", McpToolNode(servers))
+            builder.add_edge(START, "agent")
+            builder.add_conditional_edges("agent", route_tool_calls, ["tools", END])
+            builder.add_edge("tools", END)
+            harness = Harness(
+                builder.compile(checkpointer=saver, store=InMemoryStore()), servers, None, tmp_path
+            )
+            before = oauth.stats().get("authorization_code", 0)
+            out = await harness.run("chain")
+            sign_in = the_sign_in(out)
+            callback = await person(sign_in.payload["authorization_url"])
+            out = await harness.run(
+                "chain", value=resume_command(out, sign_ins={"call_1": {"callback_url": callback}})
+            )
+            [approval] = pending_interrupts(out)
+            assert approval.kind == "approval" and approval.payload["tool_call_id"] == "call_1"
+            out = await harness.run(
+                "chain", value=resume_command(out, decisions={"call_1": {"type": "approve"}})
+            )
+            message = tool_message(out)
+            assert message.status != "error", message.content
+            assert "current_time" in str(message.content)
+            assert oauth.stats()["authorization_code"] == before + 1
+        finally:
+            await servers.aclose()

@@ -34,6 +34,7 @@ from langgraph.types import StateSnapshot
 from pydantic import SecretStr, ValidationError
 from rich.text import Text
 
+from langgraph_mcp.approval.audit import AUDIT_LOGGER, StoreAuditSink
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.cli.exits import (
     EXIT_BROKEN_PIPE,
@@ -343,8 +344,28 @@ def drive(
     """Run a thread with ``first_input`` until it finishes or nobody answers what it waits for.
 
     ``resume=True`` starts from the thread's saved state instead (``first_input`` is ignored): answer what is
-    pending, or continue a run that stopped between steps.
+    pending, or continue a run that stopped between steps. Every decision record goes to the graph's store (the
+    CLI's database), so ``langgraph-mcp audit --thread ID`` shows the CLI's own threads.
     """
+    sink = StoreAuditSink.install()
+    level = AUDIT_LOGGER.level
+    try:
+        return _drive(session, graph, config, first_input, view, responders, resume=resume)
+    finally:
+        AUDIT_LOGGER.removeHandler(sink)
+        AUDIT_LOGGER.setLevel(level)
+
+
+def _drive(
+    session: Session,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
+    config: Any,
+    first_input: Any,
+    view: RunView,
+    responders: Sequence[Responder],
+    *,
+    resume: bool,
+) -> Outcome:
     value: Any = first_input
     run = not resume
     shown: set[str] = set()
