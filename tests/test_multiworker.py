@@ -402,3 +402,38 @@ async def test_parked_calls_handed_to_another_worker_give_back_their_places_on_t
     record = events(tmp_path / "events.jsonl")
     commits = sorted(e["destination"] for e in record if e["tool"] == "book_trip" and e["event"] == "commit")
     assert commits == ["Town0", "Town1", "Town2"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_an_approved_call_written_again_never_runs_again_on_either_worker(
+    pg_dsn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, era: str
+) -> None:
+    """Issue 35 item 2 with two workers on PostgreSQL: B runs the call A paused on, once; then a client writes the
+    approved turn again (same call id, arguments and signed record, a new message id) on A and on B: the consumed
+    marker in the shared LangGraph store refuses it on both, and the server's record shows one run."""
+    from langgraph.store.postgres.aio import AsyncPostgresStore
+
+    monkeypatch.setenv("LANGGRAPH_MCP_APPROVAL_KEY", "one-secret-for-every-worker")  # the workers inherit it
+    monkeypatch.setenv("MULTIWORKER_STORE", "1")
+    async with AsyncPostgresStore.from_conn_string(pg_dsn) as store:
+        await store.setup()
+    log = tmp_path / "events.jsonl"
+    servers = {"demo": stdio_demo_spec(events_file=log, mode=era)}
+    calls = [["delete_file", {"path": "todo.txt"}]]
+
+    def runs() -> int:
+        return sum(1 for e in events(log) if e["tool"] == "delete_file" and e["event"] == "enter")
+
+    async with workers(pg_dsn, servers, 2) as [a, b]:
+        paused = await a.request("start", thread="once", calls=calls)
+        assert kinds(paused["pending"]) == {"call_delete_file_1": "approval"}
+        decisions = {"call_delete_file_1": {"type": "approve"}}
+        done = await b.request("resume", thread="once", calls=calls, decisions=decisions, answers={})
+        assert done["tool_messages"]["call_delete_file_1"][0] == "success" and runs() == 1
+        for worker in (a, b):
+            out = await worker.request(
+                "forge", thread="once", calls=[], source="once", as_node="approval_gate"
+            )
+            assert runs() == 1, out
+            status, text = out["tool_messages"]["call_delete_file_1"]
+            assert status == "error" and "at most once" in text, out

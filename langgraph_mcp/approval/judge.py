@@ -284,7 +284,7 @@ def with_remembered_note(message: ToolMessage, remembered: Mapping[str, Any]) ->
     if isinstance(content, str):
         new_content: Any = f"{content}\n\n{note}" if content else note
     else:
-        new_content = [*content, {"type": "text", "text": note}]
+        new_content = [*content, {"type": "text", "text": f" {note}"}]  # joined without a separator
     metadata = {**message.response_metadata, REMEMBERED_KEY: dict(remembered)}
     return message.model_copy(update={"content": new_content, "response_metadata": metadata})
 

@@ -18,6 +18,8 @@ stdin and run concurrently; each gets one JSON line back on stdout with the same
   through ``update_state`` and runs on (see ``Worker.forge``). Answers ``{"id", "pid", "pending",
   "tool_messages"}``.
 
+With ``MULTIWORKER_STORE=1`` the graph also has the database's LangGraph store (``AsyncPostgresStore``).
+
 A failing request answers ``{"id", "error": traceback}``. EOF on stdin closes the servers and the pool, then
 the process exits.
 """
@@ -68,15 +70,16 @@ def _text(message: ToolMessage | AIMessage) -> str:
 
 
 class Worker:
-    def __init__(self, servers: McpServers, saver: AsyncPostgresSaver) -> None:
+    def __init__(self, servers: McpServers, saver: AsyncPostgresSaver, store: Any = None) -> None:
         self.servers = servers
         self.saver = saver
+        self.store = store
 
     def graph(self, calls: list[list[Any]] | None) -> Any:
         model = (
             ScriptedChatModel() if calls is None else ScriptedChatModel(tool_calls=[tuple(c) for c in calls])
         )
-        return build_graph(self.servers, model=model, checkpointer=self.saver)
+        return build_graph(self.servers, model=model, checkpointer=self.saver, store=self.store)
 
     async def handle(self, request: dict[str, Any]) -> dict[str, Any]:
         config = {"configurable": {"thread_id": request["thread"]}}
@@ -139,7 +142,14 @@ async def main(dsn: str, servers_json: str) -> None:
         kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
     )
     await pool.open(wait=True, timeout=30)
-    worker = Worker(servers, AsyncPostgresSaver(pool))
+    store = None
+    if os.environ.get(
+        "MULTIWORKER_STORE"
+    ):  # the graph's store on the same database (its tables set up by the test)
+        from langgraph.store.postgres.aio import AsyncPostgresStore
+
+        store = AsyncPostgresStore(pool)
+    worker = Worker(servers, AsyncPostgresSaver(pool), store)
     tasks: set[asyncio.Task[None]] = set()
 
     async def serve(request: dict[str, Any]) -> None:
