@@ -39,8 +39,9 @@ class Oversight:
       ask about destructive tools and every tool of an untrusted server, allow the rest).
     * ``approval_key``: the secret decisions are signed with (``None``: the servers' config, else
       ``LANGGRAPH_MCP_APPROVAL_KEY``, else this machine's key). Several workers need one shared key.
-    * ``store``: where remembered decisions, the consumed markers and the audit sink go when the graph is compiled
-      without one (the graph's own store wins).
+    * ``store``: where the tool node keeps its consumed markers (a decision runs its call at most once, see
+      :mod:`langgraph_mcp.approval.once`) when the graph is compiled without one; the graph's own store wins.
+      Remembered decisions and the audit sink use the graph's store (``compile(store=...)``).
     * ``agent_chat_ui``: Agent Chat UI mode (cards and ``{"decisions": [...]}`` answers) on every path.
     * ``trust_client_principal``: ``False`` refuses a principal a client asserted (``configurable.user_id``)
       wherever a principal matters (principal-scope memory, principal rules); authenticated principals (an
