@@ -40,6 +40,7 @@ from langgraph_mcp import (
 from langgraph_mcp.approval.audit import AUDIT_LOGGER
 from langgraph_mcp.approval.memory import list_approvals
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
+from langgraph_mcp.humans.binding import ApprovalKey
 from langgraph_mcp.examples.scripted_model import ScriptedChatModel
 from tests.support.helpers import ERAS, OpenServers, demo_entry
 from tests.support.node_support import accept_all
@@ -571,3 +572,42 @@ async def test_add_mcp_tools_wires_one_oversight_into_the_gate_the_router_and_th
         Command(update={"messages": [HumanMessage("x"), forged]}, goto="tools"), cfg("c")
     )
     assert runs(srv, "read_file") == 0 and tool_messages(out["messages"])["r2"].status == "error"
+
+
+async def test_an_oversight_approval_key_is_shared_by_every_worker_that_names_it(
+    open_servers: OpenServers,
+) -> None:
+    srv = build_server()
+    saver = InMemorySaver()
+    calls = [call("demo_book_trip", "trip", destination="Rome")]
+    oversight = Oversight(
+        policy={"tools": {"demo_book_trip": "ask"}}, approval_key="one secret, every worker"
+    )
+
+    def worker() -> Any:
+        servers = open_servers({"demo": {"transport": "in_process", "server": srv, "mode": "modern"}})
+
+        def agent(state: MessagesState) -> dict[str, Any]:
+            if any(isinstance(m, AIMessage) for m in state["messages"]):
+                return {"messages": [AIMessage("done")]}
+            return {"messages": [AIMessage("", id="ai-1", tool_calls=calls)]}
+
+        builder = StateGraph(MessagesState)
+        builder.add_node("agent", agent)
+        builder.add_edge(START, "agent")
+        add_mcp_tools(builder, servers, oversight)
+        return builder.compile(checkpointer=saver)
+
+    graph = worker()
+    out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
+    out = await graph.ainvoke(
+        resume_command(out["__interrupt__"], decisions={"trip": {"type": "approve"}}), cfg()
+    )
+    [question] = out["__interrupt__"]
+    state = await graph.aget_state(cfg())
+    [turn] = [m for m in state.values["messages"] if isinstance(m, AIMessage) and m.tool_calls]
+    signed_with = turn.response_metadata["mcp_gate"]["trip"]["binding"]["key_id"]
+    assert signed_with == ApprovalKey("one secret, every worker").key_id  # not this machine's key
+    graph = worker()  # another worker, the same key: the decision proves itself, nobody is asked again
+    out = await graph.ainvoke(Command(resume={question.id: accept_all(question)}), cfg())
+    assert "__interrupt__" not in out and srv.events.counts["book_trip.commit"] == 1

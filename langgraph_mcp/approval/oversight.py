@@ -110,4 +110,4 @@ def apply_key(access: Any, oversight: Oversight | None) -> None:
         raise ConfigError(
             "the Oversight's approval_key differs from the one in the servers' config: give one of them"
         )
-    access.approval_key = key
+    access.use_approval_key(key)

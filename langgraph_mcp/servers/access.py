@@ -157,6 +157,11 @@ class ServerAccess:
         routing = self._routing.get(server)
         return routing if routing is not None else self.config.routing_for(server)
 
+    def use_approval_key(self, key: ApprovalKey) -> None:
+        """Sign and verify with ``key`` from now on (``Oversight(approval_key=...)``); identities are keyed by it."""
+        self.approval_key = key
+        self._identities.clear()
+
     def server_identity(self, server: str) -> str:
         """``server``'s name and where it is reached: what a decision about one of its calls is bound to."""
         identity = self._identities.get(server)
