@@ -40,8 +40,8 @@ from langgraph_mcp import (
 from langgraph_mcp.approval.audit import AUDIT_LOGGER
 from langgraph_mcp.approval.memory import list_approvals
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
-from langgraph_mcp.humans.binding import ApprovalKey
 from langgraph_mcp.examples.scripted_model import ScriptedChatModel
+from langgraph_mcp.humans.binding import ApprovalKey
 from tests.support.helpers import ERAS, OpenServers, demo_entry
 from tests.support.node_support import accept_all
 from tests.support.security_support import gate_router_graph, through_gate_graph
