@@ -24,6 +24,7 @@ or worker without the shared key) does not prove itself: it is asked again, and 
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import os
@@ -62,6 +63,12 @@ def machine_key() -> bytes | None:
     known = _machine_keys.get(directory)
     if known is not None:
         return known
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:  # no file I/O on an event loop (LangGraph Server refuses it): the key was read when this module loaded
+        return None
     path = os.path.join(directory, _KEY_FILE)
     try:
         os.makedirs(directory, mode=0o700, exist_ok=True)
@@ -245,3 +252,6 @@ def definition_changes(before: ToolDefinition | None, after: ToolDefinition) -> 
         for field in _DEFINITION_FIELDS
         if canonical_json(before.get(field)) != canonical_json(after[field])
     ]
+
+
+machine_key()  # read (or made) once, as the module loads: a key asked for later on an event loop is already known
