@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 from langgraph_mcp.errors import CredentialError, LangGraphMcpError
 
 __all__ = [
+    "CALL_META",
     "CONFIGURABLE_PATTERN",
     "ENV_PATTERN",
     "RUN_CONFIG",
@@ -57,6 +58,12 @@ RUN_CONFIG: contextvars.ContextVar[Mapping[str, Any] | None] = contextvars.Conte
     "langgraph_mcp_run_config", default=None
 )
 """A run config given explicitly (``list_tools(config=...)``), used instead of the running graph's."""
+
+CALL_META: contextvars.ContextVar[Mapping[str, Any] | None] = contextvars.ContextVar(
+    "langgraph_mcp_call_meta", default=None
+)
+"""What the ``tools/call`` sent in this context carries in its ``_meta`` besides the SDK's own (a decided call's
+idempotency key, see :mod:`langgraph_mcp.approval.once`)."""
 
 
 def current_config() -> RunnableConfig | None:

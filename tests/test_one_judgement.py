@@ -39,6 +39,7 @@ from langgraph_mcp import (
 )
 from langgraph_mcp.approval.audit import AUDIT_LOGGER
 from langgraph_mcp.approval.memory import list_approvals
+from langgraph_mcp.approval.once import IDEMPOTENCY_META_KEY
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
 from langgraph_mcp.examples.scripted_model import ScriptedChatModel
 from langgraph_mcp.humans.binding import ApprovalKey
@@ -611,3 +612,51 @@ async def test_an_oversight_approval_key_is_shared_by_every_worker_that_names_it
     graph = worker()  # another worker, the same key: the decision proves itself, nobody is asked again
     out = await graph.ainvoke(Command(resume={question.id: accept_all(question)}), cfg())
     assert "__interrupt__" not in out and srv.events.counts["book_trip.commit"] == 1
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_decided_call_carries_one_idempotency_key_in_its_meta(
+    open_servers: OpenServers, era: str
+) -> None:
+    seen: list[Any] = []
+    tool = types.Tool(
+        name="charge",
+        input_schema={"type": "object", "properties": {"amount": {"type": "integer"}}},
+        annotations=types.ToolAnnotations(read_only_hint=False, destructive_hint=True),
+    )
+
+    async def on_list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[tool])
+
+    async def on_call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        seen.append((params.meta or {}).get(IDEMPOTENCY_META_KEY))
+        return types.CallToolResult(content=[types.TextContent(text="charged")])
+
+    server: Server[Any] = Server("pay", on_list_tools=on_list_tools, on_call_tool=on_call_tool)
+    servers = open_servers({"pay": {"transport": "in_process", "server": server, "mode": era}})
+    builder = StateGraph(MessagesState)
+    builder.add_node("tools", McpToolNode(servers))
+    builder.add_edge(START, "tools")
+    builder.add_edge("tools", END)
+    graph = builder.compile(checkpointer=InMemorySaver())
+    for thread in ("a", "b"):
+        ai = AIMessage("", tool_calls=[call("pay_charge", "c1", amount=100)])
+        out = await graph.ainvoke({"messages": [ai]}, cfg(thread))
+        await graph.ainvoke(
+            resume_command(out["__interrupt__"], decisions={"c1": {"type": "approve"}}), cfg(thread)
+        )
+    assert len(seen) == 2 and all(isinstance(k, str) and len(k) == 32 for k in seen)
+    assert seen[0] != seen[1]  # one per decision
+    read_only = AIMessage("", tool_calls=[call("pay_charge", "c2", amount=1)])
+    policy_allowed = through_gate_graph(
+        servers, ApprovalPolicy(tools={"pay_charge": "allow"}), [], InMemorySaver()
+    )
+    await policy_allowed.aupdate_state(
+        cfg("p"), {"messages": [HumanMessage("x"), read_only]}, as_node="agent"
+    )
+    await policy_allowed.ainvoke(None, cfg("p"))
+    assert len(seen) == 3 and seen[2] is None  # a call no decision ran carries none

@@ -37,6 +37,7 @@ from langgraph_mcp.connection.owner import (
 from langgraph_mcp.connection.requests import RequestJobs
 from langgraph_mcp.connection.tasks import TaskCreated, TasksExtension, offers_tasks
 from langgraph_mcp.connection.timers import EventDeadlines
+from langgraph_mcp.credentials import CALL_META
 from langgraph_mcp.errors import (
     InvalidResponseError,
     ToolCallTimeoutError,
@@ -185,6 +186,7 @@ class ServerConnection:
                     request_state=request_state,
                     allow_input_required=True,
                     allow_claimed=True,  # a task handle comes back as TaskCreated (see calls.tasks)
+                    meta=cast(Any, CALL_META.get()),  # a decided call's idempotency key
                 )
             if isinstance(result, types.CallToolResult | types.InputRequiredResult | TaskCreated):
                 return result

@@ -23,6 +23,7 @@ from langgraph_mcp.connection.legacy_routing import CallEnd, ElicitReply, Legacy
 from langgraph_mcp.connection.owner import ClientOwner
 from langgraph_mcp.connection.requests import RequestJobs
 from langgraph_mcp.connection.timers import EventDeadlines, deadline
+from langgraph_mcp.credentials import CALL_META
 from langgraph_mcp.errors import CallNotSentError, ServerConnectionError, ToolCallTimeoutError
 
 ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
@@ -288,6 +289,7 @@ class LegacyCalls:
             input_responses=responses,
             request_state=request_state,
             allow_input_required=True,
+            meta=CALL_META.get(),  # a decided call's idempotency key
         )
         # Its own task, not the caller's (a legacy call may stay parked after its caller was interrupted), in a
         # fresh context (see call_tasks); ended with the session.

@@ -38,14 +38,15 @@ from langgraph_mcp.approval.judge import (
     with_remembered_note,
 )
 from langgraph_mcp.approval.memory import genuine_entry
-from langgraph_mcp.approval.once import claim, execution_id, finish
+from langgraph_mcp.approval.once import IDEMPOTENCY_META_KEY, claim, execution_id, finish, idempotency_key
 from langgraph_mcp.approval.oversight import Oversight, apply_key, policies_for, resolve
 from langgraph_mcp.calls.driver import run_call
 from langgraph_mcp.calls.interceptors import ToolCallOutcome, call_intercepted
 from langgraph_mcp.calls.observers import CallStream, ToolRun, call_span, listening, start_tool_run
 from langgraph_mcp.calls.results import to_tool_message
 from langgraph_mcp.calls.target import CallTarget, Questions
-from langgraph_mcp.catalog import McpTool, ToolResolution
+from langgraph_mcp.catalog import McpTool, ToolResolution, args_digest
+from langgraph_mcp.credentials import CALL_META
 from langgraph_mcp.errors import (
     AuthorizationRequiredError,
     ConfigError,
@@ -460,6 +461,7 @@ class _NodeCall:
                 tool_call_id=self.id,
                 metadata=self._run_metadata(tool),
             )
+        meta = CALL_META.set({IDEMPOTENCY_META_KEY: self._idempotency_key(tool, arguments)}) if once else None
         try:
             # A call the policy alone would not run ran on a human's decision (the gate's, or the node's own).
             message = await self._send(tool, arguments, run, approved=not proof.by_policy)
@@ -467,6 +469,9 @@ class _NodeCall:
             if run is not None:
                 await run.failed(exc, tool_call_id=self.id)
             raise
+        finally:
+            if meta is not None:
+                CALL_META.reset(meta)
         if once:
             await finish(self._store(), _thread_id(), self.id, self._execution())
         if proof.decided is not None and proof.decided["verdict"] == "remembered":
@@ -489,6 +494,17 @@ class _NodeCall:
                 scope=entry["scope"], owner=entry["owner"], rule=entry["rule"], decided_at=entry["decided_at"]
             )
         return noted
+
+    def _idempotency_key(self, tool: McpTool, arguments: dict[str, Any]) -> str:
+        """One per decision, the same in every round of its execution: the signed binding's signature, or (the
+        node's own question) what was approved."""
+        decided = self.proof.decided if self.proof is not None else None
+        what = (
+            decided["signature"]
+            if decided is not None
+            else f"{tool.definition_hash}:{args_digest(arguments)}"
+        )
+        return idempotency_key(_thread_id(), self.id, what)
 
     def _store(self) -> BaseStore | None:
         store = current_store()
