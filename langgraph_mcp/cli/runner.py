@@ -347,13 +347,15 @@ def drive(
     pending, or continue a run that stopped between steps. Every decision record goes to the graph's store (the
     CLI's database), so ``langgraph-mcp audit --thread ID`` shows the CLI's own threads.
     """
+    level, propagate = AUDIT_LOGGER.level, AUDIT_LOGGER.propagate
     sink = StoreAuditSink.install()
-    level = AUDIT_LOGGER.level
+    AUDIT_LOGGER.propagate = False  # into the store, not onto the terminal
     try:
         return _drive(session, graph, config, first_input, view, responders, resume=resume)
     finally:
         AUDIT_LOGGER.removeHandler(sink)
         AUDIT_LOGGER.setLevel(level)
+        AUDIT_LOGGER.propagate = propagate
 
 
 def _drive(
