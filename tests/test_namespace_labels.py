@@ -16,10 +16,10 @@ from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 from langgraph.store.sqlite import SqliteStore
 
+from langgraph_mcp.approval.audit import AUDIT_NAMESPACE
+from langgraph_mcp.approval.memory import list_approvals, memory_namespace, revoke_approvals
 from langgraph_mcp.connection.oauth import oauth_namespace
 from langgraph_mcp.credentials import label_value, namespace_label
-from langgraph_mcp.graph.audit import AUDIT_NAMESPACE
-from langgraph_mcp.graph.memory import list_approvals, memory_namespace, revoke_approvals
 from tests.test_multiworker import pg_dsn, pg_server  # noqa: F401  (the PostgreSQL tier's fixtures)
 
 PRINCIPALS = [

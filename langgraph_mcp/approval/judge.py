@@ -34,6 +34,7 @@ from langgraph_mcp._compat import (
 )
 from langgraph_mcp.approval.owners import Owner, owner_of, owner_verdict
 from langgraph_mcp.approval.records import GateRecord
+from langgraph_mcp.calls.results import TEXT_SEPARATOR
 from langgraph_mcp.catalog import McpTool, ToolResolution, args_digest
 from langgraph_mcp.humans.approval_request import approval_payload
 from langgraph_mcp.humans.binding import binding_problem, definition_changes
@@ -284,7 +285,10 @@ def with_remembered_note(message: ToolMessage, remembered: Mapping[str, Any]) ->
     if isinstance(content, str):
         new_content: Any = f"{content}\n\n{note}" if content else note
     else:
-        new_content = [*content, {"type": "text", "text": f" {note}"}]  # joined without a separator
+        new_content = [
+            *content,
+            {"type": "text", "text": f"{TEXT_SEPARATOR}{note}"},
+        ]  # a later block: its own line
     metadata = {**message.response_metadata, REMEMBERED_KEY: dict(remembered)}
     return message.model_copy(update={"content": new_content, "response_metadata": metadata})
 
