@@ -610,6 +610,7 @@ async def test_get_tools_in_a_model_node_says_which_server_needs_a_sign_in_and_h
         await servers.aclose()
 
 
+@pytest.mark.parametrize("era", ERAS)
 async def test_a_sign_in_then_the_nodes_own_approval_chain_and_the_call_runs_once(
     oauth: OAuthServers, tmp_path: Path, era: str
 ) -> None:
