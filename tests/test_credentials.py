@@ -588,7 +588,9 @@ async def test_a_paused_call_continues_only_with_the_credentials_that_started_it
     open_servers: OpenServers, mode: str, resumer: str, checkpointer: BaseCheckpointSaver[Any]
 ) -> None:
     """The same user's resume continues the paused call; another user's resume of that thread never touches
-    the first user's open call or session: the call runs again, with the resumer's credentials."""
+    the first user's open call or session. A modern call runs again with the resumer's credentials; a legacy
+    call still held open in the first user's session is not sent a second time (the one re-issue rule: that
+    first attempt may still complete, and the tool is not declared safe to run twice)."""
     (url, record, binding) = await open_servers.enter(identity_server())
     servers = open_servers({"ident": {"url": url, "mode": mode, "headers": TOKEN_HEADERS}})
     calls = [call("ident_transfer", "t1", amount=7)]
@@ -603,8 +605,13 @@ async def test_a_paused_call_continues_only_with_the_credentials_that_started_it
     config["configurable"]["token"] = resumer
     answer = Command(resume={pending.id: {key: {"action": "accept", "content": {"ok": True}}}})
     out = await graph.ainvoke(answer, config)
-    assert out["messages"][-1].status == "success"
-    assert [c["authorization"] for c in record.of("transfer")] == [f"Bearer {resumer}"]
+    if mode == "legacy" and resumer != "alice":
+        assert out["messages"][-1].status == "error"
+        assert "first attempt may still complete" in out["messages"][-1].text
+        assert record.of("transfer") == []
+    else:
+        assert out["messages"][-1].status == "success"
+        assert [c["authorization"] for c in record.of("transfer")] == [f"Bearer {resumer}"]
     assert binding.violations == []
 
 
