@@ -290,6 +290,11 @@ def _add_policy(sub: Any) -> None:
     explain.add_argument(
         "--args", default="{}", metavar="JSON", help="arguments as a JSON object (default: {})"
     )
+    explain.add_argument(
+        "--at",
+        metavar="TIME",
+        help="when the call is made, ISO 8601 (without a zone: UTC), for rules that read the clock (default: now)",
+    )
     _add_configurable(explain)
     explain.set_defaults(command_name="policy_explain")
 

@@ -14,8 +14,10 @@ import difflib
 import json
 import re
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from pydantic import TypeAdapter
 from rich.console import Console
 from rich.text import Text
 
@@ -128,6 +130,33 @@ def _parse_args_json(text: str) -> dict[str, Any]:
     return value
 
 
+def _parse_at(text: str | None) -> float | None:
+    if text is None:
+        return None
+    try:
+        at = datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise CliError(f"--at is not an ISO 8601 time ({exc}), e.g. 2026-12-05T10:00:00Z: {text}") from exc
+    return (at if at.tzinfo is not None else at.replace(tzinfo=UTC)).timestamp()
+
+
+def _conditions_line(policy: ApprovalPolicy, verdict: Verdict) -> str | None:
+    """``matched on: tool=..., weekdays=...``: the conditions of the ``[[rules]]`` entry that decided."""
+    rule = next((r for r in policy.rules if r.id == verdict.rule), None)
+    if rule is None:
+        return None
+    values = rule.condition_values()
+    if not values:
+        return "matched on: no conditions (matches every call)"
+    shown = ", ".join(f"{key}={json.dumps(value, default=str)}" for key, value in _plain(values).items())
+    return f"matched on: {shown}"
+
+
+def _plain(values: dict[str, Any]) -> dict[str, Any]:
+    dumped: dict[str, Any] = TypeAdapter(dict[str, Any]).dump_python(values, mode="json")
+    return dumped
+
+
 def _verdict_line(verdict: Verdict) -> Text:
     return Text.assemble(
         (f"{verdict.kind:<5}", f"bold {_STYLE[verdict.kind]}"),
@@ -137,12 +166,15 @@ def _verdict_line(verdict: Verdict) -> Text:
     )
 
 
-def _print_explanation(console: Console, explanation: Explanation) -> None:
+def _print_explanation(console: Console, explanation: Explanation, policy: ApprovalPolicy) -> None:
     verdict = explanation.verdict
     console.print(Text.assemble(("verdict ", "dim"), _verdict_line(verdict)))
     console.print(Text.assemble(("rule    ", "dim"), (verdict.rule, "bold")))
     console.print(Text.assemble(("reason  ", "dim"), verdict.reason))
     extras = []
+    matched_on = _conditions_line(policy, verdict)
+    if matched_on is not None:
+        extras.append(matched_on)
     if verdict.locked:
         extras.append("locked: no remembered decision answers it")
     if verdict.needs_approval:
@@ -165,6 +197,7 @@ def cmd_policy_explain(args: argparse.Namespace, console: Console, err: Console)
     """The verdict for one call, the rule that decided it, and the rules that matched but lost."""
     policy = _load(args.policy)
     call_args = _parse_args_json(args.args)
+    at = _parse_at(getattr(args, "at", None))
     from langgraph_mcp.cli.runner import Session
 
     call: ToolCall = {"name": args.tool, "args": call_args, "id": "explain", "type": "tool_call"}
@@ -182,7 +215,7 @@ def cmd_policy_explain(args: argparse.Namespace, console: Console, err: Console)
         problem = "; ".join(f"server {s!r} could not be listed ({e})" for s, e in failed.items())
         verdict = policy.unresolved_verdict(call, problem, principal=principal)
         console.print(Text.assemble((args.tool, "bold"), f"  (server unknown, {who})"))
-        _print_explanation(console, Explanation(verdict, ()))
+        _print_explanation(console, Explanation(verdict, ()), policy)
         return EXIT_OK
     if tool is None:  # a misspelt name would read as a non-MCP tool's "allow": say so instead
         close = difflib.get_close_matches(args.tool, [t.published_name for t in tools], n=3, cutoff=0.4)
@@ -194,5 +227,5 @@ def cmd_policy_explain(args: argparse.Namespace, console: Console, err: Console)
     console.print(
         Text.assemble((args.tool, "bold"), f"  (server {tool.server!r}, tool {tool.name!r}, {who})")
     )
-    _print_explanation(console, policy.explain(call, tool, principal=principal))
+    _print_explanation(console, policy.explain(call, tool, principal=principal, at=at), policy)
     return EXIT_OK

@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal, cast, overload
 
 from langchain_core.messages import ToolCall
@@ -86,7 +86,6 @@ from langgraph_mcp.humans.precedence import (
     ToolOverride,
     decide,
     unresolved_verdict,
-    verdict_key,
 )
 from langgraph_mcp.humans.verdicts import (
     Explanation,
@@ -158,7 +157,8 @@ class ApprovalPolicy(BaseModel):
     :func:`~langgraph_mcp.credentials.principal_origin`) counts as no principal; an operator's ``principal`` and
     LangGraph Server's authenticated user are unaffected."""
     clock: Callable[[], float] = Field(default=time.time, exclude=True)
-    """Seconds since the epoch; what ``expires_after`` is measured with (tests inject their own)."""
+    """Seconds since the epoch; what ``expires_after`` is measured with and rule conditions that read ``now`` see
+    (tests inject their own)."""
 
     _predicates: list[tuple[str, Predicate]] = PrivateAttr(default_factory=list)
     _compiled: CompiledRules | None = PrivateAttr(default=None)
@@ -252,7 +252,9 @@ class ApprovalPolicy(BaseModel):
         :meth:`when` take part like in any other verdict.
         """
         return self_test_failures(
-            self.tests, lambda call, tool, principal: self.verdict(call, tool, principal=principal), tool_for
+            self.tests,
+            lambda call, tool, principal, at: self.verdict(call, tool, principal=principal, at=at),
+            tool_for,
         )
 
     def check(
@@ -321,21 +323,19 @@ class ApprovalPolicy(BaseModel):
             return None
         return principal_origin(config)
 
-    def verdict(self, call: ToolCall, tool: McpTool | None, *, principal: str | None = None) -> Verdict:
-        """The verdict for one tool call; ``tool`` is ``None`` when the call does not go to an MCP tool."""
-        return self._decide(call, tool, principal, None)
+    def verdict(
+        self, call: ToolCall, tool: McpTool | None, *, principal: str | None = None, at: float | None = None
+    ) -> Verdict:
+        """The verdict for one tool call; ``tool`` is ``None`` when the call does not go to an MCP tool; ``at``
+        (seconds since the epoch): the time conditions that read the clock see (default: :attr:`clock`)."""
+        return self._decide(call, tool, principal, None, at)
 
-    def verdict_key(
-        self, call: ToolCall, tool: McpTool | None, *, principal: str | None = None
-    ) -> Hashable | None:
-        """What :meth:`verdict` reads for this call, as a hashable key (``None``: not cacheable), see
-        :func:`~langgraph_mcp.humans.precedence.verdict_key`."""
-        return verdict_key(self, *self._parts(), call, tool, principal)
-
-    def explain(self, call: ToolCall, tool: McpTool | None, *, principal: str | None = None) -> Explanation:
+    def explain(
+        self, call: ToolCall, tool: McpTool | None, *, principal: str | None = None, at: float | None = None
+    ) -> Explanation:
         """:meth:`verdict`, with every rule that matched, in precedence order (predicates are all called)."""
         matches: list[RuleMatch] = []
-        verdict = self._decide(call, tool, principal, matches)
+        verdict = self._decide(call, tool, principal, matches, at)
         winner = next((i for i, m in enumerate(matches) if m.verdict is verdict), None)
         return Explanation(
             verdict, tuple(RuleMatch(m.tier, m.verdict, decided=i == winner) for i, m in enumerate(matches))
@@ -364,6 +364,12 @@ class ApprovalPolicy(BaseModel):
         return compiled, private["_predicates"]
 
     def _decide(
-        self, call: ToolCall, tool: McpTool | None, principal: str | None, trace: list[RuleMatch] | None
+        self,
+        call: ToolCall,
+        tool: McpTool | None,
+        principal: str | None,
+        trace: list[RuleMatch] | None,
+        at: float | None = None,
     ) -> Verdict:
-        return decide(self, *self._parts(), call, tool, principal, trace)
+        clock = None if at is None else lambda: at
+        return decide(self, *self._parts(), call, tool, principal, trace, clock)

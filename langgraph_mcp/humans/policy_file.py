@@ -78,10 +78,10 @@ def format_errors(exc: ValidationError) -> str:
 
 def self_test_failures(
     tests: Sequence[RuleTest],
-    verdict: Callable[[ToolCall, McpTool | None, str | None], Verdict],
+    verdict: Callable[[ToolCall, McpTool | None, str | None, float | None], Verdict],
     tool_for: Callable[[RuleTest], McpTool | None] | None = None,
 ) -> list[str]:
-    """Run ``tests`` through ``verdict(call, tool, principal)``; one message per failing test (empty: all pass).
+    """Run ``tests`` through ``verdict(call, tool, principal, at)``; one message per failing test (empty: all pass).
 
     ``tool_for(test)`` gives the tool a test's call goes to; by default each test's own :meth:`RuleTest.tool`.
     """
@@ -94,10 +94,11 @@ def self_test_failures(
             failures.append(f"{label}: {exc}")
             continue
         call: ToolCall = {"name": test.call, "args": test.args, "id": f"test-{i}", "type": "tool_call"}
-        got = verdict(call, tool, test.principal)
+        got = verdict(call, tool, test.principal, test.now)
         if got.kind == test.expect and (test.rule is None or got.rule == test.rule):
             continue
         who = f" as principal {test.principal!r}" if test.principal is not None else ""
+        who += f" at {test.at.isoformat()}" if test.at is not None else ""
         args = json.dumps(test.args, ensure_ascii=False, default=str)
         wanted = test.expect + (f" by rule {test.rule!r}" if test.rule else "")
         failures.append(

@@ -3,7 +3,8 @@
 A rule matches a call when every condition it names matches (a rule that names none matches every call):
 ``tool`` (glob on the published name), ``original_tool`` (glob on the server's own tool name), ``server`` (glob),
 ``hints`` (effective annotations, each ``true``/``false``), ``args`` (a JSON pointer into the arguments → a glob,
-``{regex = "..."}`` or ``{equals = ...}``) and ``principal`` (glob). Globs are ``fnmatch`` globs, case-sensitive,
+``{regex = "..."}`` or ``{equals = ...}``) and ``principal`` (glob); more conditions are registered through
+:mod:`langgraph_mcp.humans.rule_conditions`, the extension point every condition (these included) goes through. Globs are ``fnmatch`` globs, case-sensitive,
 compiled at load; ``*`` matches ``/`` too, and a glob matches the argument's text as sent (``scratch/../etc``
 matches ``scratch/*``): use a regex such as ``^scratch/[^/]+$`` where that matters.
 
@@ -16,20 +17,16 @@ and *not matched* for an ``allow`` rule: not knowing never loosens anything. Hin
 **Regex cost is bounded.** Operator regexes run on Google's RE2 (``google-re2``), which matches in time linear in
 the text (no backtracking: no catastrophic patterns, and no lookaround or backreferences either); patterns are
 capped at :data:`MAX_PATTERN_CHARS` and matched texts at :data:`MAX_MATCHED_CHARS`, so one match is bounded.
-RE2 is imported only by a policy that has a regex.
+RE2 is imported only by a policy that has a regex (the matchers live in :mod:`~langgraph_mcp.humans.rule_conditions`).
 """
 
 from __future__ import annotations
 
-import json
 import math
-import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from fnmatch import translate
+from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
-from jsonpointer import JsonPointer, JsonPointerException
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -37,6 +34,8 @@ from pydantic import (
     Field,
     SerializerFunctionWrapHandler,
     Tag,
+    TypeAdapter,
+    ValidationError,
     field_validator,
     model_serializer,
     model_validator,
@@ -44,6 +43,18 @@ from pydantic import (
 
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.errors import ConfigError
+from langgraph_mcp.humans.rule_conditions import (
+    MAX_MATCHED_CHARS,
+    MAX_PATTERN_CHARS,
+    TOOL_ONLY,
+    ArgMatch,
+    CallInputs,
+    Match,
+    Matcher,
+    check_pattern,
+    check_pointers,
+    conditions,
+)
 from langgraph_mcp.payloads import ALL_DECISIONS, DecisionType
 
 if TYPE_CHECKING:
@@ -73,14 +84,9 @@ MemoryScope: TypeAlias = Literal["any_args", "same_args", "off"]
 """What a remembered decision about a rule's ``ask`` covers: later calls with any arguments, only calls with the
 same arguments (same ``args_digest``), or nothing (the rule always asks)."""
 
-MAX_PATTERN_CHARS = 1_000
-"""The longest glob or regex a rule may hold."""
-MAX_MATCHED_CHARS = 10_000
-"""The longest argument text a glob or regex is run on; a longer value is "cannot tell" (see the module doc)."""
-
 _STRICTNESS: dict[str, int] = {"allow": 0, "ask": 1, "deny": 2}
-_GLOB_CHARS = frozenset("*?[")
 _UNKNOWN = None  # the third value of a match: "cannot tell"
+_EXTRA = "extra_conditions"
 
 
 def strictness(kind: str) -> int:
@@ -105,44 +111,7 @@ def check_decisions(decisions: object, what: str) -> tuple[DecisionType, ...]:
     return unique
 
 
-def _check_pattern(pattern: str, what: str) -> str:
-    if not pattern:
-        raise ConfigError(f"{what} must not be empty")
-    if len(pattern) > MAX_PATTERN_CHARS:
-        raise ConfigError(f"{what} is {len(pattern)} characters long; at most {MAX_PATTERN_CHARS}")
-    return pattern
-
-
 # ------------------------------------------------------------------------------------------------ the models
-
-
-class ArgMatch(BaseModel):
-    """One argument condition: exactly one of ``glob``, ``regex`` (RE2 syntax, searched: anchor it with ``^``
-    and ``$``) or ``equals`` (the JSON value itself; ``1`` does not equal ``true``)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    glob: str | None = None
-    regex: str | None = None
-    equals: str | int | float | bool | None = None
-
-    @model_validator(mode="after")
-    def _one(self) -> ArgMatch:
-        given = [k for k in ("glob", "regex", "equals") if k in self.model_fields_set]
-        if len(given) != 1:
-            raise ConfigError(f"give exactly one of glob, regex, equals (got {', '.join(given) or 'none'})")
-        if self.glob is not None:
-            _check_pattern(self.glob, "glob")
-        if self.regex is not None:
-            _check_pattern(self.regex, "regex")
-            _compile_regex(self.regex)  # a bad regex fails the load, naming the rule
-        return self
-
-    @model_serializer(mode="wrap")
-    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """Only the one key given, so a dump loads back."""
-        dumped: dict[str, Any] = handler(self)
-        return {k: v for k, v in dumped.items() if k in self.model_fields_set}
 
 
 def _arg_tag(value: object) -> str:
@@ -185,6 +154,42 @@ class Rule(BaseModel):
     """For ``ask``: seconds; an approval given later than that after the question counts as a rejection."""
     remember: MemoryScope = "any_args"
     """For ``ask``: what a decision given with ``"remember"`` covers (see :data:`MemoryScope`)."""
+    extra_conditions: dict[str, Any] = Field(default_factory=dict, exclude=True, repr=False)
+    """The registered conditions this rule names (written as top-level keys, like the built-in ones)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _registered(cls, data: Any) -> Any:
+        """Keys of registered conditions (not fields of this model) go to ``extra_conditions``."""
+        if not isinstance(data, Mapping):
+            return data
+        if _EXTRA in data:
+            raise ConfigError(f"{_EXTRA} is not a rule key: write each condition as a key of its own")
+        extra = {k: v for k, v in data.items() if k not in cls.model_fields and k in conditions()}
+        if not extra:
+            return data
+        return {**{k: v for k, v in data.items() if k not in extra}, _EXTRA: extra}
+
+    @field_validator(_EXTRA)
+    @classmethod
+    def _extra_values(cls, value: dict[str, Any]) -> dict[str, Any]:
+        checked = {}
+        for key, given in value.items():
+            try:
+                checked[key] = TypeAdapter(conditions()[key].spec).validate_python(given)
+            except ValidationError as exc:
+                problems = "; ".join(e["msg"] for e in exc.errors())
+                raise ConfigError(f"{key}: {problems}") from None
+        return checked
+
+    def condition_values(self) -> dict[str, Any]:
+        """Every condition this rule names, by key (registration order), with its value."""
+        out = {}
+        for key in conditions():
+            value = self.extra_conditions.get(key) if key not in Rule.model_fields else getattr(self, key)
+            if value is not None:
+                out[key] = value
+        return out
 
     @field_validator("id")
     @classmethod
@@ -196,23 +201,12 @@ class Rule(BaseModel):
     @field_validator("tool", "original_tool", "server", "principal")
     @classmethod
     def _globs(cls, value: str | None) -> str | None:
-        return None if value is None else _check_pattern(value, "a glob")
+        return None if value is None else check_pattern(value, "a glob")
 
     @field_validator("args")
     @classmethod
     def _pointers(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
-        for pointer, match in (value or {}).items():
-            if not pointer.startswith("/"):
-                raise ConfigError(
-                    f"args key {pointer!r} must be a JSON pointer into the arguments, e.g. '/path'"
-                )
-            try:
-                JsonPointer(pointer)
-            except JsonPointerException as exc:
-                raise ConfigError(f"args key {pointer!r} is not a JSON pointer: {exc}") from None
-            if isinstance(match, str):
-                _check_pattern(match, f"the glob for {pointer!r}")
-        return value
+        return check_pointers(value)
 
     @field_validator("allowed_decisions")
     @classmethod
@@ -246,6 +240,7 @@ class Rule(BaseModel):
     def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """Keys left at their defaults are left out, as a person would write the rule."""
         dumped: dict[str, Any] = handler(self)
+        dumped.update(TypeAdapter(dict[str, Any]).dump_python(self.extra_conditions, mode="json"))
         defaults = {"locked": False, "remember": "any_args"}
         return {k: v for k, v in dumped.items() if v is not None and defaults.get(k, object()) != v}
 
@@ -275,11 +270,26 @@ class RuleTest(BaseModel):
     """The tool's annotations as a server would declare them (default: none, so the spec defaults apply)."""
     trusted: bool = True
     mcp: bool = True
+    at: datetime | None = None
+    """When the call is made (TOML datetime or ISO 8601; without a zone: UTC), for conditions that read the clock;
+    default: the policy's clock."""
+
+    @field_validator("at")
+    @classmethod
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
+
+    @property
+    def now(self) -> float | None:
+        """:attr:`at` in seconds since the epoch (``None``: the policy's clock)."""
+        return None if self.at is None else self.at.timestamp()
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """Keys left at their defaults are left out, as a person would write the test."""
         dumped: dict[str, Any] = handler(self)
+        if self.at is not None:
+            dumped["at"] = self.at.isoformat()
         defaults: dict[str, Any] = {"args": {}, "server": "test", "trusted": True, "mcp": True}
         return {k: v for k, v in dumped.items() if v is not None and defaults.get(k, object()) != v}
 
@@ -302,157 +312,59 @@ class RuleTest(BaseModel):
 
 # ------------------------------------------------------------------------------------------------ compiling
 
-Match: TypeAlias = bool | None
-"""``True``, ``False``, or ``None`` for "cannot tell"."""
-
-
-def _compile_regex(pattern: str) -> Callable[[str], bool]:
-    import re2  # type: ignore[import-untyped,unused-ignore]  # google-re2; only a policy with a regex needs it
-
-    options = re2.Options()
-    options.log_errors = False  # RE2 would print its own copy of the error to stderr
-    try:
-        compiled = re2.compile(pattern, options)
-    except re2.error as exc:
-        detail = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
-        raise ConfigError(f"regex {pattern!r} is not valid RE2 syntax: {detail}") from None
-
-    def search(text: str) -> bool:
-        return compiled.search(text) is not None
-
-    return search
-
-
-def _compile_glob(pattern: str) -> Callable[[str], bool]:
-    if not any(c in _GLOB_CHARS for c in pattern):
-        return pattern.__eq__
-    matcher = re.compile(translate(pattern)).match  # fnmatch's translation: no catastrophic backtracking
-    return lambda text: matcher(text) is not None
-
-
-def _text_matcher(test: Callable[[str], bool]) -> Callable[[object], Match]:
-    def match(value: object) -> Match:
-        if isinstance(value, bool | int | float):
-            value = json.dumps(value)
-        if not isinstance(value, str) or len(value) > MAX_MATCHED_CHARS:
-            return _UNKNOWN
-        return test(value)
-
-    return match
-
-
-def _equals_matcher(expected: object) -> Callable[[object], Match]:
-    def match(value: object) -> Match:
-        if isinstance(value, bool) or isinstance(expected, bool) or not isinstance(value, int | float):
-            return type(value) is type(expected) and value == expected
-        return isinstance(expected, int | float) and value == expected  # 1 equals 1.0, never true
-
-    return match
-
-
-_MISSING = object()
-
-
-@dataclass(frozen=True, slots=True)
-class _ArgCondition:
-    pointer: JsonPointer
-    match: Callable[[object], Match]
-    parts: tuple[str, ...] = ()
-
-    def __call__(self, args: Mapping[str, Any]) -> Match:
-        # RFC 6901 over JSON values (parsed once by jsonpointer): an object member, or an array index written
-        # as a plain non-negative integer; anything else is "not there". jsonpointer's own resolve() checks
-        # abstract types at every step, several times the cost of this walk.
-        value: Any = args
-        for part in self.parts:
-            if isinstance(value, dict):
-                value = value.get(part, _MISSING)
-                if value is _MISSING:
-                    return False
-            elif isinstance(value, list) and part.isdigit() and (part == "0" or part[0] != "0"):
-                index = int(part)
-                if index >= len(value):
-                    return False
-                value = value[index]
-            else:
-                return False
-        return self.match(value)
-
-
-def _arg_condition(pointer: str, spec: str | ArgMatch) -> _ArgCondition:
-    parsed = JsonPointer(pointer)
-    if isinstance(spec, str):
-        match = _text_matcher(_compile_glob(spec))
-    elif spec.glob is not None:
-        match = _text_matcher(_compile_glob(spec.glob))
-    elif spec.regex is not None:
-        match = _text_matcher(_compile_regex(spec.regex))
-    else:
-        match = _equals_matcher(spec.equals)
-    return _ArgCondition(parsed, match, tuple(parsed.parts))
-
-
-def _combine(results: Sequence[Match]) -> Match:
-    if False in results:  # ``is`` semantics: a Match is only ever True, False or None
-        return False
-    return _UNKNOWN if _UNKNOWN in results else True
-
 
 class CompiledRule:
-    """A :class:`Rule` with its globs, regexes and pointers compiled; matching is split in two halves.
+    """A :class:`Rule` with its conditions compiled (:mod:`~langgraph_mcp.humans.rule_conditions`), split by what
+    they read: :meth:`static_match` runs the conditions that read only the tool (the policy caches it per tool),
+    :meth:`call_match` the others, on every call."""
 
-    :meth:`static_match` depends on the tool only (names, server, hints), so the policy caches it per tool;
-    :meth:`call_match` depends on the call (arguments, principal) and runs every time.
-    """
-
-    __slots__ = ("_args", "_original", "_principal", "_server", "_tool", "index", "rule")
+    __slots__ = ("_call", "_static", "index", "needs_tool", "rule")
 
     def __init__(self, rule: Rule, index: int) -> None:
         self.rule = rule
         self.index = index
-        self._tool = _compile_glob(rule.tool) if rule.tool else None
-        self._original = _compile_glob(rule.original_tool) if rule.original_tool else None
-        self._server = _compile_glob(rule.server) if rule.server else None
-        self._principal = _compile_glob(rule.principal) if rule.principal else None
-        self._args = tuple(_arg_condition(p, s) for p, s in (rule.args or {}).items())
-
-    @property
-    def needs_tool(self) -> bool:
-        return bool(self._original or self._server or self.rule.hints)
+        static: list[tuple[bool, Matcher]] = []
+        per_call: list[tuple[bool, Matcher]] = []
+        registered = conditions()
+        for key, value in rule.condition_values().items():
+            condition = registered[key]
+            compiled = (("tool" in condition.reads), condition.compile(value, rule.verdict))
+            (static if condition.reads <= TOOL_ONLY else per_call).append(compiled)
+        self._static = tuple(static)
+        self._call = tuple(per_call)
+        self.needs_tool = any(reads_tool for reads_tool, _ in static + per_call)
+        """A condition reads the tool: the rule never matches a call to no MCP server."""
 
     def static_match(self, name: str, tool: McpTool | None, *, owner_known: bool = True) -> Match:
         """Whether the tool-only conditions match; ``owner_known=False``: the call's server is not known."""
-        if self._tool is not None and not self._tool(name):
-            return False
-        if not self.needs_tool:
-            return True
-        if not owner_known:
-            return _UNKNOWN
-        if tool is None:
-            return False
-        if self._server is not None and not self._server(tool.server):
-            return False
-        if self._original is not None and not self._original(tool.name):
-            return False
-        if self.rule.hints:
-            if not tool.trusted and self.rule.verdict == "allow":
-                return False  # an untrusted server's annotations never loosen anything
-            effective = tool.effective_hints
-            if any(effective[key] != value for key, value in self.rule.hints.items()):
-                return False
-        return True
+        return self._match(self._static, CallInputs(name, tool, {}, None, _no_clock), owner_known)
 
-    def call_match(self, args: Mapping[str, Any], principal: str | None) -> Match:
-        """Whether the argument and principal conditions match."""
-        if self._principal is not None and (principal is None or not self._principal(principal)):
-            return False
-        if not self._args:
-            return True
-        return _combine([condition(args) for condition in self._args])
+    def call_match(self, call: CallInputs, *, owner_known: bool = True) -> Match:
+        """Whether the conditions that read more than the tool (arguments, principal, clock, ...) match."""
+        return self._match(self._call, call, owner_known)
+
+    @staticmethod
+    def _match(matchers: tuple[tuple[bool, Matcher], ...], call: CallInputs, owner_known: bool) -> Match:
+        unknown = False
+        for reads_tool, matcher in matchers:
+            if reads_tool and not owner_known:
+                unknown = True  # the server is not known: cannot tell
+                continue
+            if reads_tool and call.tool is None:
+                return False
+            result = matcher(call)
+            if result is False:
+                return False
+            unknown = unknown or result is _UNKNOWN
+        return _UNKNOWN if unknown else True
 
     def decides(self, match: Match) -> bool:
         """A match result read fail-closed: "cannot tell" matches ``ask``/``deny``, never ``allow``."""
         return match is True or (match is _UNKNOWN and self.rule.verdict != "allow")
+
+
+def _no_clock() -> float:
+    raise RuntimeError("a condition that reads the clock was matched as a tool-only condition")
 
 
 def compile_rules(rules: Sequence[Rule]) -> tuple[CompiledRule, ...]:

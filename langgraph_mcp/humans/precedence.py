@@ -11,16 +11,17 @@ locked floor (tier 1), its ``allow``/``ask`` is tier 4, and its ``allowed_decisi
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fnmatch import fnmatchcase
-from typing import Annotated, Any, Literal, Protocol, TypeAlias
+from typing import Annotated, Literal, Protocol, TypeAlias
 
 from langchain_core.messages import ToolCall
 from pydantic import BaseModel, ConfigDict, Discriminator, Tag, field_validator
 
-from langgraph_mcp.catalog import McpTool, canonical_json
+from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.errors import PolicyError
 from langgraph_mcp.humans.policy_rules import CompiledRule, Rule, VerdictKind, check_decisions, compile_rules
+from langgraph_mcp.humans.rule_conditions import CallInputs
 from langgraph_mcp.humans.verdicts import Predicate, RuleMatch, Verdict, stricter
 from langgraph_mcp.payloads import DecisionType
 
@@ -31,7 +32,6 @@ __all__ = [
     "ToolOverride",
     "decide",
     "unresolved_verdict",
-    "verdict_key",
 ]
 
 _GLOB_CHARS = frozenset("*?[")
@@ -84,6 +84,8 @@ class PolicySettings(Protocol):
     def tools(self) -> Mapping[str, VerdictKind | ToolOverride]: ...
     @property
     def default_decisions(self) -> Sequence[DecisionType]: ...
+    @property
+    def clock(self) -> Callable[[], float]: ...
 
 
 def _is_glob(pattern: str) -> bool:
@@ -204,19 +206,24 @@ def decide(
     tool: McpTool | None,
     principal: str | None,
     trace: _Trace,
+    clock: Callable[[], float] | None = None,
 ) -> Verdict:
-    """The verdict for one call: the first opinion of tiers 2-5, never looser than the locked floor (tier 1)."""
+    """The verdict for one call: the first opinion of tiers 2-5, never looser than the locked floor (tier 1).
+
+    Nothing is remembered between calls but what each rule's tool-only conditions give for a tool
+    (:meth:`CompiledRules.candidates`); ``clock``: what conditions reading ``now`` read (default: the policy's).
+    """
     name = call["name"]
-    args = call.get("args") or {}
+    inputs = CallInputs(name, tool, call.get("args") or {}, principal, clock or policy.clock)
     candidates = rules.candidates(name, tool)
     matched = override_for(policy.tools, name)
-    floor = _locked(policy, rules, candidates, matched, args, principal, trace)
+    floor = _locked(policy, rules, candidates, matched, inputs, trace)
     if floor is not None and floor.denied and trace is None:
         return floor  # nothing is stricter
     decisions = _ask_decisions(policy, matched)
     ordinary = _code(predicates, call, tool, decisions, trace)
     if ordinary is None or trace is not None:
-        found = _rules(policy, rules, candidates, args, principal, trace)
+        found = _rules(policy, rules, candidates, inputs, trace)
         ordinary = ordinary or found
     if ordinary is None or trace is not None:
         found = _tools(matched, decisions, trace)
@@ -226,52 +233,6 @@ def decide(
         ordinary = ordinary or found
     assert ordinary is not None  # the built-in tier always has an opinion
     return stricter(floor, ordinary) if floor is not None else ordinary
-
-
-def verdict_key(
-    policy: PolicySettings,
-    rules: CompiledRules,
-    predicates: Sequence[tuple[str, Predicate]],
-    call: ToolCall,
-    tool: McpTool | None,
-    principal: str | None,
-) -> Hashable | None:
-    """Everything :func:`decide` reads for ``call``, as a hashable key: two calls with equal keys get the same
-    verdict. ``None`` when that can't be told: a predicate matches the name (code may read anything).
-
-    In it: the name; the tool's server, names, definition hash and trust (what its hints and reasons come from);
-    the principal; the arguments' canonical JSON when a candidate rule has argument conditions; the compiled
-    rules (a new ``rules`` tuple compiles anew); the matching ``[tools]`` entry's contents; and the plain
-    settings. Whatever :func:`decide` comes to read must be added here (or make it return ``None``)."""
-    name = call["name"]
-    if any(_matches(pattern, name) for pattern, _ in predicates):
-        return None
-    candidates = rules.candidates(name, tool)
-    args = canonical_json(call.get("args") or {}) if any(c.rule.args for c in candidates) else None
-    pattern = _override_pattern(policy.tools, name)
-    value = policy.tools[pattern] if pattern is not None else None
-    override = (
-        (pattern, value)
-        if not isinstance(value, ToolOverride)
-        else (
-            pattern,
-            value.verdict,
-            None if value.allowed_decisions is None else tuple(value.allowed_decisions),
-            value.reason,
-        )
-    )
-    target = (
-        None
-        if tool is None
-        else (tool.server, tool.name, tool.published_name, tool.definition_hash, tool.trusted)
-    )
-    settings = (
-        policy.ask_writes,
-        policy.ask_open_world,
-        policy.non_mcp,
-        tuple(policy.default_decisions),
-    )
-    return (name, target, principal, args, rules, override, settings)
 
 
 def _ask_decisions(
@@ -288,14 +249,13 @@ def _locked(
     rules: CompiledRules,
     candidates: Sequence[CompiledRule],
     matched: tuple[str, ToolOverride] | None,
-    args: Mapping[str, Any],
-    principal: str | None,
+    inputs: CallInputs,
     trace: _Trace,
 ) -> Verdict | None:
     """Tier 1: the strictest matching locked rule or ``deny`` override (a tie goes to the first)."""
     floor: Verdict | None = None
     for compiled in candidates:
-        if compiled.rule.locked and compiled.decides(compiled.call_match(args, principal)):
+        if compiled.rule.locked and compiled.decides(compiled.call_match(inputs)):
             verdict = rules.verdict(compiled, policy.default_decisions)
             floor = stricter(floor, verdict)
             if trace is not None:
@@ -335,14 +295,13 @@ def _rules(
     policy: PolicySettings,
     rules: CompiledRules,
     candidates: Sequence[CompiledRule],
-    args: Mapping[str, Any],
-    principal: str | None,
+    inputs: CallInputs,
     trace: _Trace,
 ) -> Verdict | None:
     """Tier 3: the unlocked ``[[rules]]`` in file order; the first that matches decides."""
     first: Verdict | None = None
     for compiled in candidates:
-        if not compiled.rule.locked and compiled.decides(compiled.call_match(args, principal)):
+        if not compiled.rule.locked and compiled.decides(compiled.call_match(inputs)):
             verdict = rules.verdict(compiled, policy.default_decisions)
             if trace is None:
                 return verdict
@@ -458,7 +417,7 @@ def unresolved_verdict(
     is not known); otherwise ``unresolved`` decides (``ask`` by default). Nothing allows it.
     """
     name = call["name"]
-    args = call.get("args") or {}
+    inputs = CallInputs(name, None, call.get("args") or {}, principal, policy.clock)
     floor = _override_deny(override_for(policy.tools, name))
     for compiled in rules.rules:
         if not compiled.rule.locked:
@@ -466,7 +425,7 @@ def unresolved_verdict(
         static = compiled.static_match(name, None, owner_known=False)
         if static is False:
             continue
-        match = compiled.call_match(args, principal)
+        match = compiled.call_match(inputs, owner_known=False)
         if compiled.decides(False if match is False else None if static is None else match):
             floor = stricter(floor, rules.verdict(compiled, policy.default_decisions))
     reason = f"could not establish which MCP server {name!r} belongs to: {problem}"
