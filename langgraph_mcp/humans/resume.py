@@ -29,13 +29,19 @@ Approvals and elicitations of one tool call are told apart by the argument they 
 request (``{"type": "approve"}``, ``{"type": "edit", "messages": [...]}``, ``{"type": "reject"}``) or completion
 review (``{"type": "edit", "text": ...}`` sends that text instead). A decision for a compatibility-mode card (its
 payload has ``action_requests``) is wrapped as ``{"decisions": [decision]}`` automatically.
+
+**Question kinds are a registry** (:class:`QuestionKind`, :func:`register_question_kind`): each kind names its
+payload ``type``, its one pydantic answer model (what the node passes as ``interrupt(payload,
+response_schema=...)``, whose JSON Schema clients are shown, and what an answer is checked with here), and the
+argument of :func:`resume_command` that takes its answer. The five kinds above are registered at the bottom of this
+module; a new kind (a graph node of your own that asks through ``interrupt``) is one more registration.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeAlias, cast
 
@@ -43,47 +49,54 @@ from langgraph.types import Command, Interrupt, StateSnapshot
 from pydantic import BaseModel, ValidationError
 
 from langgraph_mcp.errors import AnswerError, AnswerRefusedError, DecisionError, ResumeError, ResumeTypeError
-from langgraph_mcp.humans.answers import validate_answers
-from langgraph_mcp.humans.decisions import only_decision, validate_decision
+from langgraph_mcp.humans.answers import answers_response_schema, validate_answers
+from langgraph_mcp.humans.decisions import decision_response_schema, only_decision, validate_decision
 from langgraph_mcp.humans.sampling import (
     CompletionDecisionModel,
     SamplingDecisionModel,
     review_card_model,
     sampling_card_model,
 )
-from langgraph_mcp.humans.sign_in import check_sign_in_answer
+from langgraph_mcp.humans.sign_in import check_sign_in_answer, sign_in_response_schema
 from langgraph_mcp.payloads import (
+    APPROVAL_INTERRUPT_TYPE,
+    AUTHORIZATION_INTERRUPT_TYPE,
+    ELICITATION_INTERRUPT_TYPE,
+    SAMPLING_INTERRUPT_TYPE,
+    SAMPLING_REVIEW_INTERRUPT_TYPE,
     ApprovalInterrupt,
     AuthorizationInterrupt,
     ElicitationInterrupt,
     SamplingInterrupt,
     SamplingReviewInterrupt,
-    is_approval_interrupt,
-    is_authorization_interrupt,
-    is_elicitation_interrupt,
-    is_sampling_interrupt,
-    is_sampling_review_interrupt,
 )
 
 __all__ = [
+    "AnswerArgument",
     "PendingKind",
     "PendingMcpInterrupt",
+    "QuestionKind",
     "apending_for_thread",
     "pending_for_thread",
     "pending_interrupts",
+    "question_kinds",
+    "register_question_kind",
     "resume_command",
+    "unregister_question_kind",
 ]
 
 PendingKind: TypeAlias = Literal["approval", "elicitation", "authorization", "sampling", "sampling_review"]
+"""The built-in kinds (a registered kind adds its own name)."""
 PendingPayload: TypeAlias = (
     ApprovalInterrupt
     | ElicitationInterrupt
     | AuthorizationInterrupt
     | SamplingInterrupt
     | SamplingReviewInterrupt
+    | Mapping[str, Any]  # a registered kind's payload
 )
-_DECIDED: tuple[PendingKind, ...] = ("approval", "sampling", "sampling_review")
-"""The kinds answered with a decision (``decisions=``)."""
+AnswerArgument: TypeAlias = Literal["decisions", "answers", "sign_ins"]
+"""The argument of :func:`resume_command` that answers a kind."""
 
 _INTERRUPT_ID = re.compile(r"[0-9a-f]{32}")
 
@@ -93,10 +106,11 @@ class PendingMcpInterrupt:
     """One MCP interrupt waiting for a human: what a UI or CLI lists and answers."""
 
     interrupt_id: str
-    kind: PendingKind
+    kind: str
     """``"approval"`` (answer with a decision), ``"elicitation"`` (answer every request key), ``"authorization"``
     (a sign-in: answer with the callback URL, or decline), ``"sampling"`` (a server's request for a completion) or
-    ``"sampling_review"`` (the completion, before it goes back); the last two are answered with a decision."""
+    ``"sampling_review"`` (the completion, before it goes back); the last two are answered with a decision; or the
+    name of a registered :class:`QuestionKind`."""
     tool_call_id: str
     payload: PendingPayload
 
@@ -139,7 +153,84 @@ class PendingMcpInterrupt:
     def compat(self) -> bool:
         """True for an approval or sampling card in LangChain ``HITLRequest`` mode (answered as
         ``{"decisions": [...]}``)."""
-        return self.kind in _DECIDED and "action_requests" in self.payload
+        return _KINDS[self.kind].argument == "decisions" and "action_requests" in self.payload
+
+
+@dataclass(frozen=True)
+class QuestionKind:
+    """One kind of MCP interrupt: how :func:`pending_interrupts` recognizes it and :func:`resume_command` answers it."""
+
+    kind: str
+    """Its name in :attr:`PendingMcpInterrupt.kind` (``"approval"``, ...)."""
+    payload_type: str
+    """The ``type`` of its payload (``"mcp_approval"``, ...): how a pending interrupt is recognized."""
+    argument: AnswerArgument
+    """The argument of :func:`resume_command` its answers come in (``decisions=`` for a card with decision
+    types, so one ``Command`` can answer it together with approvals)."""
+    answer_model: Callable[[Mapping[str, Any]], type[BaseModel]]
+    """The one pydantic answer model for a payload: the node asks with ``interrupt(payload,
+    response_schema=answer_model(payload))`` (LangGraph checks a resume with it before saving it, and shows its
+    JSON Schema), and :func:`resume_command` checks an answer with it first."""
+    take: Callable[[PendingMcpInterrupt, object, str], object] | None = None
+    """How :func:`resume_command` takes an answer (``(item, value, argument)`` → the value sent; raises
+    :class:`~langgraph_mcp.errors.ResumeError` in words); default: validated with :attr:`answer_model` and sent
+    as its JSON dump (see :func:`model_answer`)."""
+
+    def answer(self, item: PendingMcpInterrupt, value: object, argument: str) -> object:
+        """``value`` checked for ``item`` and normalized, or :class:`~langgraph_mcp.errors.ResumeError`."""
+        if self.take is not None:
+            return self.take(item, value, argument)
+        return model_answer(item, self.answer_model(item.payload), value, argument)
+
+
+_KINDS: dict[str, QuestionKind] = {}
+_BY_TYPE: dict[str, QuestionKind] = {}
+
+
+def register_question_kind(kind: QuestionKind) -> QuestionKind:
+    """Make :func:`pending_interrupts` list payloads of ``kind.payload_type`` and :func:`resume_command` answer
+    them; raises :class:`~langgraph_mcp.errors.ResumeError` when the name or payload type is taken."""
+    for taken, key, what in ((_KINDS, kind.kind, "kind"), (_BY_TYPE, kind.payload_type, "payload type")):
+        if key in taken and taken[key] is not kind:
+            raise ResumeError(f"question {what} {key!r} is already registered")
+    _KINDS[kind.kind] = _BY_TYPE[kind.payload_type] = kind
+    return kind
+
+
+def unregister_question_kind(name: str) -> None:
+    """Forget a registered kind (for tests that add one): its interrupts are no longer listed or answered."""
+    kind = _KINDS.pop(name, None)
+    if kind is not None:
+        _BY_TYPE.pop(kind.payload_type, None)
+
+
+def question_kinds() -> Mapping[str, QuestionKind]:
+    """Every registered kind by name, in registration order (the built-in ones first)."""
+    return _KINDS
+
+
+def _kinds_answered_by(argument: str) -> tuple[str, ...]:
+    return tuple(name for name, kind in _KINDS.items() if kind.argument == argument)
+
+
+def model_answer(item: PendingMcpInterrupt, model: type[BaseModel], value: object, argument: str) -> object:
+    """``value`` validated with ``model`` (the interrupt's ``response_schema``) and dumped as JSON; raises
+    :class:`~langgraph_mcp.errors.ResumeError` naming the tool call, the interrupt and every problem."""
+    cause: Exception
+    try:
+        return model.model_validate(value).model_dump(mode="json", exclude_none=True)
+    except AnswerRefusedError as exc:  # refused on a card, in words
+        problems, cause = str(exc), exc
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in error['loc']) or 'answer'}: {error['msg']}" for error in exc.errors()
+        )
+        cause = exc
+    schema = json.dumps(model.model_json_schema(), separators=(",", ":"))
+    raise ResumeError(
+        f"{argument}[{item.tool_call_id!r}]: {item.kind} (interrupt {item.interrupt_id}): {problems}; "
+        f"expected a value of this JSON Schema: {schema}"
+    ) from cause
 
 
 # ------------------------------------------------------------------------------------------------ reading
@@ -189,31 +280,24 @@ def _raw_interrupts(pending: object) -> Iterable[tuple[str, object]]:
 
 
 def pending_interrupts(pending: object) -> list[PendingMcpInterrupt]:
-    """The MCP interrupts (approvals and elicitations) in ``pending``, typed, each once, in order.
+    """The MCP interrupts (every registered :class:`QuestionKind`) in ``pending``, typed, each once, in order.
 
-    Interrupts of other kinds (raised by your own nodes) are left out.
+    Interrupts of other kinds (raised by your own nodes, unless registered) are left out.
     """
     seen: set[str] = set()
     out: list[PendingMcpInterrupt] = []
     for interrupt_id, value in _raw_interrupts(pending):
         if interrupt_id in seen:
             continue
-        kind: PendingKind
-        if is_approval_interrupt(value):
-            kind = "approval"
-        elif is_elicitation_interrupt(value):
-            kind = "elicitation"
-        elif is_authorization_interrupt(value):
-            kind = "authorization"
-        elif is_sampling_interrupt(value):
-            kind = "sampling"
-        elif is_sampling_review_interrupt(value):
-            kind = "sampling_review"
-        else:
+        payload_type = value.get("type") if isinstance(value, dict) else None
+        kind = _BY_TYPE.get(payload_type) if isinstance(payload_type, str) else None
+        if kind is None:
             continue
         seen.add(interrupt_id)
         payload = cast(PendingPayload, value)
-        out.append(PendingMcpInterrupt(interrupt_id, kind, str(payload.get("tool_call_id", "")), payload))
+        out.append(
+            PendingMcpInterrupt(interrupt_id, kind.kind, str(payload.get("tool_call_id", "")), payload)
+        )
     return out
 
 
@@ -245,17 +329,12 @@ def _describe_pending(items: list[PendingMcpInterrupt]) -> str:
     return f"pending: {shown}"
 
 
-_ARGUMENT_OF: dict[PendingKind, str] = {
-    "approval": "decisions",
-    "sampling": "decisions",
-    "sampling_review": "decisions",
-    "elicitation": "answers",
-    "authorization": "sign_ins",
-}
+def _argument_of(kind: str) -> str:
+    return _KINDS[kind].argument
 
 
 def _resolve(
-    key: object, kinds: tuple[PendingKind, ...], pending: list[PendingMcpInterrupt], argument: str
+    key: object, kinds: tuple[str, ...], pending: list[PendingMcpInterrupt], argument: str
 ) -> PendingMcpInterrupt:
     """The pending interrupt that ``key`` (an interrupt id or a tool_call_id) names for one of ``kinds``."""
     kind = kinds[0]  # "approval" for decisions= (which also answers sampling requests and completion reviews)
@@ -267,7 +346,7 @@ def _resolve(
         if found.kind not in kinds:
             raise ResumeError(
                 f"{argument}[{key!r}]: interrupt {key} (tool call {found.tool_call_id!r}) is an "
-                f"{found.kind}, not an {kind}; give its value in {_ARGUMENT_OF[found.kind]}="
+                f"{found.kind}, not an {kind}; give its value in {_argument_of(found.kind)}="
             )
         return found
     by_call = [p for p in pending if p.tool_call_id == key and p.kind in kinds]
@@ -284,7 +363,7 @@ def _resolve(
         raise ResumeError(
             f"{argument}[{key!r}]: tool call {key!r} has no pending {kind}; it is waiting for an "
             f"{wrong_kind[0].kind} (interrupt {wrong_kind[0].interrupt_id}), give that value in "
-            f"{_ARGUMENT_OF[wrong_kind[0].kind]}="
+            f"{_argument_of(wrong_kind[0].kind)}="
         )
     if _INTERRUPT_ID.fullmatch(key):
         raise ResumeError(
@@ -402,14 +481,15 @@ def resume_command(
     items = pending_interrupts(pending)
     resume: dict[str, object] = {}
     answered_by: dict[str, str] = {}
-    arguments: tuple[tuple[str, tuple[PendingKind, ...], Mapping[str, object] | None], ...] = (
-        ("decisions", _DECIDED, decisions),
-        ("answers", ("elicitation",), answers),
-        ("sign_ins", ("authorization",), sign_ins),
+    arguments: tuple[tuple[AnswerArgument, Mapping[str, object] | None], ...] = (
+        ("decisions", decisions),
+        ("answers", answers),
+        ("sign_ins", sign_ins),
     )
-    for argument, kinds, values in arguments:
+    for argument, values in arguments:
         if values is None:
             continue
+        kinds = _kinds_answered_by(argument)
         if not isinstance(values, Mapping):
             raise ResumeError(
                 f"{argument} must be a mapping of tool_call_id (or interrupt id) to a value, "
@@ -422,17 +502,57 @@ def resume_command(
                     f"{argument}[{key!r}]: tool call {item.tool_call_id!r} (interrupt {item.interrupt_id}) "
                     f"is already answered by {answered_by[item.interrupt_id]}"
                 )
-            if item.kind == "approval":
-                resume[item.interrupt_id] = _approval_value(item, value, argument)
-            elif item.kind in ("sampling", "sampling_review"):
-                resume[item.interrupt_id] = sampling_decision(item, value, argument)
-            elif item.kind == "authorization":
-                resume[item.interrupt_id] = _sign_in_value(item, value, argument)
-            else:
-                resume[item.interrupt_id] = _elicitation_value(item, value, argument)
+            resume[item.interrupt_id] = _KINDS[item.kind].answer(item, value, argument)
             answered_by[item.interrupt_id] = f"{argument}[{key!r}]"
     if not resume:
         raise ResumeError(
             f"nothing to resume: give decisions=, answers= and/or sign_ins=; {_describe_pending(items)}"
         )
     return Command(resume=resume)
+
+
+# ------------------------------------------------------------------------------------------------ the kinds
+
+
+def _is_card(payload: Mapping[str, Any]) -> bool:
+    return "action_requests" in payload
+
+
+for _kind in (
+    QuestionKind(
+        "approval",
+        APPROVAL_INTERRUPT_TYPE,
+        "decisions",
+        lambda p: decision_response_schema(cast(ApprovalInterrupt, p), compat=_is_card(p)),
+        _approval_value,
+    ),
+    QuestionKind(
+        "elicitation",
+        ELICITATION_INTERRUPT_TYPE,
+        "answers",
+        lambda p: answers_response_schema(cast(ElicitationInterrupt, p)["requests"]),
+        _elicitation_value,
+    ),
+    QuestionKind(
+        "authorization",
+        AUTHORIZATION_INTERRUPT_TYPE,
+        "sign_ins",
+        sign_in_response_schema,
+        _sign_in_value,
+    ),
+    QuestionKind(
+        "sampling",
+        SAMPLING_INTERRUPT_TYPE,
+        "decisions",
+        lambda p: sampling_card_model(p) if _is_card(p) else SamplingDecisionModel,
+        sampling_decision,
+    ),
+    QuestionKind(
+        "sampling_review",
+        SAMPLING_REVIEW_INTERRUPT_TYPE,
+        "decisions",
+        lambda p: review_card_model(p) if _is_card(p) else CompletionDecisionModel,
+        sampling_decision,
+    ),
+):
+    register_question_kind(_kind)
