@@ -54,6 +54,7 @@ from langgraph_mcp.humans.rule_conditions import (
     check_pattern,
     check_pointers,
     conditions,
+    reserve_keys,
 )
 from langgraph_mcp.payloads import ALL_DECISIONS, DecisionType
 
@@ -243,6 +244,9 @@ class Rule(BaseModel):
         dumped.update(TypeAdapter(dict[str, Any]).dump_python(self.extra_conditions, mode="json"))
         defaults = {"locked": False, "remember": "any_args"}
         return {k: v for k, v in dumped.items() if v is not None and defaults.get(k, object()) != v}
+
+
+reserve_keys(Rule.model_fields)  # the built-in conditions are fields too, registered already: not reserved
 
 
 class RuleTest(BaseModel):

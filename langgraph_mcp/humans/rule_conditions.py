@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fnmatch import translate
 from typing import Any, Literal, Protocol, TypeAlias, cast, get_args
@@ -126,19 +126,26 @@ class RuleCondition(Protocol):
 
 
 _REGISTRY: dict[str, RuleCondition] = {}
+_RESERVED: set[str] = set()
 
 
 def register_condition(condition: RuleCondition) -> RuleCondition:
     """Make ``condition`` a key every rule may name (policies loaded from then on); raises :class:`ConfigError`
     for a key already taken."""
-    from langgraph_mcp.humans.policy_rules import Rule  # the rule model is built on this module
-
-    taken = condition.key in _REGISTRY or condition.key in Rule.model_fields
+    taken = condition.key in _REGISTRY or condition.key in _RESERVED
     if taken and _REGISTRY.get(condition.key) is not condition:
         raise ConfigError(f"rule key {condition.key!r} is already taken")
     if not condition.reads or not condition.reads <= set(get_args(Input)):
         raise ConfigError(f"rule condition {condition.key!r}: reads must name some of {get_args(Input)}")
     return _add(condition)
+
+
+def reserve_keys(keys: Iterable[str]) -> None:
+    """The rule model's own keys (``id``, ``verdict``, ...), which no registered condition may take."""
+    _RESERVED.update(key for key in keys if key not in _REGISTRY)
+    clash = sorted(key for key in _RESERVED if key in _REGISTRY)
+    if clash:
+        raise ConfigError(f"rule key(s) {clash} are registered as conditions but are the rule's own keys")
 
 
 def _add(condition: RuleCondition) -> RuleCondition:
