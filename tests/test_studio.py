@@ -10,7 +10,10 @@ killed, and the test checks that no process it started is left behind.
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import contextlib
+import functools
 import json
 import os
 import shutil
@@ -33,6 +36,7 @@ from langgraph_sdk.client import LangGraphClient
 
 from langgraph_mcp.examples.scripted_model import DEMO_PROMPT, demo_call_ids
 from langgraph_mcp.examples.studio import CHAT_GRAPH_ID, CHAT_TOOL_CALLS, GRAPH_ID, make_graph
+from langgraph_mcp.examples.studio_servers import SERVERS
 from langgraph_mcp.humans.resume import pending_interrupts, resume_command
 from tests.support.helpers import wait_exit
 
@@ -110,6 +114,15 @@ class DevServer:
     url: str
     pid: int
     log: Path
+    events: Path
+
+    def events_since(self, mark: int) -> list[dict[str, Any]]:
+        """The demo server's events (its own record, one JSON line each) logged after line ``mark``."""
+        lines = self.events.read_text().splitlines() if self.events.exists() else []
+        return [json.loads(line) for line in lines[mark:] if line.strip()]
+
+    def events_mark(self) -> int:
+        return len(self.events.read_text().splitlines()) if self.events.exists() else 0
 
     def demo_servers(self) -> dict[int, str]:
         """Demo MCP servers the dev server has running now (each stdio server gets its own session)."""
@@ -136,6 +149,8 @@ def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevServer]:
         "LANGCHAIN_TRACING_V2": "false",
     }
     env.pop("LANGGRAPH_ALLOW_BLOCKING", None)  # keep blockbuster on
+    events = workdir / "demo-events.jsonl"
+    env["DEMO_EVENTS_FILE"] = str(events)  # the demo server's own record (studio.py forwards it)
     # The server resolves langgraph.json's paths against its working directory and pickles its state to
     # ./.langgraph_api there. Serve the repository's langgraph.json, unchanged, from a scratch directory in which
     # ./langgraph_mcp is the repository's package: the checkout stays clean and concurrent runs don't collide.
@@ -161,7 +176,7 @@ def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevServer]:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-    server = DevServer(f"http://127.0.0.1:{port}", process.pid, log)
+    server = DevServer(f"http://127.0.0.1:{port}", process.pid, log, events)
     children: dict[int, str] = {}
     try:
         _wait_ready(server.url, process, log)
@@ -177,6 +192,11 @@ def studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevServer]:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=10)
+        # The shared demo server runs in its own session (the SDK's stdio spawn): it leaves when its stdin closes
+        # with the API process; wait (bounded, on pidfds) for that before counting what was left behind.
+        for pid in children:
+            with contextlib.suppress(TimeoutError, OSError):
+                anyio.run(functools.partial(wait_exit, pid, bound=10.0))
         alive = _processes() if HAVE_PROC else {}
         leftovers = {pid: cmd for pid, cmd in children.items() if pid in alive and alive[pid][1] == cmd}
         for pid in leftovers:
@@ -207,8 +227,10 @@ def test_factory_is_called_with_the_server_runtime() -> None:
 
 
 @pytest.mark.anyio
-async def test_reads_reuse_one_graph_and_each_run_gets_its_own_servers() -> None:
-    """Studio reads the graph often (schemas, drawing, state): those calls build nothing and start nothing."""
+async def test_reads_reuse_one_graph_and_each_run_gets_its_own_graph_over_the_shared_servers() -> None:
+    """Studio reads the graph often (schemas, drawing, state): those calls build nothing and start nothing. Each
+    run gets a graph of its own; every graph uses the module's one ``McpServers`` (checked on a real server by
+    ``test_many_threads_share_one_demo_server_process``)."""
 
     class Read:
         execution_runtime = None
@@ -221,6 +243,7 @@ async def test_reads_reuse_one_graph_and_each_run_gets_its_own_servers() -> None
     async with make_graph(cast(Any, Run())) as run_a, make_graph(cast(Any, Run())) as run_b:
         assert run_a is not run_b and run_a is not first
         assert {"agent", "approval_gate", "tools"} <= set(run_a.nodes)
+    assert not SERVERS.closed  # leaving a run's context closes nothing: the next run reuses the connection
 
 
 def test_repository_langgraph_json_points_at_the_factory() -> None:
@@ -239,14 +262,11 @@ async def _run(client: LangGraphClient, thread: str, **kwargs: Any) -> dict[str,
     return out
 
 
-async def _wait_for_no_demo_servers(server: DevServer, timeout: float = 15.0) -> dict[int, str]:
-    """Wait (bounded) until the run's MCP servers have exited, on their pidfds (the factory exits after the run's
-    result is stored); returns those still running."""
-    with anyio.move_on_after(timeout):
-        while running := server.demo_servers():
-            for pid in running:
-                await wait_exit(pid, bound=timeout + 5)  # the move_on_after above ends the wait first
-    return server.demo_servers()
+def _one_shared_demo_server(server: DevServer) -> None:
+    """The dev server runs at most one demo server, whatever number of runs it served (module-scope servers)."""
+    if HAVE_PROC:
+        running = server.demo_servers()
+        assert len(running) <= 1, f"a demo server per run: {running}"
 
 
 @pytest.mark.slow
@@ -307,7 +327,7 @@ async def test_thread_pauses_on_approval_and_question_and_one_payload_resumes_bo
     assert "Booked Rome on 2026-12-01" in out["messages"][-1]["content"]
     assert (await client.threads.get(thread))["status"] == "idle"
 
-    assert await _wait_for_no_demo_servers(studio) == {}, "a run left its MCP server running"
+    _one_shared_demo_server(studio)
     assert studio.blocking_calls_flagged() == []
 
 
@@ -382,7 +402,7 @@ async def test_agent_chat_ui_mode_completes_a_turn_with_bare_resumes_only(studio
     assert '"start": "2026-12-24"' in registered
     assert results[ids["demo_pay_deposit"]] == ("success", "payment consent: accept")
     assert (await client.threads.get(thread))["status"] == "idle"
-    assert await _wait_for_no_demo_servers(studio) == {}, "a run left its MCP server running"
+    _one_shared_demo_server(studio)
     assert studio.blocking_calls_flagged() == []
 
 
@@ -466,9 +486,11 @@ async def test_a_refused_approval_card_answer_through_the_sdk_reads_as_words_and
     assert (await client.threads.get(thread))["status"] == "error"
     assert (await client.threads.get_state(thread))["interrupts"] == before  # the same card, still pending
 
+    # The runs of this module share one demo server and its workspace: a path no test deletes, so the result
+    # (the edited path, sent to the server) does not depend on the order the tests ran in.
     good = {
         "type": "edit",
-        "edited_action": {"name": "demo_delete_file", "args": {"path": "notes.txt", "remember": box}},
+        "edited_action": {"name": "demo_delete_file", "args": {"path": "drafts.txt", "remember": box}},
     }
     card = await _agent_chat_ui_turn(client, thread, command={"resume": {"decisions": [good]}})
     assert card["type"] == "mcp_elicitation"  # the form comes next
@@ -478,5 +500,59 @@ async def test_a_refused_approval_card_answer_through_the_sdk_reads_as_words_and
         )
     assert card == {}
     results = _tool_results((await client.threads.get_state(thread))["values"]["messages"])
-    assert results["call_delete_file_1"] == ("success", "Deleted notes.txt")
+    assert results["call_delete_file_1"] == (
+        "error",
+        "Error executing tool delete_file: No such file: drafts.txt",
+    )
     assert (await client.threads.get(thread))["status"] == "idle"
+
+
+THREADS = 4
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_many_threads_share_one_demo_server_process(studio: DevServer) -> None:
+    """Runs on several threads at once, each paused and resumed, are served by one demo server process: the
+    server's own record (every tool run logs its pid) names one pid, and each side effect ran once per thread."""
+    client = get_client(url=studio.url)
+    mark = studio.events_mark()
+    threads = [(await client.threads.create())["thread_id"] for _ in range(THREADS)]
+    prompt = {"messages": [{"role": "user", "content": DEMO_PROMPT}]}
+
+    paused = await asyncio.gather(*(_run(client, thread, input=prompt) for thread in threads))
+    commands = []
+    for out in paused:
+        pending = pending_interrupts(out)
+        assert sorted(p.kind for p in pending) == ["approval", "elicitation"]
+        (question,) = [p for p in pending if p.kind == "elicitation"]
+        (key,) = question.elicitation["requests"]
+        commands.append(
+            resume_command(
+                out,
+                decisions={CALLS["demo_delete_file"]: {"type": "reject", "message": "keep it"}},
+                answers={
+                    CALLS["demo_book_trip"]: {key: {"action": "accept", "content": {"date": "2026-12-01"}}}
+                },
+            )
+        )
+    done = await asyncio.gather(
+        *(
+            _run(client, thread, command={"resume": c.resume})
+            for thread, c in zip(threads, commands, strict=True)
+        )
+    )
+
+    for out in done:
+        assert _tool_results(out["messages"])[CALLS["demo_book_trip"]] == (
+            "success",
+            "Booked Rome on 2026-12-01",
+        )
+    events = studio.events_since(mark)
+    assert len({e["pid"] for e in events}) == 1, {e["pid"] for e in events}
+    count = collections.Counter(f"{e['tool']}.{e['event']}" for e in events)
+    assert count["list_files.enter"] == THREADS
+    assert count["book_trip.commit"] == THREADS
+    assert count["delete_file.enter"] == 0  # rejected: never reached the server
+    if HAVE_PROC:
+        assert set(studio.demo_servers()) == {events[0]["pid"]}

@@ -10,11 +10,16 @@ subprocess. Three rules of the LangGraph API server shape this module:
 
 * **No checkpointer.** ``langgraph dev`` refuses a graph compiled with its own checkpointer or store; it brings
   its own, which is what makes the ``mcp_approval`` and ``mcp_elicitation`` pauses resumable from Studio.
-* **Connections belong to the run.** The server calls the factory for every run *and* for schema reads, state
-  reads and state updates, always expecting the same topology. :class:`~langgraph_mcp.McpServers` starts a
-  connection lazily, in the event loop that first uses it, so building the graph never touches the server: the
-  subprocess starts when a run's first node lists or calls tools, in that run's loop, and is closed when the
-  run is done with the graph. Contexts that only read (``runtime.execution_runtime is None``) never start it.
+* **The servers belong to the process, the graph to the run.** The server calls the factory for every run *and*
+  for schema reads, state reads and state updates, always expecting the same topology. One
+  :class:`~langgraph_mcp.McpServers`, :data:`SERVERS`, is shared by every run of both graphs. It lives in
+  :mod:`~langgraph_mcp.examples.studio_servers`, a module imported by name, because langgraph-api loads this
+  file anew per graph id. It starts a connection lazily, one per event loop, so building a graph never touches
+  the server: the demo server starts when the first run's first node lists or calls tools and then serves every
+  later run of this process (a factory that built its own ``McpServers`` would start a stdio server per run: 10
+  runs took 10-12 s that way against 1.2-1.4 s shared). The graph itself is built per run (cheap, below).
+  Contexts that only read (``runtime.execution_runtime is None``) never start it. The server leaves with the
+  API process (its stdin closes).
 * **Loading the graph is cheap.** The server times every factory call and warns above 100 ms ("Slow graph
   load"). Nothing here lists tools or opens a connection at load; building the graph (two small compiles)
   takes ~2 ms warm and ~11 ms for the very first call of a process on a loaded CI machine (measured
@@ -38,12 +43,12 @@ from typing import Any
 from langgraph.graph.state import CompiledStateGraph
 from langgraph_sdk.runtime import ServerRuntime
 
-from langgraph_mcp.examples.demo_graph import build_graph, demo_server_config
+from langgraph_mcp.examples.demo_graph import build_graph
 from langgraph_mcp.examples.scripted_model import ScriptedChatModel
+from langgraph_mcp.examples.studio_servers import SERVERS
 from langgraph_mcp.humans.policy import ApprovalPolicy
-from langgraph_mcp.servers.mcp_servers import McpServers
 
-__all__ = ["CHAT_GRAPH_ID", "CHAT_TOOL_CALLS", "GRAPH_ID", "make_chat_graph", "make_graph"]
+__all__ = ["CHAT_GRAPH_ID", "CHAT_TOOL_CALLS", "GRAPH_ID", "SERVERS", "make_chat_graph", "make_graph"]
 
 GRAPH_ID = "mcp_agent"
 """The graph's id in the repository's ``langgraph.json`` (the ``assistant_id`` to run it with)."""
@@ -61,6 +66,7 @@ CHAT_TOOL_CALLS: tuple[tuple[str, dict[str, Any]], ...] = (
 a call whose server asks for a form with text, number, boolean, choice and date fields, and one whose server asks
 the user to visit a payment page (a URL card)."""
 
+
 _READ_GRAPHS: dict[bool, CompiledStateGraph[Any, Any, Any, Any]] = {}
 """The graphs served to read-only contexts (by ``compat``), built once (their servers are never started)."""
 
@@ -69,9 +75,9 @@ _READ_GRAPHS: dict[bool, CompiledStateGraph[Any, Any, Any, Any]] = {}
 async def make_graph(runtime: ServerRuntime[Any]) -> AsyncIterator[CompiledStateGraph[Any, Any, Any, Any]]:
     """Yield the demo graph, compiled without a checkpointer.
 
-    For a run (``runtime.execution_runtime`` set): a graph over a fresh :class:`~langgraph_mcp.McpServers`, whose
-    demo server starts on first use inside the run and is stopped when the server leaves this context. For
-    schema and state reads: the one read graph, built on first use; nothing is started.
+    For a run (``runtime.execution_runtime`` set): a graph built for this run over :data:`SERVERS`, whose demo
+    server starts on the first run's first use and serves every later run. For schema and state reads: the one
+    read graph, built on first use; nothing is started.
     """
     async with _graph(runtime, compat=False) as graph:
         yield graph
@@ -100,15 +106,11 @@ async def _graph(
 ) -> AsyncIterator[CompiledStateGraph[Any, Any, Any, Any]]:
     if runtime.execution_runtime is None:
         if compat not in _READ_GRAPHS:
-            servers = McpServers(demo_server_config())
-            _READ_GRAPHS[compat] = build_graph(
-                servers, policy=ApprovalPolicy(), model=_model(compat), agent_chat_ui=compat
-            )
+            _READ_GRAPHS[compat] = _build(compat)
         yield _READ_GRAPHS[compat]
         return
-    servers = McpServers(demo_server_config())
-    graph = build_graph(servers, policy=ApprovalPolicy(), model=_model(compat), agent_chat_ui=compat)
-    try:
-        yield graph
-    finally:
-        await servers.aclose()
+    yield _build(compat)
+
+
+def _build(compat: bool) -> CompiledStateGraph[Any, Any, Any, Any]:
+    return build_graph(SERVERS, policy=ApprovalPolicy(), model=_model(compat), agent_chat_ui=compat)
