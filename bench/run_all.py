@@ -1,7 +1,12 @@
 """Run the whole benchmark suite and write ``bench/report.md`` and ``bench/report.json``.
 
-Usage: ``python bench/run_all.py [--quick] [--only p1,p4]``. Each benchmark runs in its own process (so memory and
-fd readings of one don't include another's), one after another; inside each, variants are measured side by side.
+Usage: ``python bench/run_all.py [--quick] [--only p1,p4] [--out DIR]``. Each benchmark runs in its own process (so
+memory and fd readings of one don't include another's), one after another; inside each, variants are measured side
+by side.
+
+``--quick`` is a smoke run (fewer repetitions and threads): its report goes to a fresh temporary directory unless
+``--out`` names one, so it never replaces the measured ``bench/report.md``. The runner exits with status 1 when any
+benchmark failed (its section in the report says how), so CI (``.ci/run`` runs ``--quick``) sees a benchmark rot.
 """
 
 from __future__ import annotations
@@ -51,6 +56,7 @@ def run_module(module: str, quick: bool, out: Path) -> dict[str, Any]:
             "markdown": f"## {module}\n\nFAILED (exit {proc.returncode}):\n\n```\n{tail}\n```\n",
             "data": {"error": tail},
             "seconds": seconds,
+            "failed": True,
         }
     section: dict[str, Any] = json.loads(out.read_text())
     section["seconds"] = seconds
@@ -353,17 +359,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions and threads (a smoke run)")
     parser.add_argument("--only", help="comma-separated prefixes, e.g. p1,p4")
-    parser.add_argument("--out", type=Path, default=BENCH_DIR, help="directory for report.md / report.json")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="directory for report.md / report.json (default: bench/, or a new temporary directory with --quick)",
+    )
     args = parser.parse_args()
+    if args.out is None:
+        args.out = Path(tempfile.mkdtemp(prefix="lgmcp-bench-quick-")) if args.quick else BENCH_DIR
     wanted = [m for m in MODULES if not args.only or m.split("_")[0] in args.only.split(",")]
     info = machine()
     sections: dict[str, dict[str, Any]] = {}
+    failed: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         for module in wanted:
             print(f"running {module} ...", flush=True)
             section = run_module(module, args.quick, Path(tmp) / f"{module}.json")
             sections[section["key"]] = section
-            print(f"  {module}: {section['seconds']:.0f} s", flush=True)
+            if section.get("failed"):
+                failed.append(module)
+            status = "FAILED" if section.get("failed") else "ok"
+            print(f"  {module}: {status}, {section['seconds']:.0f} s", flush=True)
     total = sum(s["seconds"] for s in sections.values())
     command = "python bench/run_all.py" + (" --quick" if args.quick else "")
     load = ", ".join(f"{x:.1f}" for x in info["load"])
@@ -397,6 +414,12 @@ def main() -> None:
     report = {"machine": info, "command": command, "sections": sections, "targets": targets(sections)}
     (args.out / "report.json").write_text(json.dumps(report, indent=2, default=str))
     print(f"wrote {args.out / 'report.md'} and {args.out / 'report.json'} ({total:.0f} s)")
+    if failed:
+        print(
+            f"FAILED: {', '.join(failed)} (their sections in {args.out / 'report.md'} say why)",
+            file=sys.stderr,
+        )
+        sys.exit(1)
 
 
 if __name__ == "__main__":
