@@ -39,6 +39,7 @@ MODULES = [
     "p10_policy",
     "p11_cold_start",
     "p12_memory",
+    "p13_workers",
 ]
 
 
@@ -327,6 +328,13 @@ def summary(sections: dict[str, dict[str, Any]]) -> list[str]:
     n = _get(p8, "modern/burst", "threads") or 1000
     rows.append(
         (f"{n:,} paused threads over HTTP: RSS per paused thread, arriving in waves / all at once", cells)
+    )
+    p13 = data.get("p13", {})
+    rows.append(
+        (
+            "three graph workers ÷ one on one PostgreSQL checkpointer, calls/s",
+            [_ratio(_get(p13, e, "ratio")) for e in eras],
+        )
     )
     out = ["| measure | modern (2026-07-28) | legacy (2025-11-25) |", "|---|---|---|"]
     out.extend(f"| {label} | {cells[0]} | {cells[1]} |" for label, cells in rows)
