@@ -9,6 +9,7 @@ module imported by name exists once per process, so every run of every graph sha
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from langgraph_mcp.examples.demo_graph import demo_server_config
@@ -20,8 +21,14 @@ __all__ = ["SERVERS"]
 
 def _config() -> dict[str, Any]:
     config = demo_server_config()
+    # The demo server runs the same langgraph_mcp as this process (a checkout served with PYTHONPATH, not only
+    # whatever copy is installed): the SDK starts stdio servers with a minimal environment.
+    package_root = str(Path(__file__).resolve().parents[2])
+    paths = [package_root, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    env = {"PYTHONPATH": os.pathsep.join(dict.fromkeys(paths))}
     if events := os.environ.get(EVENTS_FILE_ENV):  # the demo server's own record, where this process says
-        config["demo"]["env"] = {EVENTS_FILE_ENV: events}
+        env[EVENTS_FILE_ENV] = events
+    config["demo"]["env"] = env
     return config
 
 

@@ -6,11 +6,13 @@ The runtime
     third-party ``langgraph-runtime-pg`` (MIT, ``LANGGRAPH_RUNTIME_EDITION=pg``) with its CLI ``langhost``
     (``langhost serve`` = ``langgraph-api``'s ``run_server`` with the pg edition, ``--database-uri`` and
     ``--redis-uri``). It pins an older ``langgraph-api`` and ``langgraph-checkpoint-postgres`` than this project's
-    dev environment, so it lives in a venv of its own, with this repository installed into it (``pip install -e``).
+    dev environment, so it lives in a venv of its own, with this repository installed into it for its
+    dependencies; the API processes import the checkout under test through ``PYTHONPATH`` (and the demo server
+    they start does too: ``langgraph_mcp/examples/studio_servers.py``), so one venv serves any checkout.
 
 The cache
     ``$LANGGRAPH_MCP_ENGINE_CACHE`` or ``~/.cache/langgraph-mcp-engine``: the venv ``venv/`` and a marker naming
-    the pins and the checkout it was installed for; a matching marker means nothing is installed again. Pre-warm
+    the pins and a hash of ``pyproject.toml``; a matching marker means nothing is installed again. Pre-warm
     it with ``python tests/engine/engine_setup.py`` (what ``.ci/run`` does before the tier).
 
 Only ``pip`` is used, against the registry this machine is set up for.
@@ -50,7 +52,7 @@ def cache_dir() -> Path:
 
 def _wanted() -> dict[str, str]:
     pyproject = hashlib.sha256((REPO_ROOT / "pyproject.toml").read_bytes()).hexdigest()[:16]
-    return {**PINS, "checkout": str(REPO_ROOT), "pyproject": pyproject}
+    return {**PINS, "pyproject": pyproject}
 
 
 @contextlib.contextmanager
@@ -96,7 +98,7 @@ def install(*, force: bool = False) -> Path:
             if made.returncode != 0:
                 raise EngineUnavailable(f"python -m venv failed: {made.stderr.strip()}")
             _pip(venv, *(f"{name}=={pin}" for name, pin in PINS.items()))
-        _pip(venv, "-e", str(REPO_ROOT))  # this checkout (its dependencies, and the demo server's imports)
+        _pip(venv, str(REPO_ROOT))  # for its dependencies: the checkout itself comes first on PYTHONPATH
         marker.write_text(json.dumps(wanted))
     return venv
 
