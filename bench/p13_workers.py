@@ -189,7 +189,7 @@ async def measure_era(era: str, dsn: str, workdir: Path, threads: int, blocks: i
 
 
 async def measure(quick: bool) -> Section:
-    threads, blocks = (24, 1) if quick else (200, 3)
+    threads, blocks = (12, 1) if quick else (200, 3)
     section = Section(
         "p13",
         "P13 workers: three graph workers ÷ one on one PostgreSQL checkpointer (calls/s)",
