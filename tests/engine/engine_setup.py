@@ -6,9 +6,10 @@ The runtime
     third-party ``langgraph-runtime-pg`` (MIT, ``LANGGRAPH_RUNTIME_EDITION=pg``) with its CLI ``langhost``
     (``langhost serve`` = ``langgraph-api``'s ``run_server`` with the pg edition, ``--database-uri`` and
     ``--redis-uri``). It pins an older ``langgraph-api`` and ``langgraph-checkpoint-postgres`` than this project's
-    dev environment, so it lives in a venv of its own, with this repository installed into it for its
-    dependencies; the API processes import the checkout under test through ``PYTHONPATH`` (and the demo server
-    they start does too: ``langgraph_mcp/examples/studio_servers.py``), so one venv serves any checkout.
+    dev environment, so it lives in a venv of its own, with this repository's dependencies (not the repository:
+    nothing is built in the checkout). The API processes import the checkout under test through ``PYTHONPATH``,
+    and so does the demo server they start (``langgraph_mcp/examples/studio_servers.py``): one venv serves any
+    checkout.
 
 The cache
     ``$LANGGRAPH_MCP_ENGINE_CACHE`` or ``~/.cache/langgraph-mcp-engine``: the venv ``venv/`` and a marker naming
@@ -30,6 +31,7 @@ import socket
 import subprocess
 import sys
 import time
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -98,7 +100,9 @@ def install(*, force: bool = False) -> Path:
             if made.returncode != 0:
                 raise EngineUnavailable(f"python -m venv failed: {made.stderr.strip()}")
             _pip(venv, *(f"{name}=={pin}" for name, pin in PINS.items()))
-        _pip(venv, str(REPO_ROOT))  # for its dependencies: the checkout itself comes first on PYTHONPATH
+        # The project's dependencies only (not the project: nothing is built in the checkout); the checkout itself
+        # is imported through PYTHONPATH.
+        _pip(venv, *tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["dependencies"])
         marker.write_text(json.dumps(wanted))
     return venv
 
