@@ -22,6 +22,7 @@ import fcntl
 import hashlib
 import json
 import os
+import select
 import shutil
 import signal
 import socket
@@ -30,7 +31,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -221,6 +222,21 @@ def _descendants(root: int) -> dict[int, str]:
     return found
 
 
+def _wait_gone(pids: Iterable[int], bound: float = 10.0) -> None:
+    """Wait (bounded, on pidfds) for processes to exit. A server's stdio MCP servers run in sessions of their own
+    (the SDK starts them so) and leave when their stdin closes with the server, just after it."""
+    deadline = time.monotonic() + bound
+    for pid in pids:
+        try:
+            fd = os.pidfd_open(pid)
+        except OSError:
+            continue
+        try:
+            select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        finally:
+            os.close(fd)
+
+
 @contextlib.contextmanager
 def process_group(
     argv: list[str], *, cwd: Path, env: dict[str, str], log: Path, ready_url: str, what: str
@@ -245,6 +261,7 @@ def process_group(
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=10)
+        _wait_gone(children)
         alive = _processes()
         leftovers = {pid: cmd for pid, cmd in children.items() if pid in alive and alive[pid][1] == cmd}
         for pid in leftovers:
