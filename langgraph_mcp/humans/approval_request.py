@@ -1,22 +1,48 @@
 """The ``mcp_approval`` interrupt: what a human is shown about one tool call the policy asks about.
 
 The gate (:mod:`langgraph_mcp.graph.gate`), the tool node's own asks (:mod:`langgraph_mcp.approval.judge`) and
-``McpApprovalMiddleware`` all build it here, so a human sees the same question wherever it is asked. In Agent Chat
-UI mode a card whose payload offers ``remember`` also gets a ``Remember`` box (:func:`with_remember_field`): Agent
-Chat UI's buttons send a bare approve, so typing a scope there (and Submit) is how a person asks for it.
+``McpApprovalMiddleware`` all build it here, so a human sees the same question wherever it is asked.
+
+In Agent Chat UI mode the payload also carries a card (see :mod:`langgraph_mcp.humans.cards` for why every card
+allows ``edit`` only): a **How To Answer** box, the call's arguments as editable boxes, a **Reason** box (where the
+policy allows ``reject`` or ``respond``), a ``Remember`` box where the payload offers ``remember``
+(:func:`with_remember_field`), and last an empty **Decision** box. Nothing runs until the person types ``approve``
+there (the call runs with the boxes as they stand: changed boxes are an ``edit``); ``reject`` refuses it (with the
+Reason, if any), ``respond`` answers the model with the Reason instead. The policy's ``allowed_decisions`` say which
+of those words the card takes and whether its boxes may be changed (``edit``);
+:func:`langgraph_mcp.humans.decisions.decision_response_schema` reads the answer back.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from typing import Any, NamedTuple
 
 from langchain_core.messages import ToolCall
 
 from langgraph_mcp.catalog import McpTool
+from langgraph_mcp.humans.cards import (
+    DECISION_FIELD,
+    HELP_KEY,
+    REASON_FIELD,
+    Word,
+    card_config,
+    free_key,
+    words_help,
+)
 from langgraph_mcp.humans.verdicts import Verdict
-from langgraph_mcp.payloads import APPROVAL_INTERRUPT_TYPE, ApprovalInterrupt
+from langgraph_mcp.payloads import APPROVAL_INTERRUPT_TYPE, ApprovalInterrupt, DecisionType
 
-__all__ = ["REMEMBER_FIELD", "REMEMBER_NOT", "approval_payload", "with_remember_field"]
+__all__ = [
+    "REMEMBER_FIELD",
+    "REMEMBER_NOT",
+    "ApprovalCardKeys",
+    "approval_card_keys",
+    "approval_payload",
+    "offered_words",
+    "with_remember_field",
+]
 
 _MAX_DESCRIBED_ARGS = 2_000
 
@@ -80,11 +106,74 @@ def approval_payload(
         payload["input_schema"] = tool.input_schema
         payload["definition_hash"] = tool.definition_hash
     if compat:
-        payload["action_requests"] = [{"name": name, "args": args, "description": description}]
-        payload["review_configs"] = [
-            {"action_name": name, "allowed_decisions": list(verdict.allowed_decisions)}
-        ]
+        payload["action_requests"] = [{"name": name, "args": {}, "description": description}]
+        payload["review_configs"] = [card_config(name)]
+        _arrange(payload, {})
     return payload
+
+
+class ApprovalCardKeys(NamedTuple):
+    """The names of an approval card's own boxes (each made unique among the tool's arguments)."""
+
+    help: str
+    reason: str
+    decision: str
+
+
+def approval_card_keys(payload: ApprovalInterrupt) -> ApprovalCardKeys:
+    """The keys of ``payload``'s card boxes: :data:`~langgraph_mcp.humans.cards.HELP_KEY`, ``reason`` and
+    ``decision``, each with ``_`` appended while the tool has an argument (or schema property) of that name."""
+    schema = payload.get("input_schema") or {}
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    taken = {*payload["arguments"], *(properties if isinstance(properties, Mapping) else ()), REMEMBER_FIELD}
+    return ApprovalCardKeys(
+        free_key(HELP_KEY, taken), free_key(REASON_FIELD, taken), free_key(DECISION_FIELD, taken)
+    )
+
+
+def offered_words(allowed: list[DecisionType]) -> dict[Word, str]:
+    """The words an approval card takes in its Decision box for a policy's ``allowed_decisions``."""
+    words: dict[Word, str] = {}
+    if "approve" in allowed or "edit" in allowed:
+        words["approve"] = "approve"
+    if "reject" in allowed:
+        words["reject"] = "reject"
+    if "respond" in allowed:
+        words["respond"] = "respond"
+    return words
+
+
+def _help(payload: ApprovalInterrupt) -> list[str]:
+    allowed = payload["allowed_decisions"]
+    lines = ["Nothing runs until you type your decision in the Decision box (at the bottom) and Submit."]
+    if "approve" in allowed and "edit" in allowed:
+        lines.append("approve: runs this call with the boxes as they stand (edit them first to change it).")
+    elif "approve" in allowed:
+        lines.append("approve: runs this call as shown (its boxes may not be changed).")
+    elif "edit" in allowed:
+        lines.append("approve: runs this call after you changed its boxes (it may not run as shown).")
+    if "reject" in allowed:
+        lines.append("reject: refuses it; the model reads your Reason, if you give one.")
+    if "respond" in allowed:
+        lines.append(
+            "respond: the model reads your Reason instead of the tool's result; the call does not run."
+        )
+    if payload.get("remember"):
+        lines.append("Remember: see its box (leave it at no to be asked again).")
+    return lines
+
+
+def _arrange(payload: ApprovalInterrupt, extra: dict[str, Any]) -> None:
+    """Lay out the card's boxes: help, the call's arguments, ``extra`` (the Remember box), Reason, Decision."""
+    keys = approval_card_keys(payload)
+    allowed = payload["allowed_decisions"]
+    box: dict[str, Any] = {keys.help: words_help(_help(payload)), **payload["arguments"], **extra}
+    if "reject" in allowed or "respond" in allowed:
+        box[keys.reason] = ""
+    box[keys.decision] = ""
+    request = payload["action_requests"][0]
+    request["args"] = box
+    request["description"] = f"{payload['description']}\n\n" + "\n".join(_help(payload))
 
 
 _SCOPE_WORDS = {"thread": "on this thread", "principal": "of this user, on any thread"}
@@ -93,8 +182,9 @@ _SCOPE_WORDS = {"thread": "on this thread", "principal": "of this user, on any t
 def with_remember_field(payload: ApprovalInterrupt) -> None:
     """Give an Agent Chat UI card a ``Remember`` box (``"no - type thread ..."``) when the payload offers ``remember``.
 
-    Only on a card a person can edit (``edit`` allowed) whose tool has no argument of that name; the answer is
-    read back by :func:`langgraph_mcp.humans.decisions.decision_response_schema`.
+    Only on a card whose tool has no argument of that name; the answer is read back by
+    :func:`langgraph_mcp.humans.decisions.decision_response_schema` (with ``approve`` or ``reject`` typed in
+    Decision).
     """
     offered = list(payload.get("remember") or [])
     requests = payload.get("action_requests") or []
@@ -103,22 +193,24 @@ def with_remember_field(payload: ApprovalInterrupt) -> None:
     if (
         not offered
         or len(requests) != 1
-        or "edit" not in payload["allowed_decisions"]
-        or REMEMBER_FIELD in requests[0]["args"]
+        or REMEMBER_FIELD in payload["arguments"]
         or (isinstance(properties, dict) and REMEMBER_FIELD in properties)
     ):
         return
-    request = requests[0]
     calls = (
         "later calls with these arguments" if payload.get("remember_covers") == "same_args" else "later calls"
     )
     choices = " or ".join(f"{scope} ({_SCOPE_WORDS.get(scope, scope)})" for scope in offered)
     # The box says what to type: the description is behind a button in Agent Chat UI.
-    request["args"] = {
-        **request["args"],
-        REMEMBER_FIELD: f"{REMEMBER_NOT} - type {choices} to approve {calls} of this tool without asking",
-    }
+    _arrange(
+        payload,
+        {
+            REMEMBER_FIELD: f"{REMEMBER_NOT} - type {choices} to decide {calls} of this tool the same way without asking"
+        },
+    )
+    request = requests[0]
     request["description"] = (
-        f"{request.get('description', '')}\n\nTo approve {calls} of this tool too without being asked, type "
-        f"{choices} in the Remember box and Submit; {REMEMBER_NOT!r} asks again next time."
-    ).lstrip()
+        f"{request.get('description', '')}\n\nTo decide {calls} of this tool the same way without being asked, "
+        f"type {choices} in the Remember box (and approve or reject in Decision); {REMEMBER_NOT!r} asks again "
+        "next time."
+    )

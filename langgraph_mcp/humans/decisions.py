@@ -26,7 +26,13 @@ import jsonschema  # type: ignore[import-untyped,unused-ignore]  # stubs may be 
 from referencing.exceptions import Unresolvable
 
 from langgraph_mcp.errors import DecisionError, SchemaTooComplexError
-from langgraph_mcp.humans.approval_request import REMEMBER_FIELD, REMEMBER_NOT
+from langgraph_mcp.humans.approval_request import (
+    REMEMBER_FIELD,
+    REMEMBER_NOT,
+    approval_card_keys,
+    offered_words,
+)
+from langgraph_mcp.humans.cards import card_word
 from langgraph_mcp.humans.coercion import coerce_edit
 from langgraph_mcp.humans.schemas import (
     MAX_VALUE_DEPTH,
@@ -362,6 +368,29 @@ def decision_json_schema(payload: ApprovalInterrupt, *, compat: bool = False) ->
         {"oneOf": [branches[d] for d in allowed]} if len(allowed) != 1 else branches[allowed[0]]
     )
     if compat:
+        keys = approval_card_keys(payload)
+        card = {
+            "title": "card",
+            "description": "What the Agent Chat UI card sends: its boxes; the word typed in Decision decides",
+            "type": "object",
+            "properties": {
+                "type": {"const": "edit"},
+                "edited_action": {
+                    "type": "object",
+                    "properties": {
+                        "name": {"const": payload["published_name"]},
+                        "args": {
+                            "type": "object",
+                            "properties": {keys.decision: {"type": "string"}},
+                            "required": [keys.decision],
+                        },
+                    },
+                    "required": ["name", "args"],
+                },
+            },
+            "required": ["type", "edited_action"],
+        }
+        decision = {"oneOf": [*decision.get("oneOf", [decision]), card]}
         decision = {
             "type": "object",
             "properties": {"decisions": {"type": "array", "items": decision, "minItems": 1, "maxItems": 1}},
@@ -405,9 +434,8 @@ def decision_response_schema(payload: ApprovalInterrupt, *, compat: bool = False
             return validate_decision(snapshot, value)
         try:
             # Agent Chat UI sends edited values as strings: coerce them by the inputSchema where unambiguous.
-            decision = _card_remember(
-                snapshot, coerce_edit(only_decision(snapshot, value), snapshot.get("input_schema"))
-            )
+            decision = _card_decision(snapshot, only_decision(snapshot, value))
+            decision = coerce_edit(decision, snapshot.get("input_schema"))
             return {"decisions": [validate_decision(snapshot, decision)]}
         except DecisionError as error:  # on a card, the person reads it in words (see AnswerRefusedError)
             if not (isinstance(value, Mapping) and "decisions" in value):
@@ -424,40 +452,98 @@ def decision_response_schema(payload: ApprovalInterrupt, *, compat: bool = False
     )
 
 
-def _card_remember(payload: ApprovalInterrupt, decision: object) -> object:
-    """An Agent Chat UI edit that only typed a scope in the card's ``Remember`` box is an approve with
-    ``remember`` (see :func:`~langgraph_mcp.humans.approval_request.with_remember_field`); with ``no`` it is the
-    edit (or approve) it would be without the box. Anything else is returned as it is."""
+def _card_decision(payload: ApprovalInterrupt, decision: object) -> object:
+    """The decision an Agent Chat UI card's answer stands for (see :mod:`langgraph_mcp.humans.approval_request`).
+
+    The card allows ``edit`` only, so what it sends is its boxes: the word typed in Decision decides. ``approve``
+    runs the call with the argument boxes as they stand (unchanged: an ``approve``, changed: an ``edit``), with the
+    Remember box's scope; ``reject`` refuses it with the Reason (and Remember's scope); ``respond`` answers the
+    model with the Reason. An empty Decision, a word the card does not offer, a Reason beside ``approve`` (a reason
+    is a "no"), and a scope with changed arguments are refused in words. A decision that does not carry the card's
+    Decision box (a program's plain decision) is returned as it is.
+    """
     requests = payload.get("action_requests") or []
     card = requests[0]["args"] if len(requests) == 1 else {}
-    if REMEMBER_FIELD not in card or not isinstance(decision, Mapping) or decision.get("type") != "edit":
+    keys = approval_card_keys(payload)
+    if keys.decision not in card or not isinstance(decision, Mapping) or decision.get("type") != "edit":
         return decision
     action = decision.get("edited_action")
     if not isinstance(action, Mapping) or not isinstance(action.get("args"), Mapping):
         return decision
     args = dict(action["args"])
-    if REMEMBER_FIELD not in args:
+    if keys.decision not in args:
         return decision
-    typed = args.pop(REMEMBER_FIELD)
+    who = _who(payload)
+    typed = args.pop(keys.decision)
+    reason_typed = args.pop(keys.reason, "")
+    reason = reason_typed.strip() if isinstance(reason_typed, str) else ""
+    args.pop(keys.help, None)
+    scope = _card_scope(payload, card, args.pop(REMEMBER_FIELD, None) if REMEMBER_FIELD in card else None)
+    allowed = _allowed(payload)
+    try:
+        word = card_word(typed, offered_words(allowed))
+    except ValueError as error:
+        raise DecisionError(f"{who}: {error}") from None
+    if word == "reject":
+        reject: RejectDecision = {"type": "reject"}
+        if reason:
+            reject["message"] = reason
+        if scope is not None:
+            reject["remember"] = scope
+        return reject
+    if word == "respond":
+        if not reason:
+            raise DecisionError(
+                f"{who}: respond sends your Reason to the model, and Reason is empty: type it"
+            )
+        return {"type": "respond", "message": reason}
+    if reason:
+        raise DecisionError(
+            f"{who}: Decision says approve but Reason holds text (a reason goes with reject): clear Reason to "
+            "run the call, or type reject in Decision to refuse it"
+        )
+    edit: object = coerce_edit(
+        {"type": "edit", "edited_action": {"name": payload["published_name"], "args": args}},
+        payload.get("input_schema"),
+    )
+    edited = cast(Mapping[str, Any], edit)["edited_action"]["args"]
+    if edited == dict(payload["arguments"]):
+        if "approve" not in allowed:
+            raise DecisionError(
+                f"{who}: this call may not run as shown: change its boxes and type approve, or type reject"
+            )
+        approve: ApproveDecision = {"type": "approve"}
+        if scope is not None:
+            approve["remember"] = scope
+        return approve
+    if "edit" not in allowed:
+        raise DecisionError(
+            f"{who}: this call may run only as shown, and its boxes were changed: Reset the card (it empties "
+            "Decision too) and type approve, or type reject"
+        )
+    if scope is not None:
+        raise DecisionError(
+            f"{who}: an edited call cannot be remembered; set Remember back to {REMEMBER_NOT} to send the edit, "
+            "or undo the edit to remember the call as shown"
+        )
+    return edit
+
+
+def _card_scope(payload: ApprovalInterrupt, card: Mapping[str, Any], typed: object) -> RememberScope | None:
+    """The scope typed in the card's Remember box (``None``: left at ``no``, emptied, or no box)."""
+    if typed is None or typed == card.get(REMEMBER_FIELD):
+        return None
     scope = typed.strip().lower() if isinstance(typed, str) else typed
-    if typed == card[REMEMBER_FIELD]:  # left as shown
-        scope = REMEMBER_NOT
     offered = list(payload.get("remember") or [])
-    if scope not in (REMEMBER_NOT, "", *offered):
-        raise DecisionError(
-            f"{_who(payload)}: Remember: {typed!r} is not one of {', '.join([REMEMBER_NOT, *offered])}; type one of "
-            "them (or leave it at no)"
-        )
-    if (
-        args == dict(payload["arguments"]) and "approve" in payload["allowed_decisions"]
-    ):  # only Remember changed
-        return {"type": "approve", "remember": scope} if scope in offered else {"type": "approve"}
-    if scope in offered:
-        raise DecisionError(
-            f"{_who(payload)}: an edited call cannot be remembered; set Remember back to {REMEMBER_NOT} to send "
-            f"the edit, or undo the edit to remember the call as shown"
-        )
-    return {**decision, "edited_action": {**action, "args": args}}
+    if scope in (REMEMBER_NOT, ""):
+        return None
+    for offer in offered:
+        if scope == offer:
+            return offer
+    raise DecisionError(
+        f"{_who(payload)}: Remember: {typed!r} is not one of {', '.join([REMEMBER_NOT, *offered])}; type one of "
+        "them (or leave it at no)"
+    )
 
 
 def only_decision(payload: ApprovalInterrupt, value: object) -> object:

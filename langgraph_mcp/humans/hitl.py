@@ -6,17 +6,20 @@ Agent Chat UI renders an interrupt only when it carries LangChain's ``HITLReques
 one action request per question in ``requests`` (the asker puts one question in each interrupt: a round of
 several is asked one at a time, see :class:`~langgraph_mcp.calls.asker.InterruptAsker`):
 
-* **form** — ``args`` are a help box (:data:`HELP_KEY`: what each button does, then one line per field with its
-  title, whether it is required, what it takes — type, allowed values, bounds, date format — and its default),
-  then the form's fields, defaults filled in (``""`` where there is none). Allowed decisions ``approve``
-  (= accept the form as shown, so the card opens on the natural choice), ``edit`` (= accept, the edited args
-  are the content; the help box is ignored) and ``reject`` (= decline);
-* **URL** — ``args`` are ``how_to_answer`` (what the buttons do), the server's ``message``, the ``url`` and its
-  ``host`` (a ``warning`` when there is one; ``why`` instead of the host when it is not a web link), because
-  Agent Chat UI shows an approve-only card's args and not its description; the description shows the same; allowed decisions
-  ``approve`` (= accepted, after the user visited it themselves) and ``reject`` (= decline). A URL that is not
-  offered as a link (not ``http``/``https`` with a host: ``openable`` is false) can only be rejected, and the
-  description says why.
+Every card allows ``edit`` only, and what a person decides is the word they type in the card's empty **Decision**
+box (last on the card); see :mod:`langgraph_mcp.humans.cards` for why (a card that allows ``approve`` or
+``reject`` lets an empty "Submit rejection" send a "yes"):
+
+* **form** — ``args`` are a help box (:data:`HELP_KEY`: what to type, then one line per field with its title,
+  whether it is required, what it takes — type, allowed values, bounds, date format — and its default), then the
+  form's fields, defaults filled in (``""`` where there is none), then Decision: ``accept`` sends the fields as they
+  stand, ``decline`` and ``cancel`` send that answer, and anything else (an empty box included) is refused in words
+  with the card kept;
+* **URL** — ``args`` are ``how_to_answer`` (what to type), the server's ``message``, the ``url`` and its ``host``
+  (a ``warning`` when there is one; ``why`` instead of the host when it is not a web link), then Decision:
+  ``accept`` (after the person visited it themselves), ``decline`` or ``cancel``. A URL that is not offered as a
+  link (not ``http``/``https`` with a host: ``openable`` is false) takes only ``decline`` or ``cancel``, and the
+  card says why.
 
 A form that asks for secrets says so in its description: Agent Chat UI cannot mask what is typed.
 
@@ -38,12 +41,20 @@ from urllib.parse import urlsplit
 
 from langgraph_mcp.errors import AnswerError, AnswerRefusedError
 from langgraph_mcp.humans.answers import ElicitationAnswersModel, validate_answers
+from langgraph_mcp.humans.cards import (
+    DECISION_FIELD,
+    HELP_KEY,
+    Word,
+    card_config,
+    card_word,
+    free_key,
+    words_help,
+)
 from langgraph_mcp.humans.coercion import coerce_to_schema
 from langgraph_mcp.humans.forms import describe_field, field_options, show_value
 from langgraph_mcp.humans.schemas import checked_response, refused_on_card
 from langgraph_mcp.payloads import (
     ActionRequest,
-    DecisionType,
     ElicitationAnswer,
     ElicitationAnswers,
     ElicitationInterrupt,
@@ -73,20 +84,26 @@ def agent_chat_ui_mode(agent_chat_ui: bool, compat: bool | None, where: str) -> 
     return agent_chat_ui or compat
 
 
-HELP_KEY = "how_to_answer"
-"""The form card's first box: what each button does and one line per field (its type, whether it is required,
-allowed values, bounds, format), because Agent Chat UI shows only the args' names and values on the card (the
-description sits behind a button). It is not a field: its value is ignored on the way back. A form with a field
-of that name gets the key with ``_`` appended until it is free."""
-
-
 def help_key(form: FormRequest) -> str:
     """The key of the form card's help box (:data:`HELP_KEY`, made unique among the form's fields)."""
+    return free_key(HELP_KEY, _properties(form))
+
+
+def decision_key(request: ElicitationRequest) -> str:
+    """The key of a card's Decision box (``decision``, made unique among a form's fields and its help box)."""
+    if request.get("mode") == "url":
+        return DECISION_FIELD
+    form = cast(FormRequest, request)
+    return free_key(DECISION_FIELD, {*_properties(form), help_key(form)})
+
+
+def _properties(form: FormRequest) -> dict[str, Any]:
     properties = (form.get("requested_schema") or {}).get("properties") or {}
-    key = HELP_KEY
-    while key in properties:
-        key += "_"
-    return key
+    return dict(properties) if isinstance(properties, Mapping) else {}
+
+
+_FORM_WORDS: dict[Word, str] = {"approve": "accept", "reject": "decline", "cancel": "cancel"}
+_CLOSED_URL_WORDS: dict[Word, str] = {"reject": "decline", "cancel": "cancel"}
 
 
 def _title(name: str, prop: object) -> str:
@@ -177,7 +194,10 @@ def _field_line(name: str, prop: Any, required: bool, secret: bool) -> str:
     return f"{title}{about}, {'required' if required else 'optional'}: {'; '.join(words)}"
 
 
-FORM_BUTTONS = "Approve sends the form as shown. Edit the boxes, then Submit. Reject declines (say why)."
+FORM_BUTTONS = (
+    "Nothing is sent until you type accept (sends the boxes as they stand), decline or cancel in the Decision box "
+    "(at the bottom), then Submit."
+)
 """The first line of a form card's help box."""
 
 
@@ -205,11 +225,12 @@ def _form_card(payload: ElicitationInterrupt, form: FormRequest) -> tuple[Action
         [form.get("message", ""), "", _who(payload), *warning, FORM_BUTTONS, *(f"- {f}" for f in fields)]
     )
     name = payload["published_name"]
-    args = {help_key(form): "\n".join([FORM_BUTTONS, *warning, *fields]), **_form_args(form)}
-    return (
-        {"name": name, "args": args, "description": description},
-        {"action_name": name, "allowed_decisions": ["approve", "edit", "reject"]},
-    )
+    args = {
+        help_key(form): words_help([FORM_BUTTONS, *warning, *fields]),
+        **_form_args(form),
+        decision_key(form): "",
+    }
+    return {"name": name, "args": args, "description": description}, card_config(name)
 
 
 def _openable(request: UrlRequest) -> bool:
@@ -225,22 +246,21 @@ def _url_card(payload: ElicitationInterrupt, request: UrlRequest) -> tuple[Actio
         lines += [
             f"Open this URL yourself (it is not opened for you): {request['url']}",
             f"Host: {request['host']}",
-            "Open the URL yourself (it is not opened for you), then Approve; Reject declines.",
+            "Open the URL yourself (it is not opened for you), then type accept in the Decision box (at the "
+            "bottom) and Submit; decline or cancel says no. Nothing is sent until you type one.",
         ]
-        allowed: list[DecisionType] = ["approve", "reject"]
-    else:  # fail closed: nothing to visit, so nothing to approve
+    else:  # fail closed: nothing to visit, so nothing to accept
         lines += [
             f"This URL is not a web link and must not be opened: {request['url']}",
             f"Why: {request.get('warning') or 'only http(s) URLs with a host are offered'}",
-            "This URL must not be opened: Reject declines.",
+            "This URL must not be opened: type decline (or cancel) in the Decision box and Submit.",
         ]
-        allowed = ["reject"]
     if request.get("warning") and _openable(request):
         lines.append(f"Warning: {request['warning']}")
     name = payload["published_name"]
     # Agent Chat UI shows an approve-only card's args (read-only) and hides the description: what a person needs
     # to decide goes in the args too.
-    args: dict[str, Any] = {HELP_KEY: lines[5], "message": request.get("message", "")}
+    args: dict[str, Any] = {HELP_KEY: words_help([lines[5]]), "message": request.get("message", "")}
     args["url"] = request["url"]
     if _openable(request):
         args["host"] = request["host"]
@@ -248,10 +268,8 @@ def _url_card(payload: ElicitationInterrupt, request: UrlRequest) -> tuple[Actio
             args["warning"] = request["warning"]
     else:
         args["why"] = request.get("warning") or "only http(s) URLs with a host are offered"
-    return (
-        {"name": name, "args": args, "description": "\n".join(lines)},
-        {"action_name": name, "allowed_decisions": allowed},
-    )
+    args[DECISION_FIELD] = ""
+    return {"name": name, "args": args, "description": "\n".join(lines)}, card_config(name)
 
 
 def elicitation_card(payload: ElicitationInterrupt) -> ElicitationInterrupt:
@@ -276,14 +294,50 @@ def _is_hitl_response(value: object, requests: Mapping[str, ElicitationRequest])
 def _form_content(form: FormRequest, args: Mapping[str, Any]) -> dict[str, Any]:
     schema = form.get("requested_schema") or {}
     required = set(schema.get("required") or [])
-    fields = {k: v for k, v in args.items() if k != help_key(form)}  # the help box is not a field
+    boxes = (help_key(form), decision_key(form))
+    fields = {k: v for k, v in args.items() if k not in boxes}  # the help and Decision boxes are not fields
     content = coerce_to_schema(fields, schema)
     # an optional field the user left empty was not given (a form UI has no way to say "absent")
     return {k: v for k, v in content.items() if k in required or (v != "" and v is not None)}
 
 
+def _card_answer(key: str, request: ElicitationRequest, args: Mapping[str, Any]) -> ElicitationAnswer:
+    """The answer an Agent Chat UI card's boxes stand for: the word typed in its Decision box decides."""
+    url = request.get("mode") == "url"
+    words = _CLOSED_URL_WORDS if url and not _openable(cast(UrlRequest, request)) else _FORM_WORDS
+    try:
+        word = card_word(args.get(decision_key(request)), words)
+    except ValueError as error:
+        raise AnswerError(str(error), key=key) from None
+    if word == "reject":
+        return {"action": "decline"}
+    if word == "cancel":
+        return {"action": "cancel"}
+    if url:
+        return {"action": "accept"}
+    return {"action": "accept", "content": _form_content(cast(FormRequest, request), args)}
+
+
+def _card_args(decision: object) -> Mapping[str, Any] | None:
+    """The boxes of an ``edit`` decision (``None`` for any other shape)."""
+    if not isinstance(decision, Mapping) or decision.get("type") != "edit":
+        return None
+    action = decision.get("edited_action")
+    args = action.get("args") if isinstance(action, Mapping) else None
+    return args if isinstance(args, Mapping) else None
+
+
 def _answer(key: str, request: ElicitationRequest, decision: object, name: str) -> ElicitationAnswer:
     kind = decision.get("type") if isinstance(decision, Mapping) else None
+    boxes = _card_args(decision)
+    if boxes is not None and decision_key(request) in boxes:  # the card's boxes: the Decision word decides
+        action = cast(Mapping[str, Any], decision).get("edited_action")
+        if name and isinstance(action, Mapping) and action.get("name") not in (None, name):
+            raise AnswerError(
+                f"decision for {key!r}: edited_action.name must stay {name!r}, got {action.get('name')!r}",
+                key=key,
+            )
+        return _card_answer(key, request, boxes)
     if request.get("mode") == "url":
         if kind == "approve" and not _openable(cast(UrlRequest, request)):
             raise AnswerError(
@@ -296,8 +350,8 @@ def _answer(key: str, request: ElicitationRequest, decision: object, name: str) 
         if kind == "reject":
             return {"action": "decline"}
         raise AnswerError(
-            f"decision for {key!r}: a URL request is answered with 'approve' (visited) or 'reject' "
-            f"(declined), got {kind!r}",
+            f"decision for {key!r}: a URL request is answered with 'approve' (visited), 'reject' (declined) "
+            f"or the card's boxes with a word in {DECISION_FIELD!r}, got {kind!r}",
             key=key,
         )
     if kind == "reject":
@@ -400,7 +454,8 @@ def _hitl_json_schema(requests: Mapping[str, ElicitationRequest]) -> dict[str, A
     for key, request in requests.items():
         if request.get("mode") == "url":
             openable = _openable(cast(UrlRequest, request))
-            allowed = [{"const": "approve"}, {"const": "reject"}] if openable else [{"const": "reject"}]
+            allowed = [{"const": "approve"}] if openable else []
+            allowed += [{"const": "edit"}, {"const": "reject"}]
         else:
             allowed = [{"const": "approve"}, {"const": "edit"}, {"const": "reject"}]
         items.append(

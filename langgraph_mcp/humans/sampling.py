@@ -18,6 +18,15 @@ import mcp.types as types
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from langgraph_mcp.errors import AnswerError, AnswerRefusedError
+from langgraph_mcp.humans.cards import (
+    DECISION_FIELD,
+    HELP_KEY,
+    REASON_FIELD,
+    Word,
+    card_config,
+    card_word,
+    words_help,
+)
 from langgraph_mcp.humans.schemas import refused_on_card
 from langgraph_mcp.payloads import (
     SAMPLING_INTERRUPT_TYPE,
@@ -147,14 +156,54 @@ def sampling_texts(messages: list[dict[str, Any]]) -> list[tuple[str, str]]:
 _Payload = TypeVar("_Payload", SamplingInterrupt, SamplingReviewInterrupt)
 
 
-def _with_card(payload: _Payload, args: dict[str, Any], description: str) -> _Payload:
-    """``payload`` plus the ``HITLRequest`` keys of its one card (approve, edit or reject)."""
-    action: ActionRequest = {"name": payload["published_name"], "args": args, "description": description}
-    config: ReviewConfig = {
-        "action_name": payload["published_name"],
-        "allowed_decisions": ["approve", "edit", "reject"],
-    }
+_WORDS: dict[Word, str] = {"approve": "approve", "reject": "reject"}
+
+
+def _with_card(payload: _Payload, args: dict[str, Any], description: str, what: str) -> _Payload:
+    """``payload`` plus the ``HITLRequest`` keys of its one card: a help box, ``args``, Reason and Decision (the
+    card allows ``edit`` only: the word typed in Decision decides, see :mod:`langgraph_mcp.humans.cards`)."""
+    lines = [
+        "Nothing is sent until you type your decision in the Decision box (at the bottom) and Submit.",
+        f"approve: {what}.",
+        "reject: refuses it; the server reads your Reason, if you give one.",
+    ]
+    boxes = {HELP_KEY: words_help(lines), **args, REASON_FIELD: "", DECISION_FIELD: ""}
+    described = f"{description}\n\n" + "\n".join(lines)
+    action: ActionRequest = {"name": payload["published_name"], "args": boxes, "description": described}
+    config: ReviewConfig = card_config(payload["published_name"])
     return cast(_Payload, {**payload, "action_requests": [action], "review_configs": [config]})
+
+
+def _card_decision(value: object, shown: Mapping[str, str | None]) -> object:
+    """``{"decisions": [decision]}`` for an Agent Chat UI card's answer (its boxes, with a word in Decision):
+    ``reject`` (with the Reason), ``approve`` (an edit when a box differs from ``shown``, the boxes as the card
+    showed them). Any other value is returned as it is; an empty Decision or another word is refused in words."""
+    decisions = value.get("decisions") if isinstance(value, Mapping) else None
+    only = decisions[0] if isinstance(decisions, list) and len(decisions) == 1 else None
+    action = only.get("edited_action") if isinstance(only, Mapping) and only.get("type") == "edit" else None
+    args = action.get("args") if isinstance(action, Mapping) else None
+    if not isinstance(args, Mapping) or DECISION_FIELD not in args:
+        return value
+    try:
+        word = card_word(args[DECISION_FIELD], _WORDS)
+    except ValueError as error:
+        raise _refused(DECISION_FIELD, str(error)) from None
+    typed = args.get(REASON_FIELD)
+    reason = typed.strip() if isinstance(typed, str) else ""
+    if word == "reject":
+        return {"decisions": [_rejection(reason or None)]}
+    if reason:
+        raise _refused(
+            REASON_FIELD,
+            "Decision says approve but Reason holds text (a reason goes with reject): clear Reason to approve, "
+            "or type reject in Decision",
+        )
+    if all(text is not None and args.get(box) == text for box, text in shown.items()):
+        return {"decisions": [{"type": "approve"}]}
+    kept = {k: v for k, v in args.items() if k not in (HELP_KEY, REASON_FIELD, DECISION_FIELD)}
+    return {
+        "decisions": [{"type": "edit", "edited_action": {**cast(Mapping[str, Any], action), "args": kept}}]
+    }
 
 
 def _prompt(payload: SamplingInterrupt | SamplingReviewInterrupt) -> str:
@@ -176,7 +225,8 @@ def sampling_card(payload: SamplingInterrupt) -> SamplingInterrupt:
         payload,
         {"prompt": _prompt(payload), "system_prompt": payload["system_prompt"] or ""},
         f"Server {payload['server']!r} asks your model for a completion (up to {payload['max_tokens']} tokens) "
-        f"while running {payload['tool']!r}. Approve, edit the prompt, or reject.",
+        f"while running {payload['tool']!r}.",
+        "your model answers the Prompt box as it stands (edit it first to change what is asked)",
     )
 
 
@@ -214,6 +264,13 @@ class HitlSamplingDecisionModel(BaseModel):
     decisions: list[_HitlSamplingDecision] = Field(min_length=1, max_length=1)
     shown_system_prompt: ClassVar[str | None] = None
     """The card's system prompt (:func:`sampling_card_model`): an edit that changes it is refused."""
+    shown_prompt: ClassVar[str | None] = None
+    """The card's prompt as shown: approving it unchanged is an ``approve`` (the server's messages as sent)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_the_card(cls, value: object) -> object:
+        return _card_decision(value, {"prompt": cls.shown_prompt, "system_prompt": cls.shown_system_prompt})
 
     @model_validator(mode="after")
     def _keeps_the_system_prompt(self) -> HitlSamplingDecisionModel:
@@ -289,7 +346,8 @@ def review_card(payload: SamplingReviewInterrupt) -> SamplingReviewInterrupt:
         payload,
         {"completion": payload["completion"], "prompt": _prompt(payload)},
         f"Your model ({payload['model']}) wrote this completion for server {payload['server']!r} while it runs "
-        f"{payload['tool']!r}. Approve to send it, edit the completion, or reject.",
+        f"{payload['tool']!r}.",
+        "the server gets the Completion box as it stands (edit it first to send other text)",
     )
 
 
@@ -330,6 +388,13 @@ class HitlCompletionDecisionModel(BaseModel):
     shown_prompt: ClassVar[str | None] = None
     """The card's prompt (:func:`review_card_model`): the model has answered it, so an edit that changes it is
     refused."""
+    shown_completion: ClassVar[str | None] = None
+    """The card's completion as shown: approving it unchanged is an ``approve``."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_the_card(cls, value: object) -> object:
+        return _card_decision(value, {"completion": cls.shown_completion, "prompt": cls.shown_prompt})
 
     @model_validator(mode="after")
     def _keeps_the_prompt(self) -> HitlCompletionDecisionModel:
@@ -375,26 +440,26 @@ def _card_arg(card: Mapping[str, Any], name: str) -> str | None:
 def sampling_card_model(card: Mapping[str, Any]) -> type[HitlSamplingDecisionModel]:
     """The decision model of one sampling card (:func:`sampling_card`): :class:`HitlSamplingDecisionModel`, refusing
     an edit that changes the card's ``system_prompt``."""
-    return _sampling_card_model(_card_arg(card, "system_prompt"))
+    return _sampling_card_model(_card_arg(card, "system_prompt"), _card_arg(card, "prompt"))
 
 
 def review_card_model(card: Mapping[str, Any]) -> type[HitlCompletionDecisionModel]:
     """The decision model of one completion card (:func:`review_card`): :class:`HitlCompletionDecisionModel`,
     refusing an edit that changes the card's ``prompt``."""
-    return _review_card_model(_card_arg(card, "prompt"))
+    return _review_card_model(_card_arg(card, "prompt"), _card_arg(card, "completion"))
 
 
 @functools.lru_cache(maxsize=256)
-def _sampling_card_model(shown: str | None) -> type[HitlSamplingDecisionModel]:
-    if shown is None:
+def _sampling_card_model(shown: str | None, prompt: str | None) -> type[HitlSamplingDecisionModel]:
+    if shown is None and prompt is None:
         return HitlSamplingDecisionModel
-    namespace = {"shown_system_prompt": shown, "__module__": __name__}
+    namespace = {"shown_system_prompt": shown, "shown_prompt": prompt, "__module__": __name__}
     return type("HitlSamplingDecisionModel", (HitlSamplingDecisionModel,), namespace)
 
 
 @functools.lru_cache(maxsize=256)
-def _review_card_model(shown: str | None) -> type[HitlCompletionDecisionModel]:
-    if shown is None:
+def _review_card_model(shown: str | None, completion: str | None) -> type[HitlCompletionDecisionModel]:
+    if shown is None and completion is None:
         return HitlCompletionDecisionModel
-    namespace = {"shown_prompt": shown, "__module__": __name__}
+    namespace = {"shown_prompt": shown, "shown_completion": completion, "__module__": __name__}
     return type("HitlCompletionDecisionModel", (HitlCompletionDecisionModel,), namespace)

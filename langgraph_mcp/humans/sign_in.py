@@ -7,8 +7,11 @@ interrupt's ``response_schema``): it must lead to the redirect URI the sign-in w
 sign-in's ``state`` and a ``code`` (or the authorization server's ``error``). A wrong or replayed ``state`` is
 refused, and the same interrupt stays pending.
 
-In Agent Chat UI mode (``compat=True``) the payload also carries a ``HITLRequest`` card: the URL to open, answered
-with a ``respond`` decision whose message is the callback URL, or ``reject`` (decline).
+In Agent Chat UI mode (``compat=True``) the payload also carries a ``HITLRequest`` card (``edit`` only, see
+:mod:`langgraph_mcp.humans.cards`): the URL to open, an empty **Callback URL** box and an empty **Decision** box.
+``accept`` with the address pasted signs in; ``decline`` declines; anything else (an empty Decision included) is
+refused in words with the card kept. Programs may still answer with a ``respond`` decision whose message is the
+callback URL, or ``reject``.
 """
 
 from __future__ import annotations
@@ -20,8 +23,9 @@ from typing import Any, cast
 from urllib.parse import parse_qs, urlparse
 
 from langgraph_mcp.errors import AnswerError
+from langgraph_mcp.humans.cards import DECISION_FIELD, HELP_KEY, Word, card_config, card_word, words_help
 from langgraph_mcp.humans.inspection import inspect_url
-from langgraph_mcp.humans.schemas import CheckedResponse, checked_response
+from langgraph_mcp.humans.schemas import CheckedResponse, checked_response, refused_on_card
 from langgraph_mcp.payloads import (
     AUTHORIZATION_INTERRUPT_TYPE,
     ActionRequest,
@@ -46,6 +50,11 @@ MAX_SIGN_INS_PER_CALL = 3
 SIGN_IN_ACTION = "sign_in"
 """The ``HITLRequest`` action name of a sign-in card (Agent Chat UI mode)."""
 
+CALLBACK_FIELD = "callback_url"
+"""The sign-in card's box (shown as "Callback Url") where a person pastes the address their browser landed on."""
+
+_WORDS: dict[Word, str] = {"approve": "accept", "reject": "decline"}
+
 
 def authorization_payload(
     *,
@@ -67,16 +76,25 @@ def authorization_payload(
         "scopes": list(scopes),
     }
     if compat:
+        where = payload["host"] or "the authorization server"
+        lines = [
+            f"Open the authorization URL yourself and sign in to {server!r} at {where}; then paste the full address "
+            "your browser shows into Callback Url, type accept in the Decision box (at the bottom) and Submit.",
+            "decline: no sign-in (the call ends). Nothing is sent until you type one of them.",
+        ]
         action: ActionRequest = {
             "name": SIGN_IN_ACTION,
-            "args": {"server": server, "authorization_url": authorization_url, "host": payload["host"]},
-            "description": (
-                f"Sign in to {server!r} at {payload['host'] or 'the authorization server'}: open "
-                f"{authorization_url} and, once signed in, reply with the full address your browser shows. "
-                "Reject to decline."
-            ),
+            "args": {
+                HELP_KEY: words_help(lines),
+                "server": server,
+                "authorization_url": authorization_url,
+                "host": payload["host"],
+                CALLBACK_FIELD: "",
+                DECISION_FIELD: "",
+            },
+            "description": "\n".join(lines),
         }
-        config: ReviewConfig = {"action_name": SIGN_IN_ACTION, "allowed_decisions": ["respond", "reject"]}
+        config: ReviewConfig = card_config(SIGN_IN_ACTION)
         payload["action_requests"] = [action]
         payload["review_configs"] = [config]
     return payload
@@ -138,6 +156,22 @@ def _from_decisions(decisions: object) -> object:
     if not isinstance(decisions, list) or len(decisions) != 1 or not isinstance(decisions[0], Mapping):
         raise AnswerError("a sign-in card is answered with exactly one decision: respond (the URL) or reject")
     decision = decisions[0]
+    action = decision.get("edited_action") if decision.get("type") == "edit" else None
+    boxes = action.get("args") if isinstance(action, Mapping) else None
+    if isinstance(boxes, Mapping) and DECISION_FIELD in boxes:  # the card's boxes: the Decision word decides
+        try:
+            word = card_word(boxes[DECISION_FIELD], _WORDS)
+        except ValueError as error:
+            raise AnswerError(str(error), field=DECISION_FIELD) from None
+        if word == "reject":
+            return {"action": "decline"}
+        pasted = boxes.get(CALLBACK_FIELD)
+        if not isinstance(pasted, str) or not pasted.strip():
+            raise AnswerError(
+                "Callback Url is empty: paste the full address your browser shows after signing in, then Submit",
+                field=CALLBACK_FIELD,
+            )
+        return {"callback_url": pasted}
     if decision.get("type") == "reject":
         return {"action": "decline"}
     if decision.get("type") == "respond" and isinstance(decision.get("message"), str):
@@ -196,9 +230,13 @@ _SHOWN_SCHEMA: dict[str, Any] = {
 
 def sign_in_response_schema(payload: Mapping[str, Any]) -> type[SignInAnswerModel]:
     """A model that takes only an answer to this very sign-in (its state), before LangGraph saves it."""
-    return checked_response(
-        SignInAnswerModel,
-        "McpSignInAnswer",
-        lambda value: check_sign_in_answer(payload, value),
-        _SHOWN_SCHEMA,
-    )
+
+    def check(value: object) -> object:
+        try:
+            return check_sign_in_answer(payload, value)
+        except AnswerError as error:
+            if isinstance(value, Mapping) and "decisions" in value:  # a person on a card: words only
+                raise refused_on_card([(error.field, str(error))], error) from None
+            raise
+
+    return checked_response(SignInAnswerModel, "McpSignInAnswer", check, _SHOWN_SCHEMA)
