@@ -95,10 +95,10 @@ async def test_destructive_call_is_asked_read_only_runs_and_approve_runs_it_once
     [request] = approval["action_requests"]  # the card's Remember box: tests/test_card_remember.py
     assert request["name"] == "demo_delete_file" and request["args"]["path"] == "todo.txt"
     assert request["args"]["remember"].startswith("no - type thread")
-    assert request["description"].startswith(approval["description"] + "\n\nTo approve later calls")
-    assert approval["review_configs"] == [
-        {"action_name": "demo_delete_file", "allowed_decisions": ["approve", "edit", "reject", "respond"]}
-    ]
+    assert request["description"].startswith(approval["description"] + "\n\nNothing runs until you type")
+    assert "To decide later calls" in request["description"]
+    assert approval["allowed_decisions"] == ["approve", "edit", "reject", "respond"]  # the policy's
+    assert approval["review_configs"] == [{"action_name": "demo_delete_file", "allowed_decisions": ["edit"]}]
     assert srv.events.counts["list_files.enter"] == 1  # read-only: not asked, already ran
     assert srv.events.counts["delete_file.enter"] == 0
     assert srv.events.counts["delete_file.request"] == 0  # never sent while waiting
@@ -130,18 +130,25 @@ async def test_agent_chat_ui_decisions_edit_reject_respond(
     out = await agent.ainvoke({"messages": [HumanMessage("delete it")]}, CONFIG)
     (pending,) = out["__interrupt__"]
     assert pending.value["type"] == "mcp_approval"
-    answers: dict[str, Any] = {
-        # Agent Chat UI sends edited values as strings; the edit is checked against the tool's inputSchema
-        "edit": {
-            "type": "edit",
-            "edited_action": {"name": "demo_delete_file", "args": {"path": "notes.txt"}},
-        },
-        "reject": {"type": "reject", "message": "keep my todo list"},
-        "respond": {"type": "respond", "message": "todo.txt is already gone"},
-    }
+    [card] = pending.value["action_requests"]
 
-    # exactly what Agent Chat UI sends: no interrupt id, one decision
-    out = await agent.ainvoke(Command(resume={"decisions": [answers[decision]]}), CONFIG)
+    def typed(**boxes: str) -> dict[str, Any]:
+        """Exactly what Agent Chat UI sends: no interrupt id, one edit holding the card's boxes as strings."""
+        args = {**card["args"], **boxes}
+        return {"decisions": [{"type": "edit", "edited_action": {"name": "demo_delete_file", "args": args}}]}
+
+    # Submit, Ctrl+Enter or Reset on the card as shown, a whitespace Decision, a reason with no word: nothing runs
+    for nothing in (typed(), typed(decision=" \n"), typed(reason="keep it"), typed(path="notes.txt")):
+        with pytest.raises(AnswerRefusedError, match="Decision is empty, so nothing was sent"):
+            await agent.ainvoke(Command(resume=nothing), CONFIG)
+    assert srv.events.counts["delete_file.enter"] == 0
+    answers: dict[str, Any] = {
+        # the edited box is a string; the edit is checked against the tool's inputSchema
+        "edit": typed(path="notes.txt", decision="approve"),
+        "reject": typed(reason="keep my todo list", decision="reject"),
+        "respond": typed(reason="todo.txt is already gone", decision="respond"),
+    }
+    out = await agent.ainvoke(Command(resume=answers[decision]), CONFIG)
 
     assert "__interrupt__" not in out
     result = tool_messages(out)["call_delete_file_1"]

@@ -78,7 +78,11 @@ def test_editing_the_arguments_inline_runs_the_edited_call(db: Path) -> None:
     child.expect(r"New arguments \(JSON object\).*: ")
     child.sendline('{"path": 3}')  # does not fit the inputSchema: asked again
     child.expect(r"args\.path: 3 is not of type 'string'")
-    child.expect(r"New arguments \(JSON object\).*: ")
+    child.expect(r'Refused, not sent: \{"path": 3\}')
+    child.expect(r"New arguments \(JSON object\): ")  # no default: Enter does not resend the refused edit
+    child.sendline("")
+    child.expect(r"Not valid JSON")
+    child.expect(r"New arguments \(JSON object\): ")
     child.sendline('{"path": "notes.txt"}')
     child.expect(r'answered edit args=\{"path": "notes.txt"\}')
 

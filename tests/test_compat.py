@@ -29,6 +29,7 @@ from langgraph_mcp import (
 )
 from langgraph_mcp.errors import AnswerRefusedError, DecisionError
 from langgraph_mcp.examples.demo_server import build_server
+from langgraph_mcp.humans.cards import REDRAW_WARNING
 from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import ERAS, OpenServers, OpenServersSync
 from tests.support.node_support import call, in_process, one_turn_graph, text_of, tool_messages
@@ -78,9 +79,10 @@ async def the_one_interrupt(graph: CompiledStateGraph[Any, Any, Any, Any]) -> An
 
 
 def fields(action: Any) -> dict[str, Any]:
-    """A form card's field boxes (without its first box, the help text)."""
+    """A form card's field boxes (without its first box, the help text, and its last, the empty Decision)."""
     assert next(iter(action["args"])) == "how_to_answer"
-    return {k: v for k, v in action["args"].items() if k != "how_to_answer"}
+    assert list(action["args"])[-1] == "decision" and action["args"]["decision"] == ""
+    return {k: v for k, v in action["args"].items() if k not in ("how_to_answer", "decision")}
 
 
 def decide(**decision: Any) -> Command[Any]:
@@ -109,7 +111,10 @@ async def test_a_destructive_an_eliciting_and_a_read_only_call_complete_with_bar
     # 1. The approval comes first, alone; nothing ran yet (allowed calls wait for the gate in this mode).
     approval = await the_one_interrupt(graph)
     assert approval["type"] == "mcp_approval" and approval["tool_call_id"] == "rm"
-    assert approval["review_configs"][0]["allowed_decisions"] == ["approve", "edit", "reject", "respond"]
+    assert approval["allowed_decisions"] == ["approve", "edit", "reject", "respond"]  # the policy's
+    assert approval["review_configs"][0]["allowed_decisions"] == [
+        "edit"
+    ]  # the card's: its Decision box decides
     assert srv.events.counts["list_files.enter"] == 0
     await graph.ainvoke(edit("demo_delete_file", {"path": "notes.txt"}), CFG)
 
@@ -126,9 +131,7 @@ async def test_a_destructive_an_eliciting_and_a_read_only_call_complete_with_bar
         "newsletter": False,
         "start": "",
     }
-    assert card["review_configs"] == [
-        {"action_name": "demo_register", "allowed_decisions": ["approve", "edit", "reject"]}
-    ]
+    assert card["review_configs"] == [{"action_name": "demo_register", "allowed_decisions": ["edit"]}]
     assert "Please fill in the registration form." in action["description"]
     form = {
         "name": "Ada Lovelace",
@@ -253,11 +256,18 @@ async def test_a_refused_approval_card_answer_reads_as_words_and_the_same_card_t
             decide(type="respond", message="it is 3"),
         ),
     ]
+    boxes = card["action_requests"][0]["args"]
+    refusals.append(
+        (
+            f"{who}: Decision is empty, so nothing was sent: type approve or reject in the Decision box, then Submit",
+            edit("demo_add", boxes),  # the card as shown: Submit, Ctrl+Enter, Reset
+        )
+    )
     if wiring == "gate":  # the gate's card offers thread memory in its Remember box
         refusals.append(
             (
                 f"{who}: Remember: 'yes' is not one of no, thread; type one of them (or leave it at no)",
-                edit("demo_add", {"a": "1", "b": "2", "remember": "yes"}),
+                edit("demo_add", {**boxes, "remember": "yes", "decision": "approve"}),
             )
         )
     for words, answer in refusals:
@@ -276,7 +286,7 @@ async def test_a_refused_approval_card_answer_reads_as_words_and_the_same_card_t
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_a_url_request_shows_url_and_host_and_approve_means_accepted(
+async def test_a_url_request_shows_url_and_host_and_accept_typed_in_decision_means_accepted(
     open_servers: OpenServers, mode: str
 ) -> None:
     srv = build_server()
@@ -289,13 +299,19 @@ async def test_a_url_request_shows_url_and_host_and_approve_means_accepted(
     (action,) = card["action_requests"]
     assert request["url"] in action["description"] and f"Host: {request['host']}" in action["description"]
     assert action["args"] == {
-        "how_to_answer": "Open the URL yourself (it is not opened for you), then Approve; Reject declines.",
+        "how_to_answer": "Open the URL yourself (it is not opened for you), then type accept in the Decision box "
+        "(at the bottom) and Submit; decline or cancel says no. Nothing is sent until you type one.\n"
+        + REDRAW_WARNING,
         "message": request["message"],
         "url": request["url"],
         "host": request["host"],
+        "decision": "",
     }
-    assert card["review_configs"][0]["allowed_decisions"] == ["approve", "reject"]
-    out = await graph.ainvoke(decide(type="approve"), CFG)
+    assert card["review_configs"][0]["allowed_decisions"] == ["edit"]
+    with pytest.raises(AnswerRefusedError, match="Decision is empty"):  # the card as shown
+        await graph.ainvoke(edit("demo_pay_deposit", action["args"]), CFG)
+    assert srv.events.counts["pay_deposit.commit"] == 0
+    out = await graph.ainvoke(edit("demo_pay_deposit", {**action["args"], "decision": "accept"}), CFG)
 
     assert text_of(tool_messages(out)["pay"]) == "payment consent: accept"
     assert srv.events.counts["pay_deposit.commit"] == 1

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from langgraph_mcp.errors import AnswerError
+from langgraph_mcp.humans.cards import REDRAW_WARNING
 from langgraph_mcp.humans.hitl import answers_from_decisions, elicitation_card, stored_answers
 from langgraph_mcp.payloads import ElicitationInterrupt
 
@@ -52,20 +53,36 @@ FORM = {
 }
 
 
-def test_a_url_that_is_not_a_web_link_can_only_be_rejected() -> None:
+def _boxes(action: Any, **typed: str) -> dict[str, Any]:
+    """What Agent Chat UI sends for a card: its boxes as shown, with ``typed`` typed in."""
+    return {
+        "decisions": [
+            {"type": "edit", "edited_action": {"name": "srv_t", "args": {**action["args"], **typed}}}
+        ]
+    }
+
+
+def test_a_url_that_is_not_a_web_link_can_only_be_declined() -> None:
     card = elicitation_card(payload({"k": SCRIPT}))
     (action,) = card["action_requests"]
-    assert card["review_configs"] == [{"action_name": "srv_t", "allowed_decisions": ["reject"]}]
+    assert card["review_configs"] == [{"action_name": "srv_t", "allowed_decisions": ["edit"]}]
     assert "must not be opened" in action["description"] and "not an http(s) link" in action["description"]
     assert action["args"] == {  # what Agent Chat UI shows on the card (the description is behind a button)
-        "how_to_answer": "This URL must not be opened: Reject declines.",
+        "how_to_answer": "This URL must not be opened: type decline (or cancel) in the Decision box and Submit.\n"
+        + REDRAW_WARNING,
         "message": "Click",
         "url": "javascript:alert(1)",
         "why": "not an http(s) link",
+        "decision": "",
     }
     with pytest.raises(AnswerError, match="not a web link"):
         answers_from_decisions({"k": SCRIPT}, {"decisions": [{"type": "approve"}]})
+    with pytest.raises(AnswerError, match=r"'accept' is not a choice here: type decline or cancel"):
+        answers_from_decisions({"k": SCRIPT}, _boxes(action, decision="accept"))
     assert answers_from_decisions({"k": SCRIPT}, {"decisions": [{"type": "reject"}]}) == {
+        "k": {"action": "decline"}
+    }
+    assert answers_from_decisions({"k": SCRIPT}, _boxes(action, decision="Decline ")) == {
         "k": {"action": "decline"}
     }
 
@@ -80,11 +97,12 @@ def test_a_web_link_shows_url_and_host_and_approve_is_accept() -> None:
 
 def test_a_form_card_warns_about_secrets_and_maps_an_edit_to_coerced_content() -> None:
     (action,) = elicitation_card(payload({"k": FORM}))["action_requests"]
-    assert list(action["args"]) == ["how_to_answer", "user", "password", "n"]
+    assert list(action["args"]) == ["how_to_answer", "user", "password", "n", "decision"]
     assert {k: v for k, v in action["args"].items() if k != "how_to_answer"} == {
         "user": "",
         "password": "",
         "n": "",
+        "decision": "",
     }
     assert "asks for secrets" in action["description"]
     assert "- Password, required: text; secret: this UI shows what you type" in action["description"]
@@ -148,22 +166,49 @@ def test_the_card_shows_each_field_s_type_requirement_values_bounds_and_format_i
     (action,) = card["action_requests"]
     assert next(iter(action["args"])) == "how_to_answer"
     assert action["args"]["how_to_answer"].splitlines() == [
-        "Approve sends the form as shown. Edit the boxes, then Submit. Reject declines (say why).",
+        "Nothing is sent until you type accept (sends the boxes as they stand), decline or cancel in the Decision "
+        "box (at the bottom), then Submit.",
         "Name (Your full name), required: text of at least 2 characters",
         "Age, required: a whole number between 18 and 120",
         "Plan, required: one of free, pro",
         "Newsletter, optional: true or false; default false",
         "Start, required: a date as YYYY-MM-DD",
+        REDRAW_WARNING,
     ]
     assert action["args"]["newsletter"] is False  # defaults are the values shown
 
 
-def test_a_form_card_offers_approve_first_and_approve_accepts_the_form_as_shown() -> None:
-    """Agent Chat UI selects approve > reject > edit: with approve allowed the card opens on it, not on Reject."""
+def test_a_form_card_offers_edit_only_and_sends_nothing_until_a_word_is_typed_in_decision() -> None:
+    """Agent Chat UI sends the selected decision whatever button is pressed, and an empty "Submit rejection" on a
+    card that allows approve sends approve: so the card allows edit only, and its Decision box decides."""
     card = elicitation_card(payload({"k": REGISTRATION}))
-    assert card["review_configs"] == [
-        {"action_name": "srv_t", "allowed_decisions": ["approve", "edit", "reject"]}
-    ]
+    assert card["review_configs"] == [{"action_name": "srv_t", "allowed_decisions": ["edit"]}]
+    (action,) = card["action_requests"]
+    assert list(action["args"])[-1] == "decision" and action["args"]["decision"] == ""
+    filled = {"name": "Ada", "age": "36", "plan": "pro", "start": "2026-12-24"}
+    for typed in (
+        "",
+        "   ",
+        "\n",
+        "ok",
+        "approve please",
+    ):  # as shown (Submit, Ctrl+Enter, Reset), or a stray word
+        with pytest.raises(AnswerError, match="Decision"):
+            answers_from_decisions({"k": REGISTRATION}, _boxes(action, **filled, decision=typed))
+    for typed, action_word in (
+        ("decline", "decline"),
+        ("No", "decline"),
+        ("reject", "decline"),
+        ("cancel", "cancel"),
+    ):
+        assert answers_from_decisions({"k": REGISTRATION}, _boxes(action, **filled, decision=typed)) == {
+            "k": {"action": action_word}
+        }
+    assert answers_from_decisions({"k": REGISTRATION}, _boxes(action, **filled, decision=" Accept"))["k"] == {
+        "action": "accept",
+        "content": {"name": "Ada", "age": 36, "plan": "pro", "newsletter": False, "start": "2026-12-24"},
+    }
+    # A program's plain decisions keep their meaning: approve accepts the form as shown.
     defaults = {
         "mode": "form",
         "message": "Confirm",
@@ -186,9 +231,16 @@ def test_a_form_card_offers_approve_first_and_approve_accepts_the_form_as_shown(
     }
 
 
-def test_the_help_box_sent_back_with_an_edit_is_not_a_field() -> None:
+def test_the_help_and_decision_boxes_sent_back_with_an_edit_are_not_fields() -> None:
     (action,) = elicitation_card(payload({"k": REGISTRATION}))["action_requests"]
-    args = {**action["args"], "name": "Ada", "age": "36", "plan": "pro", "start": "2026-12-24"}
+    args = {
+        **action["args"],
+        "name": "Ada",
+        "age": "36",
+        "plan": "pro",
+        "start": "2026-12-24",
+        "decision": "accept",
+    }
     edit = {"type": "edit", "edited_action": {"name": "srv_t", "args": args}}
     assert answers_from_decisions({"k": REGISTRATION}, {"decisions": [edit]})["k"] == {
         "action": "accept",

@@ -26,7 +26,7 @@ from langgraph.types import Command
 
 from langgraph_mcp import McpServers, McpToolNode, pending_interrupts, resume_command, route_tool_calls
 from langgraph_mcp.connection.oauth import oauth_namespace
-from langgraph_mcp.errors import ResumeError
+from langgraph_mcp.errors import AnswerRefusedError, ResumeError
 from tests.support.helpers import HANG_GUARD
 from tests.support.oauth_support import OAuthServers, running_oauth_servers, sign_in_as_person
 
@@ -223,7 +223,7 @@ async def test_declined_sign_in_ends_the_call_with_an_error_message(harness: Har
     assert "declined" in str(message.content)
 
 
-async def test_agent_chat_ui_mode_shows_a_sign_in_card_answered_by_respond(
+async def test_agent_chat_ui_mode_shows_a_sign_in_card_answered_by_its_callback_and_decision_boxes(
     oauth: OAuthServers, tmp_path: Path
 ) -> None:
     store = InMemoryStore()
@@ -238,17 +238,31 @@ async def test_agent_chat_ui_mode_shows_a_sign_in_card_answered_by_respond(
             [card] = pending.payload["action_requests"]
             assert card["name"] == "sign_in"
             assert card["args"]["authorization_url"] == pending.payload["authorization_url"]
-            assert pending.payload["review_configs"][0]["allowed_decisions"] == ["respond", "reject"]
+            assert pending.payload["review_configs"][0]["allowed_decisions"] == ["edit"]
+            assert card["args"]["callback_url"] == "" and card["args"]["decision"] == ""
             callback = await person(card["args"]["authorization_url"])
-            # What Agent Chat UI sends: one decision, the pasted address as a "respond" message.
-            reply = {"decisions": [{"type": "respond", "message": callback}]}
+
+            def typed(**boxes: str) -> dict[str, Any]:  # what Agent Chat UI sends: the card's boxes, typed in
+                args = {**card["args"], **boxes}
+                return {"decisions": [{"type": "edit", "edited_action": {"name": "sign_in", "args": args}}]}
+
+            for nothing, why in (
+                (typed(), "Decision is empty"),  # Submit, Ctrl+Enter, Reset
+                (typed(callback_url=callback, decision=" "), "Decision is empty"),
+                (typed(decision="accept"), "Callback Url is empty"),
+            ):
+                with pytest.raises(AnswerRefusedError, match=why):
+                    await h.run("u1", principal="uma", value=Command(resume={pending.interrupt_id: nothing}))
+            reply = typed(callback_url=callback, decision="accept")
             out = await h.run("u1", principal="uma", value=Command(resume={pending.interrupt_id: reply}))
             assert tool_message(out).status != "error"
 
             out = await h.run("u2", principal="vic")
             pending = the_sign_in(out)
-            reject = {"decisions": [{"type": "reject"}]}
-            out = await h.run("u2", principal="vic", value=Command(resume={pending.interrupt_id: reject}))
+            [card] = pending.payload["action_requests"]
+            out = await h.run(
+                "u2", principal="vic", value=Command(resume={pending.interrupt_id: typed(decision="decline")})
+            )
             assert "declined" in str(tool_message(out).content)
         finally:
             await servers.aclose()

@@ -175,7 +175,7 @@ async def test_a_restart_between_the_question_and_the_answer_loses_nothing(
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_agent_chat_ui_mode_shows_one_card_and_an_edit_is_the_edited_prompt(
+async def test_agent_chat_ui_mode_shows_one_card_whose_decision_box_decides_and_approve_sends_the_edit(
     open_servers: OpenServers, mode: str
 ) -> None:
     srv, seen = build_server()
@@ -185,9 +185,39 @@ async def test_agent_chat_ui_mode_shows_one_card_and_an_edit_is_the_edited_promp
     (pending,) = out["__interrupt__"]
     [card] = pending.value["action_requests"]
     assert card["name"] == "sampler_summarize" and card["args"]["prompt"] == PROMPT
-    assert pending.value["review_configs"][0]["allowed_decisions"] == ["approve", "edit", "reject"]
+    assert pending.value["review_configs"][0]["allowed_decisions"] == ["edit"]  # its Decision box decides
+    assert card["args"]["decision"] == "" and card["args"]["reason"] == ""
     with pytest.raises(ValidationError):
         await graph.ainvoke(Command(resume={pending.id: {"decisions": [{"type": "edit"}]}}), config())
+
+    def typed(
+        **boxes: str,
+    ) -> dict[str, Any]:  # what Agent Chat UI sends: the card's boxes, with these typed in
+        args = {**card["args"], **boxes}
+        return {"decisions": [{"type": "edit", "edited_action": {"name": "sampler_summarize", "args": args}}]}
+
+    for nothing in (typed(), typed(decision="  "), typed(prompt="Summarize in French"), typed(reason="no")):
+        with pytest.raises(AnswerRefusedError, match="Decision is empty, so nothing was sent"):
+            await graph.ainvoke(Command(resume={pending.id: nothing}), config())
+    with pytest.raises(AnswerRefusedError, match="Decision says approve but Reason holds text"):
+        await graph.ainvoke(Command(resume={pending.id: typed(decision="approve", reason="no")}), config())
+    assert seen == []
+    out = await graph.ainvoke(
+        Command(resume={pending.id: typed(prompt="Summarize in French", decision="approve")}), config()
+    )
+    assert text_of(tool_messages(out)["c1"]) == "summary: Scripted reply to: Summarize in French"
+    assert [s["text"] for s in seen] == ["Scripted reply to: Summarize in French"]
+
+
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_program_s_plain_edit_of_a_sampling_card_is_the_edited_prompt(
+    open_servers: OpenServers, mode: str
+) -> None:
+    srv, seen = build_server()
+    servers = open_servers({"sampler": in_process(srv, mode, sampling_model=ScriptedSamplingModel())})
+    graph = one_turn_graph(servers, [CALL], InMemorySaver(), policy=NO_APPROVALS, agent_chat_ui=True)
+    out = await graph.ainvoke(start(), config())
+    (pending,) = out["__interrupt__"]
     edit = {
         "type": "edit",
         "edited_action": {"name": "sampler_summarize", "args": {"prompt": "Summarize in French"}},

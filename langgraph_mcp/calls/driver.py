@@ -85,7 +85,8 @@ async def run_call(
     ToolChangedError` is raised and nothing is sent."""
     with target.held():
         questions = asker if isinstance(asker, Questions) or asker is None else Questions.of(asker)
-        return await _run(DrivenCall(target, arguments, tool_call_id, questions, progress, approved))
+        call = DrivenCall(target, arguments, tool_call_id, questions, progress, approved)
+        return said_no(call, await _run(call))
 
 
 def may_send_again(error: BaseException, tool: McpTool, *, approved: bool) -> bool:
@@ -101,6 +102,27 @@ def may_send_again(error: BaseException, tool: McpTool, *, approved: bool) -> bo
     if approved:
         return tool.trusted and tool.read_only
     return tool.retry_safe
+
+
+def said_no(call: DrivenCall, result: types.CallToolResult) -> types.CallToolResult:
+    """``result`` saying first, in words, that the person declined (or cancelled) the call's question, when it
+    failed after they did: the package knows what it answered, so this never reads the server's text, which stays
+    as the detail (``The user declined the form 'register'. The server said: Error executing tool ...``)."""
+    if not call.said_no or not result.is_error:
+        return result
+    mode, action = call.said_no[-1]
+    what = "the form" if mode == "form" else "to open the URL of"
+    verb = "declined" if action == "decline" else "cancelled"
+    words = f"The user {verb} {what} {call.tool.name!r}" if action == "decline" or mode == "form" else ""
+    if not words:  # a cancelled URL question
+        words = f"The user cancelled the URL question of {call.tool.name!r}"
+    content = list(result.content)
+    first = content[0] if content else None
+    if isinstance(first, types.TextContent) and first.text.strip():
+        content[0] = first.model_copy(update={"text": f"{words}. The server said: {first.text}"})
+    else:
+        content.insert(0, types.TextContent(type="text", text=f"{words}."))
+    return result.model_copy(update={"content": content})
 
 
 async def _run(call: DrivenCall) -> types.CallToolResult:

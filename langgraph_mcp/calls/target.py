@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from langgraph_mcp.calls.asker import InterruptAsker
@@ -166,6 +166,9 @@ class DrivenCall:
     approved: bool = False
     """A human approved this call (the policy alone would not run it): after a transport failure it is sent again
     only when its trusted hints say read-only (see :func:`~.driver.may_send_again`)."""
+    said_no: list[tuple[str, str]] = field(default_factory=list)
+    """``(mode, action)`` of every question of this call the person declined or cancelled (``form``/``url``,
+    ``decline``/``cancel``), in the order asked: the result then says so in words (see the driver)."""
 
     @property
     def asker(self) -> InterruptAsker | None:
@@ -202,9 +205,13 @@ class DrivenCall:
         }
         if live is not None and live.legacy_call is not None:  # held open while it waits: say where
             payload["held_by"] = self.target.paused.holder()
-        return await self.asker.answer(
+        answers = await self.asker.answer(
             payload, requests, (self.target.paused, live) if live is not None else None
         )
+        for key, answer in answers.items():
+            if answer.get("action") in ("decline", "cancel") and key in requests:
+                self.said_no.append((str(requests[key].get("mode", "form")), str(answer["action"])))
+        return answers
 
     def start_over(self) -> None:
         if self.questions is not None and self.questions.made is not None:

@@ -106,9 +106,12 @@ def _edit_in_editor(console: Console, args: dict[str, Any]) -> str | None:
 def _ask_edit(console: Console, payload: ApprovalInterrupt) -> Decision:
     args = payload.get("arguments") or {}
     use_editor = bool(os.environ.get("VISUAL") or os.environ.get("EDITOR"))
+    refused = False  # after a refused edit, Enter must not send it again: no default, type the arguments
     while True:
         text = _edit_in_editor(console, args) if use_editor else None
-        if text is None:
+        if text is None and refused:
+            text = Prompt.ask("New arguments (JSON object)", console=console)
+        elif text is None:
             text = Prompt.ask(
                 "New arguments (JSON object)", console=console, default=json.dumps(args, ensure_ascii=False)
             )
@@ -116,7 +119,7 @@ def _ask_edit(console: Console, payload: ApprovalInterrupt) -> Decision:
             new_args = json.loads(text)
         except json.JSONDecodeError as exc:
             console.print(Text(f"Not valid JSON: {exc}", style="red"))
-            use_editor = False
+            use_editor, refused = False, True
             continue
         try:
             return validate_decision(
@@ -125,8 +128,8 @@ def _ask_edit(console: Console, payload: ApprovalInterrupt) -> Decision:
             )
         except DecisionError as exc:
             console.print(Text(str(exc), style="red"))
-            args = new_args if isinstance(new_args, dict) else args
-            use_editor = False
+            console.print(Text(f"Refused, not sent: {json.dumps(new_args, ensure_ascii=False)}", style="dim"))
+            use_editor, refused = False, True
 
 
 def _ask_remember(console: Console, payload: ApprovalInterrupt, decision: Decision) -> Decision:

@@ -15,6 +15,8 @@ const os = require("os");
 const scenario = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
 const { chromium } = require(scenario.playwright);
 const TIMEOUT = scenario.timeout_ms || 60000;
+const T0 = Date.now();
+const network = { threadCreated: -1, lastSearch: -1 }; // when (ms from start) the thread began, the list was fetched
 
 async function idle(page) {
   // A run is over when the composer shows "Send" again (it shows "Cancel" while the stream is open).
@@ -83,6 +85,68 @@ const verbs = {
     await card(page).getByRole("button", { name: "Submit rejection", exact: true }).click();
     await idle(page);
   },
+  async key(page, step) {
+    // Press `keys` (e.g. "Control+Enter") in a card box, as a person would; then the run it starts to end.
+    const box = await field(page, step.field);
+    await box.focus();
+    await page.keyboard.press(step.keys);
+    await idle(page);
+  },
+  async resolve(page, step) {
+    // "Mark as Resolved" (it sends Command(goto=END)); then the run it starts to end.
+    await page.getByRole("button", { name: "Mark as Resolved", exact: true }).click();
+    await idle(page);
+  },
+  async clear_toasts(page, step) {
+    // Close every toast, so the next "toast" step sees only what comes after.
+    for (;;) {
+      const close = page.locator("[data-sonner-toast] button[aria-label='Close toast']");
+      if ((await close.count()) === 0) break;
+      await close.first().click({ timeout: TIMEOUT }).catch(() => {});
+      await page.waitForTimeout(50); // let sonner remove it (animation), then look again
+    }
+  },
+  async toast(page, step) {
+    // Wait until a toast holding `text` is shown.
+    await page.locator("[data-sonner-toast]", { hasText: step.text }).first().waitFor({ timeout: TIMEOUT });
+  },
+  async type_at_once(page, step) {
+    // As soon as the card of `title` shows, type `value` into `field` (no wait in between), and note the time.
+    await card(page).locator("p.text-2xl", { hasText: step.title }).waitFor({ timeout: TIMEOUT });
+    const box = await field(page, step.field);
+    await box.fill(step.value);
+  },
+  async settled(page, step) {
+    // Wait until Agent Chat UI has fetched the thread list after the thread began (it does, 4 s after a new thread
+    // id: that redraws the card), then for two frames, so the redraw has happened.
+    const deadline = Date.now() + TIMEOUT;
+    while (!(network.threadCreated >= 0 && network.lastSearch > network.threadCreated)) {
+      if (Date.now() > deadline) throw new Error("the thread list was not fetched after the thread began");
+      await page.waitForEvent("requestfinished", { timeout: TIMEOUT });
+    }
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  },
+  async watch(page, step) {
+    // Evidence, not synchronisation: for `ms` milliseconds, record every change of the card's boxes (and when the
+    // card's title element is replaced, i.e. the card was drawn anew) with the time since the scenario began.
+    const changes = [];
+    const until = Date.now() + step.ms;
+    let last = JSON.stringify(await cardFields(page).catch(() => ({})));
+    changes.push({ t: Date.now() - T0, fields: JSON.parse(last) });
+    while (Date.now() < until) {
+      await page.waitForTimeout(20);
+      const now = JSON.stringify(await cardFields(page).catch(() => ({})));
+      if (now !== last) {
+        changes.push({ t: Date.now() - T0, fields: JSON.parse(now) });
+        last = now;
+      }
+    }
+    step.changes = changes;
+  },
+  async toggle_history(page, step) {
+    // Click the thread-history panel toggle (it only changes the page's query string: no request to the server).
+    await page.locator("button:has(svg[class*='lucide-panel-right'])").first().click({ timeout: TIMEOUT });
+  },
   async text(page, step) {
     // Wait until the page shows `text` (a substring of the visible text).
     await page.getByText(step.text, { exact: false }).first().waitFor({ timeout: TIMEOUT });
@@ -122,6 +186,16 @@ const verbs = {
     });
     const page = context.pages()[0] || (await context.newPage());
     page.on("console", (m) => { if (m.type() === "error") report.console_errors.push(m.text().slice(0, 500)); });
+    report.requests = [];
+    const t0 = T0;
+    page.on("requestfinished", (r) => {
+      const url = r.url().replace(/^https?:\/\/[^/]+/, "");
+      if (!/\/(threads|runs|history|state)/.test(url)) return;
+      const at = Date.now() - t0;
+      report.requests.push({ t: at, method: r.method(), url });
+      if (r.method() === "POST" && /\/threads$/.test(url)) network.threadCreated = at;
+      if (/\/threads\/search/.test(url)) network.lastSearch = at;
+    });
     let n = 0;
     for (const step of scenario.steps) {
       n += 1;
