@@ -488,10 +488,16 @@ def test_payload_of_a_predicate_verdict() -> None:
         call("x_tool", "c1", a=1), None, Verdict.ask("because", ["reject"]), compat=True
     )
     assert payload["allowed_decisions"] == ["reject"]
-    assert payload["action_requests"] == [
-        {"name": "x_tool", "args": {"a": 1}, "description": payload["description"]}
-    ]
-    assert payload["review_configs"] == [{"action_name": "x_tool", "allowed_decisions": ["reject"]}]
+    [request] = payload["action_requests"]
+    assert request["name"] == "x_tool" and request["description"].startswith(payload["description"])
+    assert {k: v for k, v in request["args"].items() if k != "how_to_answer"} == {
+        "a": 1,
+        "reason": "",
+        "decision": "",
+    }
+    assert "reject: refuses it" in request["args"]["how_to_answer"]
+    assert "approve" not in request["args"]["how_to_answer"]  # the predicate allows only reject
+    assert payload["review_configs"] == [{"action_name": "x_tool", "allowed_decisions": ["edit"]}]
 
 
 @pytest.mark.anyio
@@ -580,9 +586,10 @@ async def test_compat_mode_asks_one_call_at_a_time(demo: Demo) -> None:
     [request] = first.value["action_requests"]  # the card's Remember box: tests/test_card_remember.py
     assert request["name"] == "demo_delete_file" and request["args"]["path"] == "todo.txt"
     assert request["args"]["remember"].startswith("no - type thread")
-    assert request["description"].startswith(first.value["description"] + "\n\nTo approve later calls")
+    assert request["description"].startswith(first.value["description"] + "\n\nNothing runs until you type")
+    assert "To decide later calls" in request["description"]
     assert first.value["review_configs"] == [
-        {"action_name": "demo_delete_file", "allowed_decisions": ["approve", "edit", "reject", "respond"]}
+        {"action_name": "demo_delete_file", "allowed_decisions": ["edit"]}
     ]
 
     # A bare decision is not the HITLResponse shape: refused, nothing saved.

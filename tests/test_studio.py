@@ -360,13 +360,15 @@ async def test_agent_chat_ui_mode_completes_a_turn_with_bare_resumes_only(studio
     [request] = card["action_requests"]  # the card's Remember box: tests/test_card_remember.py
     assert request["name"] == "demo_delete_file" and request["args"]["path"] == "todo.txt"
     assert request["args"]["remember"].startswith("no - type thread")
-    assert request["description"].startswith(card["description"] + "\n\nTo approve later calls")
-    edited = {"type": "edit", "edited_action": {"name": "demo_delete_file", "args": {"path": "notes.txt"}}}
+    assert request["description"].startswith(card["description"] + "\n\nNothing runs until you type")
+    assert card["review_configs"][0]["allowed_decisions"] == ["edit"]  # the Decision box decides
+    boxes = {**request["args"], "path": "notes.txt", "decision": "approve"}
+    edited = {"type": "edit", "edited_action": {"name": "demo_delete_file", "args": boxes}}
     card = await _agent_chat_ui_turn(client, thread, command={"resume": {"decisions": [edited]}})
 
     # 2. The form as an editable card; every field comes back as a string, as the UI sends it.
     assert card["type"] == "mcp_elicitation" and card["tool_call_id"] == ids["demo_register"]
-    assert card["review_configs"][0]["allowed_decisions"] == ["approve", "edit", "reject"]
+    assert card["review_configs"][0]["allowed_decisions"] == ["edit"]
     fields = {
         "name": "Ada Lovelace",
         "age": "36",
@@ -375,23 +377,28 @@ async def test_agent_chat_ui_mode_completes_a_turn_with_bare_resumes_only(studio
         "newsletter": "true",
         "start": "2026-12-24",
     }
-    assert set(card["action_requests"][0]["args"]) == {"how_to_answer", *fields}
-    answer = {"type": "edit", "edited_action": {"name": "demo_register", "args": fields}}
+    assert set(card["action_requests"][0]["args"]) == {"how_to_answer", *fields, "decision"}
+    answer = {
+        "type": "edit",
+        "edited_action": {"name": "demo_register", "args": {**fields, "decision": "accept"}},
+    }
     card = await _agent_chat_ui_turn(client, thread, command={"resume": {"decisions": [answer]}})
 
-    # 3. The payment page as a URL card: approve = the user visited it (it is never opened for them).
+    # 3. The payment page as a URL card: accept = the user visited it (it is never opened for them).
     assert card["type"] == "mcp_elicitation" and card["tool_call_id"] == ids["demo_pay_deposit"]
-    assert card["action_requests"][0]["args"] == {
-        "how_to_answer": "Open the URL yourself (it is not opened for you), then Approve; Reject declines.",
+    shown = card["action_requests"][0]["args"]
+    assert {k: v for k, v in shown.items() if k != "how_to_answer"} == {
         "message": "Please confirm the deposit of 20 EUR on the payment page.",
         "url": "https://pay.example.com/checkout/20",
         "host": "pay.example.com",
+        "decision": "",
     }
-    assert card["review_configs"][0]["allowed_decisions"] == ["approve", "reject"]
-    assert (
-        await _agent_chat_ui_turn(client, thread, command={"resume": {"decisions": [{"type": "approve"}]}})
-        == {}
-    )
+    assert card["review_configs"][0]["allowed_decisions"] == ["edit"]
+    accepted = {
+        "type": "edit",
+        "edited_action": {"name": "demo_pay_deposit", "args": {**shown, "decision": "accept"}},
+    }
+    assert await _agent_chat_ui_turn(client, thread, command={"resume": {"decisions": [accepted]}}) == {}
 
     state = await client.threads.get_state(thread)
     results = _tool_results(state["values"]["messages"])
@@ -461,11 +468,14 @@ async def test_a_refused_approval_card_answer_through_the_sdk_reads_as_words_and
     thread = (await client.threads.create())["thread_id"]
     card = await _agent_chat_ui_turn(client, thread, input={"messages": [{"role": "user", "content": "go"}]})
     assert card["type"] == "mcp_approval" and card["tool_call_id"] == "call_delete_file_1"
-    box = card["action_requests"][0]["args"]["remember"]
+    shown = card["action_requests"][0]["args"]
     before = (await client.threads.get_state(thread))["interrupts"]
     bad = {
         "type": "edit",
-        "edited_action": {"name": "demo_delete_file", "args": {"path": "todo.txt", "remember": "yes"}},
+        "edited_action": {
+            "name": "demo_delete_file",
+            "args": {**shown, "remember": "yes", "decision": "approve"},
+        },
     }
 
     errors = [
@@ -490,7 +500,10 @@ async def test_a_refused_approval_card_answer_through_the_sdk_reads_as_words_and
     # (the edited path, sent to the server) does not depend on the order the tests ran in.
     good = {
         "type": "edit",
-        "edited_action": {"name": "demo_delete_file", "args": {"path": "drafts.txt", "remember": box}},
+        "edited_action": {
+            "name": "demo_delete_file",
+            "args": {**shown, "path": "drafts.txt", "decision": "approve"},
+        },
     }
     card = await _agent_chat_ui_turn(client, thread, command={"resume": {"decisions": [good]}})
     assert card["type"] == "mcp_elicitation"  # the form comes next

@@ -143,9 +143,9 @@ const verbs = {
     }
     step.changes = changes;
   },
-  async toggle_history(page, step) {
-    // Click the thread-history panel toggle (it only changes the page's query string: no request to the server).
-    await page.locator("button:has(svg[class*='lucide-panel-right'])").first().click({ timeout: TIMEOUT });
+  async toggle_tool_calls(page, step) {
+    // Click the composer's "Hide Tool Calls" switch (it only changes the page's query string, not the thread).
+    await page.getByRole("switch").first().click({ timeout: TIMEOUT });
   },
   async text(page, step) {
     // Wait until the page shows `text` (a substring of the visible text).
@@ -208,6 +208,7 @@ const verbs = {
         const toasts = await page.locator("[data-sonner-toast]").allInnerTexts().catch(() => []);
         entry.toasts = toasts;
         entry.fields = await cardFields(page).catch(() => ({}));
+        entry.url = page.url();
         if (step.do === "shot" || step.shot) {
           const name = `${scenario.name}-${String(n).padStart(2, "0")}-${step.shot || step.name || step.do}.png`;
           entry.shot = path.join(scenario.artifacts, name);

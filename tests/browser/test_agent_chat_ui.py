@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from langgraph_mcp.examples.studio import CHAT_GRAPH_ID
+from langgraph_mcp.humans.cards import REDRAW_WARNING
 from tests.browser.agent_chat_ui import (
     REQUIRE_ENV,
     Browser,
@@ -101,37 +102,45 @@ def _finished(text: str) -> None:
     assert listing == "[]" or set(listing.split()) <= {"notes.txt", "todo.txt"}, listing  # "[]": none left
 
 
+def _decide(word: str) -> list[dict[str, Any]]:
+    """Type ``word`` in the card's Decision box and Submit (the only way a card of this package answers)."""
+    return [{"do": "fill", "field": "Decision", "value": word}, {"do": "click", "button": "Submit"}]
+
+
 def test_approve_then_a_form_answered_wrong_then_right(browser: Browser) -> None:
     """Approve the destructive call; fill the form with a bad age (refused, the card stays), then a good one."""
     report = browser.run(
         "approve-form",
         [
             *_start(),
-            {"do": "card", "title": "demo_delete_file", "selected": "Approve", "shot": "approval"},
-            {"do": "click", "button": "Approve"},
-            {"do": "card", "title": "demo_register", "selected": "Approve", "shot": "form"},
+            {"do": "card", "title": "demo_delete_file", "shot": "approval"},
+            *_decide("approve"),
+            {"do": "card", "title": "demo_register", "shot": "form"},
             *_fill({**REGISTRATION, "Age": "abc"}),
-            {"do": "click", "button": "Submit"},
+            *_decide("accept"),
             {"do": "text", "text": "An error occurred", "shot": "refused"},
             {"do": "card", "title": "demo_register"},
             *_fill({**REGISTRATION, "Age": "36"}),
-            {"do": "click", "button": "Submit"},
-            {"do": "card", "title": "demo_pay_deposit", "selected": "Approve", "shot": "url"},
-            {"do": "click", "button": "Approve"},
+            *_decide("accept"),
+            {"do": "card", "title": "demo_pay_deposit", "shot": "url"},
+            *_decide("accept"),
             {"do": "text", "text": "Here is what happened", "shot": "finished"},
         ],
     )
     form = report.after("form")
-    assert "Edit/Approve" in form["text"] and "Currently selected: Approve" in form["text"]
+    assert "Edit" in form["text"] and "Currently selected" not in form["text"]
+    assert "Submit rejection" not in form["text"] and form["fields"]["Decision"] == ""
     help_box = form["fields"]["How To Answer"].splitlines()
     assert help_box == [
-        "Approve sends the form as shown. Edit the boxes, then Submit. Reject declines (say why).",
+        "Nothing is sent until you type accept (sends the boxes as they stand), decline or cancel in the Decision "
+        "box (at the bottom), then Submit.",
         "Name (Your full name), required: text of at least 2 characters",
         "Age (Age in years), required: a whole number between 18 and 120",
         "Email (E-mail address), required: an e-mail address",
         "Plan (Subscription plan), required: one of free, pro",
         "Newsletter (Subscribe to the newsletter?), optional: true or false; default false",
         "Start (Start date (YYYY-MM-DD)), required: a date as YYYY-MM-DD",
+        REDRAW_WARNING,
     ]
     assert form["fields"]["Newsletter"] == "false"  # the default is the value shown
 
@@ -149,7 +158,7 @@ def test_approve_then_a_form_answered_wrong_then_right(browser: Browser) -> None
         "field 'age'",
     ):
         assert framing not in toast
-    assert "demo_register" in refused["text"] and "Submit rejection" in refused["text"]  # still answerable
+    assert "demo_register" in refused["text"] and "Decision" in refused["fields"]  # still answerable
 
     finished = report.after("finished")["text"]
     _finished(finished)
@@ -159,7 +168,7 @@ def test_approve_then_a_form_answered_wrong_then_right(browser: Browser) -> None
     url = report.after("url")
     # the card's args are all Agent Chat UI shows of an approve-only card (its description is behind a button)
     for shown in (
-        "Open the URL yourself (it is not opened for you), then Approve; Reject declines.",
+        "Open the URL yourself (it is not opened for you), then type accept in the Decision box",
         "Please confirm the deposit of 20 EUR on the payment page.",
         "https://pay.example.com/checkout/20",
         "pay.example.com",
@@ -169,47 +178,53 @@ def test_approve_then_a_form_answered_wrong_then_right(browser: Browser) -> None
 
 
 def test_edit_an_approval_then_reject_the_form_with_a_reason(browser: Browser) -> None:
-    """Edit the destructive call's path; reject the form with a reason; reject the payment page."""
+    """Edit the destructive call's path and approve; decline the form; say no to the payment page."""
     report = browser.run(
         "edit-reject",
         [
             *_start(),
             {"do": "card", "title": "demo_delete_file"},
             {"do": "fill", "field": "Path", "value": "notes.txt"},
-            {"do": "click", "button": "Submit"},
+            *_decide("approve"),
             {"do": "card", "title": "demo_register", "shot": "form"},
-            {"do": "reject", "reason": "I will register later"},
+            *_decide("decline"),
             {"do": "card", "title": "demo_pay_deposit"},
-            {"do": "reject", "reason": "no payment today"},
+            *_decide("no"),
             {"do": "text", "text": "Here is what happened", "shot": "finished"},
         ],
     )
     finished = report.after("finished")["text"]
     _finished(finished)
     assert _result(finished, "demo_delete_file", "call_delete_file_1") == "Deleted notes.txt"
-    assert "decline" in _result(finished, "demo_register", "call_register_1")
+    assert _result(finished, "demo_register", "call_register_1").startswith(
+        "The user declined the form 'register'."
+    )
     assert _result(finished, "demo_pay_deposit", "call_pay_deposit_1") == "payment consent: decline"
 
 
 def test_reject_an_approval_with_a_reason(browser: Browser) -> None:
-    """Reject the destructive call; approve the empty form (refused, saying which fields); reject it and the URL."""
+    """Reject the destructive call with a reason; accept the empty form (refused, saying which fields); decline it
+    and the URL."""
     report = browser.run(
         "reject",
         [
             *_start(),
             {"do": "card", "title": "demo_delete_file"},
-            {"do": "reject", "reason": "keep todo.txt"},
-            {"do": "card", "title": "demo_register", "selected": "Approve"},
-            {"do": "click", "button": "Approve"},
+            {"do": "fill", "field": "Reason", "value": "keep todo.txt"},
+            *_decide("reject"),
+            {"do": "card", "title": "demo_register"},
+            *_decide("accept"),
             {"do": "text", "text": "An error occurred", "shot": "approved-empty"},
             {"do": "card", "title": "demo_register"},
-            {"do": "reject", "reason": "not now"},
+            *_decide("decline"),
             {"do": "card", "title": "demo_pay_deposit"},
-            {"do": "reject", "reason": "not now either"},
+            *_decide("decline"),
             {"do": "text", "text": "Here is what happened", "shot": "finished"},
         ],
     )
-    approved_empty = _toast(report.after("approved-empty"))  # approve = the form as shown: nothing filled in
+    approved_empty = _toast(
+        report.after("approved-empty")
+    )  # accept = the form as it stands: nothing filled in
     assert "Error: Name: required (text of at least 2 characters); Age: required" in approved_empty
     finished = report.after("finished")["text"]
     _finished(finished)

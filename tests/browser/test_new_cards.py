@@ -32,6 +32,7 @@ from tests.browser.agent_chat_ui import (
     unavailable,
 )
 from tests.browser.cards_graph import (
+    CHAT_GRAPH_ID,
     DEMO_EVENTS_ENV,
     GRAPHS,
     REMEMBER_GRAPH_ID,
@@ -88,6 +89,65 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         yield Served(Browser(f"{ui_url}/", api_url, driver, artifacts_dir(), workdir), workdir)
 
 
+NOTHING = "Decision is empty, so nothing was sent"
+"""The words of a card answered with nothing typed in its Decision box."""
+
+
+def _refused(title: str, steps: list[dict[str, Any]], label: str) -> list[dict[str, Any]]:
+    """``steps`` on the card of ``title`` end in a refusal that sent nothing (its toast), and the card stays."""
+    return [
+        {"do": "clear_toasts"},
+        *steps,
+        {"do": "toast", "text": NOTHING, "shot": f"nothing-{label}"},
+        {"do": "card", "title": title},
+    ]
+
+
+def _no_controls(title: str, boxes: list[str], card: str) -> list[dict[str, Any]]:
+    """Every control a person can use to say no on the card ``title``, the Decision box empty: Submit; a whitespace
+    Decision; Ctrl+Enter in each box (Decision included); Reset after typing approve; Mark as Resolved. Each sends
+    nothing (the first five are refused in words, the card stays; Mark as Resolved gets the same card back)."""
+    steps = _refused(title, [{"do": "click", "button": "Submit"}], f"{card}-submit")
+    blank = [{"do": "fill", "field": "Decision", "value": "  \n "}, {"do": "click", "button": "Submit"}]
+    steps += _refused(title, blank, f"{card}-whitespace")
+    for box in [*boxes, "Decision"]:
+        steps += _refused(
+            title, [{"do": "key", "field": box, "keys": "Control+Enter"}], f"{card}-ctrl-enter-{box}"
+        )
+    reset = [
+        {"do": "fill", "field": "Decision", "value": "approve"},
+        {"do": "click", "button": "Reset", "shot": f"{card}-reset"},
+        {"do": "click", "button": "Submit"},
+    ]
+    steps += _refused(title, reset, f"{card}-reset")
+    return [
+        *steps,
+        {"do": "clear_toasts"},
+        {"do": "resolve"},
+        {"do": "toast", "text": "Marked thread as resolved"},
+        {"do": "card", "title": title, "shot": f"{card}-resolved"},
+    ]
+
+
+def _edit_only(step: dict[str, Any]) -> None:
+    """The card a person sees: one Submit, no Approve button, no Reject box, an empty Decision box last."""
+    text = step["text"]
+    assert "Submit" in text and "Submit rejection" not in text and "Currently selected" not in text, text
+    assert "\nApprove\n" not in text and "\nReject\n" not in text, text
+    assert list(step["fields"])[-1] == "Decision" and step["fields"]["Decision"] == "", step["fields"]
+
+
+def _nothing_sent(report: Any, card: str) -> None:
+    """Every refusal of ``card``'s "no" controls said so in words, without pydantic's framing; Reset emptied the
+    Decision box."""
+    for step in report.steps:
+        label = str(step["step"].get("shot", ""))
+        if label.startswith(f"nothing-{card}-"):
+            toasts = "\n".join(step["toasts"])
+            assert NOTHING in toasts and "validation error" not in toasts, (label, toasts)
+    assert report.after(f"{card}-reset")["fields"]["Decision"] == ""
+
+
 def _done(n: int, shot: str) -> dict[str, Any]:
     return {"do": "count", "text": DONE, "n": n, "shot": shot}
 
@@ -100,20 +160,24 @@ def _result(text: str, tool: str, call_id: str) -> str:
 
 
 def test_review_a_completion_approve_edit_reject(served: Served) -> None:
-    """Three turns of one thread, one review card each: the person approves the model's text, then replaces it,
-    then edits the Prompt box (refused: the model already answered it; the card stays) and rejects; the server got
-    exactly the approved and the edited text, and nothing the third time."""
+    """Three turns of one thread, one review card each: first every "no" control on the card (Submit, Ctrl+Enter in
+    each box, Reset, Mark as Resolved) sends nothing, then the person approves the model's text by typing approve
+    in Decision; then replaces it; then edits the Prompt box (refused: the model already answered it; the card
+    stays) and rejects; the server got exactly the approved and the edited text, and nothing the third time."""
     report = served.page(REVIEW_GRAPH_ID).run(
         "review",
         [
             {"do": "open", "timeout_ms": OPEN_TIMEOUT_MS},
             {"do": "send", "text": "summarize the notes"},
-            {"do": "card", "title": "notes_summarize", "selected": "Approve", "shot": "review-card"},
-            {"do": "click", "button": "Approve"},
+            {"do": "card", "title": "notes_summarize", "shot": "review-card"},
+            *_no_controls("notes_summarize", ["Completion", "Prompt", "Reason"], "review"),
+            {"do": "fill", "field": "Decision", "value": "approve"},
+            {"do": "click", "button": "Submit"},
             _done(1, "approved"),
             {"do": "send", "text": "summarize them again"},
-            {"do": "card", "title": "notes_summarize", "selected": "Approve"},
+            {"do": "card", "title": "notes_summarize"},
             {"do": "fill", "field": "Completion", "value": "Two decisions, one owner."},
+            {"do": "fill", "field": "Decision", "value": "approve"},
             {"do": "shot", "shot": "edited-card"},
             {"do": "click", "button": "Submit"},
             _done(2, "edited"),
@@ -121,10 +185,13 @@ def test_review_a_completion_approve_edit_reject(served: Served) -> None:
             {"do": "card", "title": "notes_summarize"},
             # the Prompt box is what the model already answered: an edit of it is refused, the card stays
             {"do": "fill", "field": "Prompt", "value": "Summarize kindly: the meeting notes"},
+            {"do": "fill", "field": "Decision", "value": "approve"},
             {"do": "click", "button": "Submit"},
             {"do": "text", "text": "An error occurred", "shot": "prompt-refused"},
             {"do": "card", "title": "notes_summarize"},
-            {"do": "reject", "reason": "do not send this"},
+            {"do": "fill", "field": "Reason", "value": "do not send this"},
+            {"do": "fill", "field": "Decision", "value": "reject"},
+            {"do": "click", "button": "Submit"},
             _done(3, "rejected"),
         ],
     )
@@ -132,15 +199,16 @@ def test_review_a_completion_approve_edit_reject(served: Served) -> None:
     # What the person is shown: the model's text and the prompt it answers, in boxes, with the three choices.
     assert card["fields"]["Completion"] == COMPLETION
     assert card["fields"]["Prompt"] == f"Summarize: {SUMMARIZED}"
-    for shown in ("notes_summarize", "Edit/Approve", "Approve", "Reject", "Submit rejection"):
-        assert shown in card["text"], shown
+    assert card["fields"]["Decision"] == "" and card["fields"]["Reason"] == ""
+    _edit_only(card)
     refused = report.after("prompt-refused")
     assert "the card's prompt was already answered by the model and can't be edited" in "\n".join(
         refused["toasts"]
     ), refused["toasts"]
     for framing in ("validation error for", "errors.pydantic.dev"):  # words only, not pydantic's framing
         assert framing not in "\n".join(refused["toasts"]), refused["toasts"]
-    assert "Submit rejection" in refused["text"]  # still answerable
+    assert "Decision" in refused["fields"]  # still answerable
+    _nothing_sent(report, "review")
     assert served.completions_seen() == [COMPLETION, "Two decisions, one owner."]  # the server's own record
 
     text = report.after("rejected")["text"]
@@ -162,8 +230,9 @@ def test_remember_for_the_thread_then_the_same_call_runs_without_a_card(served: 
         [
             {"do": "open", "timeout_ms": OPEN_TIMEOUT_MS},
             {"do": "send", "text": "delete todo.txt"},
-            {"do": "card", "title": "demo_delete_file", "selected": "Approve", "shot": "approval-card"},
+            {"do": "card", "title": "demo_delete_file", "shot": "approval-card"},
             {"do": "fill", "field": "Remember", "value": "thread"},
+            {"do": "fill", "field": "Decision", "value": "approve"},
             {"do": "click", "button": "Submit"},
             _done(1, "remembered"),
             {"do": "send", "text": "delete todo.txt again"},
@@ -174,6 +243,7 @@ def test_remember_for_the_thread_then_the_same_call_runs_without_a_card(served: 
     assert card["fields"]["Path"] == "todo.txt"
     box = card["fields"]["Remember"]
     assert box.startswith("no - type thread (on this thread)") and "without asking" in box, box
+    _edit_only(card)
     not_asked = report.after("not-asked")["text"]
     for call_id in ("call_delete_file_1", "call_delete_file_2"):
         assert _result(not_asked, "demo_delete_file", call_id) == "Deleted todo.txt"
@@ -195,7 +265,7 @@ def test_remember_for_the_thread_then_the_same_call_runs_without_a_card(served: 
         [
             {"do": "open", "timeout_ms": OPEN_TIMEOUT_MS},
             {"do": "send", "text": "delete todo.txt"},
-            {"do": "card", "title": "demo_delete_file", "selected": "Approve", "shot": "asked-again"},
+            {"do": "card", "title": "demo_delete_file", "shot": "asked-again"},
         ],
     )
     assert "Mark as Resolved" in fresh.after("asked-again")["text"]
@@ -203,20 +273,23 @@ def test_remember_for_the_thread_then_the_same_call_runs_without_a_card(served: 
 
 
 def test_a_remember_word_it_does_not_offer_is_refused_in_words_and_the_card_stays(served: Served) -> None:
-    """The person types ``yes`` in the approval card's Remember box and submits: refused in the decision's words
-    (the call, the box, what it takes), not pydantic's framing; the card stays, and Approve then runs the call."""
+    """The person types ``yes`` in the approval card's Remember box and approve in Decision: refused in the
+    decision's words (the call, the box, what it takes), not pydantic's framing; the card stays, and approve (the
+    box redrawn as shown) then runs the call."""
     commits = len(served.demo_events("delete_file.commit"))  # the scenarios before this one ran it too
     report = served.page(REMEMBER_GRAPH_ID).run(
         "remember-refused",
         [
             {"do": "open", "timeout_ms": OPEN_TIMEOUT_MS},
             {"do": "send", "text": "delete todo.txt"},
-            {"do": "card", "title": "demo_delete_file", "selected": "Approve"},
+            {"do": "card", "title": "demo_delete_file"},
             {"do": "fill", "field": "Remember", "value": "yes"},
+            {"do": "fill", "field": "Decision", "value": "approve"},
             {"do": "click", "button": "Submit"},
             {"do": "text", "text": "An error occurred", "shot": "remember-refused"},
             {"do": "card", "title": "demo_delete_file"},
-            {"do": "click", "button": "Approve"},
+            {"do": "fill", "field": "Decision", "value": "approve"},
+            {"do": "click", "button": "Submit"},
             _done(1, "approved"),
         ],
     )
@@ -231,7 +304,7 @@ def test_a_remember_word_it_does_not_offer_is_refused_in_words_and_the_card_stay
         "internal error",
     ):
         assert framing not in toasts, toasts
-    assert "Submit rejection" in report.after("remember-refused")["text"]  # still answerable
+    assert "Decision" in report.after("remember-refused")["fields"]  # still answerable
     assert (
         _result(report.after("approved")["text"], "demo_delete_file", "call_delete_file_1")
         == "Deleted todo.txt"
@@ -239,3 +312,99 @@ def test_a_remember_word_it_does_not_offer_is_refused_in_words_and_the_card_stay
     assert (
         len(served.demo_events("delete_file.commit")) == commits + 1
     )  # the server's own record: it ran once
+
+
+def test_every_no_control_on_the_approval_form_and_url_cards_sends_nothing_and_no_means_no(
+    served: Served,
+) -> None:
+    """On each card of the Agent Chat UI demo turn (the approval of ``demo_delete_file``, the registration form, the
+    payment URL), every control a person can use to say no, with the Decision box empty, sends nothing: Submit, a
+    whitespace Decision, Ctrl+Enter in every box, Reset after typing approve, Mark as Resolved (LangGraph ignores
+    its ``goto: END``; the same card comes back). Then reject / decline / decline typed in Decision are the answers
+    that go. The demo server's own record: nothing was deleted, registered or paid."""
+    before = {
+        e: len(served.demo_events(e)) for e in ("delete_file.commit", "register.commit", "pay_deposit.commit")
+    }
+    report = served.page(CHAT_GRAPH_ID).run(
+        "no-controls",
+        [
+            {"do": "open", "timeout_ms": OPEN_TIMEOUT_MS},
+            {"do": "send", "text": "go"},
+            {"do": "card", "title": "demo_delete_file", "shot": "approval-card"},
+            *_no_controls("demo_delete_file", ["How To Answer", "Path", "Remember", "Reason"], "approval"),
+            {"do": "fill", "field": "Reason", "value": "keep todo.txt"},
+            {"do": "fill", "field": "Decision", "value": "reject"},
+            {"do": "click", "button": "Submit"},
+            {"do": "card", "title": "demo_register", "shot": "form-card"},
+            *_no_controls(
+                "demo_register",
+                ["How To Answer", "Name", "Age", "Email", "Plan", "Newsletter", "Start"],
+                "form",
+            ),
+            {"do": "fill", "field": "Decision", "value": "decline"},
+            {"do": "click", "button": "Submit"},
+            {"do": "card", "title": "demo_pay_deposit", "shot": "url-card"},
+            *_no_controls("demo_pay_deposit", ["How To Answer", "Message", "Url", "Host"], "url"),
+            {"do": "fill", "field": "Decision", "value": "decline"},
+            {"do": "click", "button": "Submit"},
+            _done(1, "finished"),
+        ],
+        timeout_ms=120_000,
+    )
+    for card in ("approval", "form", "url"):
+        _edit_only(report.after(f"{card}-card"))
+        _nothing_sent(report, card)
+    form = report.after("form-card")["fields"]["How To Answer"]
+    assert form.startswith("Nothing is sent until you type accept"), form
+    text = report.after("finished")["text"]
+    assert "keep todo.txt" in _result(text, "demo_delete_file", "call_delete_file_1")
+    registered = _result(text, "demo_register", "call_register_1")
+    assert registered.startswith("The user declined the form 'register'. The server said: "), registered
+    assert _result(text, "demo_pay_deposit", "call_pay_deposit_1") == "payment consent: decline"
+    # The server's own record: nothing was deleted, registered or paid.
+    for event, count in before.items():
+        assert len(served.demo_events(event)) == count, event
+
+
+def test_an_edit_typed_at_once_is_the_edit_that_runs_or_nothing_runs(served: Served) -> None:
+    """The person types a new Path and approve the moment the card appears; Agent Chat UI may redraw the card in
+    its first seconds (when it fetches the thread list, 4 s after a new thread): once the page has settled, what
+    the card holds is either what was typed (and Submit deletes notes.txt) or the card as shown, Decision empty
+    (and Submit sends nothing; typed again, it deletes notes.txt). todo.txt, the unedited call, is never deleted."""
+    deleted = {c.get("path") for c in served.demo_events("delete_file.commit")}
+    page = served.page(CHAT_GRAPH_ID)
+    report = page.run(
+        "typed-at-once",
+        [
+            {"do": "open", "timeout_ms": OPEN_TIMEOUT_MS},
+            {"do": "send", "text": "go"},
+            {"do": "type_at_once", "title": "demo_delete_file", "field": "Path", "value": "notes.txt"},
+            {"do": "fill", "field": "Decision", "value": "approve"},
+            {"do": "settled", "shot": "settled"},
+            {"do": "clear_toasts"},
+            {"do": "click", "button": "Submit"},
+            {"do": "shot", "shot": "submitted"},
+        ],
+        timeout_ms=120_000,
+    )
+    kept = report.after("settled")["fields"]
+    if kept.get("Path") == "notes.txt":  # the typed edit survived: it is what ran
+        assert kept["Decision"] == "approve"
+    else:  # redrawn as shown: the Submit sent nothing, and the edit typed again runs
+        assert kept == {**kept, "Path": "todo.txt", "Decision": ""}, kept
+        assert NOTHING in "\n".join(report.after("submitted")["toasts"])
+        thread_page = report.after("submitted")["url"]  # the same thread (its id is in the page's address)
+        b = page
+        again = Browser(thread_page, b.api_url, b.driver, b.artifacts, b.workdir).run(
+            "typed-again",
+            [
+                {"do": "open", "timeout_ms": OPEN_TIMEOUT_MS},
+                {"do": "card", "title": "demo_delete_file"},
+                {"do": "fill", "field": "Path", "value": "notes.txt"},
+                {"do": "fill", "field": "Decision", "value": "approve"},
+                {"do": "click", "button": "Submit"},
+            ],
+        )
+        assert again.steps
+    commits = [c for c in served.demo_events("delete_file.commit") if c.get("path") not in deleted]
+    assert [c.get("path") for c in commits] == ["notes.txt"], commits
