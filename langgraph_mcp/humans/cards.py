@@ -22,8 +22,9 @@ carries the card's Decision box is read by its word (:func:`card_word`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Iterable, Mapping
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 from langgraph_mcp.payloads import DecisionType, ReviewConfig
 
@@ -34,9 +35,11 @@ __all__ = [
     "REASON_FIELD",
     "REDRAW_WARNING",
     "Word",
+    "as_shown",
     "card_config",
     "card_word",
     "free_key",
+    "untouched",
     "words_help",
 ]
 
@@ -53,9 +56,14 @@ DECISION_FIELD = "decision"
 REASON_FIELD = "reason"
 """The box (shown as "Reason") for a rejection's reason, or a ``respond``'s answer, where a card has one."""
 
-REDRAW_WARNING = "Agent Chat UI may redraw this card in its first seconds and undo what you typed: check every box before Submit."
-"""The last line of every card's help box (see ``docs/agent-chat-ui-notes.md``: the UI redraws a card whenever
-the thread around it updates, and the first such update comes a few seconds after a new thread starts)."""
+REDRAW_WARNING = (
+    "Agent Chat UI redraws this card when the page around it changes (a few seconds after a new thread starts, or "
+    "Hide Tool Calls) and undoes what you typed: check every box before Submit."
+)
+"""The last line of every card's help box. Agent Chat UI re-initialises a card whenever the thread view renders
+again (its hook resets on a new interrupt object, and the SDK makes a new one on every read); the server sends
+nothing then. See ``docs/agent-chat-ui-notes.md``. A redraw also empties the Decision box, so it never turns into a
+"yes" by itself."""
 
 Word: TypeAlias = Literal["approve", "reject", "cancel", "respond"]
 """What a person can decide on a card (a form's ``accept``/``decline`` read as ``approve``/``reject``)."""
@@ -109,6 +117,26 @@ def card_word(typed: object, offered: Mapping[Word, str]) -> Word:
         )
     shown = typed if isinstance(typed, str) else repr(typed)
     raise ValueError(f"Decision: {shown.strip()!r} is not a choice here: type {choices}, then Submit")
+
+
+def as_shown(value: object) -> str:
+    """The text Agent Chat UI puts in a card's box for ``value`` (a string or number as it is, anything else as
+    compact JSON), so that a box sent back untouched can be told from an edit without knowing the value's type."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return json.dumps(value)
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def untouched(shown: Mapping[str, Any], sent: Mapping[str, Any]) -> dict[str, Any]:
+    """``sent`` with every box that still reads as ``shown`` showed it put back to the shown value itself."""
+    return {
+        key: shown[key]
+        if key in shown and isinstance(value, str) and value == as_shown(shown[key])
+        else value
+        for key, value in sent.items()
+    }
 
 
 def words_help(lines: Iterable[str]) -> str:

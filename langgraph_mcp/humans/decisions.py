@@ -32,7 +32,7 @@ from langgraph_mcp.humans.approval_request import (
     approval_card_keys,
     offered_words,
 )
-from langgraph_mcp.humans.cards import card_word
+from langgraph_mcp.humans.cards import card_word, untouched
 from langgraph_mcp.humans.coercion import coerce_edit
 from langgraph_mcp.humans.schemas import (
     MAX_VALUE_DEPTH,
@@ -502,6 +502,9 @@ def _card_decision(payload: ApprovalInterrupt, decision: object) -> object:
             f"{who}: Decision says approve but Reason holds text (a reason goes with reject): clear Reason to "
             "run the call, or type reject in Decision to refuse it"
         )
+    args = untouched(
+        payload["arguments"], args
+    )  # a box sent back as shown is the value shown, whatever its type
     edit: object = coerce_edit(
         {"type": "edit", "edited_action": {"name": payload["published_name"], "args": args}},
         payload.get("input_schema"),
