@@ -342,8 +342,11 @@ class Browser:
     artifacts: Path
     workdir: Path
 
-    def run(self, name: str, steps: list[dict[str, Any]], *, timeout_ms: int = 60000) -> Report:
-        """Drive one scenario in a fresh chromium profile; fails the test with the page's text when a step does."""
+    def run(
+        self, name: str, steps: list[dict[str, Any]], *, timeout_ms: int = 60000, budget_s: float = 300
+    ) -> Report:
+        """Drive one scenario in a fresh chromium profile; fails the test with the page's text when a step does.
+        ``timeout_ms`` bounds each step, ``budget_s`` the whole scenario."""
         scenario = {
             "url": self.page_url,
             "chromium": str(CHROMIUM),
@@ -358,7 +361,7 @@ class Browser:
         node = shutil.which("node")
         assert node is not None
         done = subprocess.run(
-            [node, str(HERE / "drive.cjs"), str(path)], capture_output=True, timeout=300, check=False
+            [node, str(HERE / "drive.cjs"), str(path)], capture_output=True, timeout=budget_s, check=False
         )
         try:
             report: dict[str, Any] = json.loads(done.stdout)
