@@ -62,7 +62,7 @@ REDRAW_WARNING = (
 )
 """The last line of every card's help box. Agent Chat UI re-initialises a card whenever the thread view renders
 again (its hook resets on a new interrupt object, and the SDK makes a new one on every read); the server sends
-nothing then. See ``docs/agent-chat-ui-notes.md``. A redraw also empties the Decision box, so it never turns into a
+nothing then. See ``docs/agent-chat-ui.md`` (why typed text can vanish from a card). A redraw also empties the Decision box, so it never turns into a
 "yes" by itself."""
 
 Word: TypeAlias = Literal["approve", "reject", "cancel", "respond"]
