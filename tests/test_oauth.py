@@ -248,7 +248,7 @@ async def test_agent_chat_ui_mode_shows_a_sign_in_card_answered_by_its_callback_
 
             for nothing, why in (
                 (typed(), "Decision is empty"),  # Submit, Ctrl+Enter, Reset
-                (typed(callback_url=callback, decision=" "), "Decision is empty"),
+                (typed(callback_url=callback, decision=" "), "Decision holds only spaces"),
                 (typed(decision="accept"), "Callback Url is empty"),
             ):
                 with pytest.raises(AnswerRefusedError, match=why):

@@ -197,7 +197,7 @@ async def test_agent_chat_ui_mode_shows_one_card_whose_decision_box_decides_and_
         return {"decisions": [{"type": "edit", "edited_action": {"name": "sampler_summarize", "args": args}}]}
 
     for nothing in (typed(), typed(decision="  "), typed(prompt="Summarize in French"), typed(reason="no")):
-        with pytest.raises(AnswerRefusedError, match="Decision is empty, so nothing was sent"):
+        with pytest.raises(AnswerRefusedError, match=r"(is empty|holds only spaces), so nothing was sent"):
             await graph.ainvoke(Command(resume={pending.id: nothing}), config())
     with pytest.raises(AnswerRefusedError, match="Decision says approve but Reason holds text"):
         await graph.ainvoke(Command(resume={pending.id: typed(decision="approve", reason="no")}), config())

@@ -111,9 +111,12 @@ def card_word(typed: object, offered: Mapping[Word, str]) -> Word:
         if len(shown_words) < 3
         else ", ".join(shown_words[:-1]) + f" or {shown_words[-1]}"
     )
-    if not text:
+    if (
+        not text
+    ):  # two wordings, so that Agent Chat UI (which hides a toast repeating the last one) shows both
+        what = "holds only spaces" if isinstance(typed, str) and typed else "is empty"
         raise ValueError(
-            f"Decision is empty, so nothing was sent: type {choices} in the Decision box, then Submit"
+            f"Decision {what}, so nothing was sent: type {choices} in the Decision box, then Submit"
         )
     shown = typed if isinstance(typed, str) else repr(typed)
     raise ValueError(f"Decision: {shown.strip()!r} is not a choice here: type {choices}, then Submit")

@@ -363,9 +363,10 @@ class Browser:
         done = subprocess.run(
             [node, str(HERE / "drive.cjs"), str(path)], capture_output=True, timeout=budget_s, check=False
         )
+        out = path.with_suffix(".out.json")
         try:
-            report: dict[str, Any] = json.loads(done.stdout)
-        except json.JSONDecodeError:
+            report: dict[str, Any] = json.loads(out.read_text())
+        except (OSError, json.JSONDecodeError):
             pytest.fail(
                 f"the driver printed no report (rc {done.returncode}):\n{done.stderr.decode()[-4000:]}"
             )

@@ -5,8 +5,8 @@
 // scenario.json: {"url", "chromium", "playwright", "artifacts", "name", "timeout_ms", "steps": [...]}.
 // Each step is {"do": <verb>, ...}; every step waits for what a person would wait for (a card, a button, the run
 // to finish), bounded by timeout_ms. After each step the page's visible text is recorded; "shot" steps also
-// save a full-page screenshot. Prints one JSON report on stdout: {"ok", "steps": [{"do", "text", "shot"}],
-// "error", "toasts"}; exits 1 when a step failed (the report says which, with the page text at that moment).
+// save a full-page screenshot. Writes one JSON report to <scenario>.out.json: {"ok", "steps": [{"do", "text",
+// "shot"}], "error", "toasts"}; exits 1 when a step failed (the report says which, with the page text then).
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -231,6 +231,7 @@ const verbs = {
     if (context) await context.close().catch(() => {});
     fs.rmSync(userDataDir, { recursive: true, force: true });
   }
-  process.stdout.write(JSON.stringify(report));
+  // The report goes to a file beside the scenario (stdout is a pipe: a large write could be cut by process.exit).
+  fs.writeFileSync(process.argv[2].replace(/\.json$/, "") + ".out.json", JSON.stringify(report));
   process.exit(report.ok ? 0 : 1);
 })();

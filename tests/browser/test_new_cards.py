@@ -89,8 +89,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         yield Served(Browser(f"{ui_url}/", api_url, driver, artifacts_dir(), workdir), workdir)
 
 
-NOTHING = "Decision is empty, so nothing was sent"
-"""The words of a card answered with nothing typed in its Decision box."""
+NOTHING = "so nothing was sent"
+"""The words of a card answered with nothing typed in its Decision box (``Decision is empty, so nothing was sent``;
+``Decision holds only spaces, so ...`` when it holds only spaces: Agent Chat UI hides a toast that repeats the last)."""
 
 
 def _refused(title: str, steps: list[dict[str, Any]], label: str) -> list[dict[str, Any]]:
