@@ -26,6 +26,7 @@ import json
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any, Literal, TypeAlias
 
+from langgraph_mcp.errors import AnswerError
 from langgraph_mcp.payloads import DecisionType, ReviewConfig
 
 __all__ = [
@@ -99,7 +100,8 @@ def card_word(typed: object, offered: Mapping[Word, str]) -> Word:
     """The decision a person typed in a card's Decision box, one of ``offered`` (word → what the card calls it).
 
     Case and surrounding spaces don't matter, and ``accept``/``yes`` read as ``approve``, ``decline``/``no`` as
-    ``reject``. Anything else, an empty box included, raises ``ValueError`` whose text says what to type.
+    ``reject``. Anything else, an empty box included, raises :class:`~langgraph_mcp.errors.AnswerError` whose text
+    says what to type.
     """
     text = typed.strip().lower() if isinstance(typed, str) else ""
     word = _SYNONYMS.get(text)
@@ -115,11 +117,11 @@ def card_word(typed: object, offered: Mapping[Word, str]) -> Word:
         not text
     ):  # two wordings, so that Agent Chat UI (which hides a toast repeating the last one) shows both
         what = "holds only spaces" if isinstance(typed, str) and typed else "is empty"
-        raise ValueError(
+        raise AnswerError(
             f"Decision {what}, so nothing was sent: type {choices} in the Decision box, then Submit"
         )
     shown = typed if isinstance(typed, str) else repr(typed)
-    raise ValueError(f"Decision: {shown.strip()!r} is not a choice here: type {choices}, then Submit")
+    raise AnswerError(f"Decision: {shown.strip()!r} is not a choice here: type {choices}, then Submit")
 
 
 def as_shown(value: object) -> str:

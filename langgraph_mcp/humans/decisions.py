@@ -25,7 +25,7 @@ from urllib.parse import unquote
 import jsonschema  # type: ignore[import-untyped,unused-ignore]  # stubs may be missing
 from referencing.exceptions import Unresolvable
 
-from langgraph_mcp.errors import DecisionError, SchemaTooComplexError
+from langgraph_mcp.errors import AnswerError, DecisionError, SchemaTooComplexError
 from langgraph_mcp.humans.approval_request import (
     REMEMBER_FIELD,
     REMEMBER_NOT,
@@ -482,7 +482,7 @@ def _card_decision(payload: ApprovalInterrupt, decision: object) -> object:
     allowed = _allowed(payload)
     try:
         word = card_word(typed, offered_words(allowed))
-    except ValueError as error:
+    except AnswerError as error:
         raise DecisionError(f"{who}: {error}") from None
     if word == "reject":
         reject: RejectDecision = {"type": "reject"}

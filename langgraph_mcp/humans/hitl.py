@@ -307,7 +307,7 @@ def _card_answer(key: str, request: ElicitationRequest, args: Mapping[str, Any])
     words = _CLOSED_URL_WORDS if url and not _openable(cast(UrlRequest, request)) else _FORM_WORDS
     try:
         word = card_word(args.get(decision_key(request)), words)
-    except ValueError as error:
+    except AnswerError as error:
         raise AnswerError(str(error), key=key) from None
     if word == "reject":
         return {"action": "decline"}

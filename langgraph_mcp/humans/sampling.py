@@ -186,7 +186,7 @@ def _card_decision(value: object, shown: Mapping[str, str | None]) -> object:
         return value
     try:
         word = card_word(args[DECISION_FIELD], _WORDS)
-    except ValueError as error:
+    except AnswerError as error:
         raise _refused(DECISION_FIELD, str(error)) from None
     typed = args.get(REASON_FIELD)
     reason = typed.strip() if isinstance(typed, str) else ""

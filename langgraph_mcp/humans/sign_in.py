@@ -161,7 +161,7 @@ def _from_decisions(decisions: object) -> object:
     if isinstance(boxes, Mapping) and DECISION_FIELD in boxes:  # the card's boxes: the Decision word decides
         try:
             word = card_word(boxes[DECISION_FIELD], _WORDS)
-        except ValueError as error:
+        except AnswerError as error:
             raise AnswerError(str(error), field=DECISION_FIELD) from None
         if word == "reject":
             return {"action": "decline"}
