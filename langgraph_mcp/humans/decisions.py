@@ -550,7 +550,8 @@ def _card_scope(payload: ApprovalInterrupt, card: Mapping[str, Any], typed: obje
 
 
 def only_decision(payload: ApprovalInterrupt, value: object) -> object:
-    """The one decision inside LangChain's ``{"decisions": [decision]}`` (Agent Chat UI's answer shape).
+    """The one decision inside LangChain's ``{"decisions": [decision]}`` (Agent Chat UI's answer shape); a card's
+    boxes (an ``edit`` carrying its Decision box) are read as the decision typed there (:func:`_card_decision`).
 
     Raises :class:`~langgraph_mcp.errors.DecisionError` unless ``value`` is exactly that: one key, one decision.
     """
@@ -562,4 +563,6 @@ def only_decision(payload: ApprovalInterrupt, value: object) -> object:
         raise DecisionError(
             f"{_who(payload)}: expected {{'decisions': [decision]}} with exactly one decision, got {got}"
         )
-    return decisions[0]
+    return _card_decision(
+        payload, decisions[0]
+    )  # an Agent Chat UI card's boxes: the word in Decision decides
