@@ -1,0 +1,125 @@
+"""MCP Apps in a graph: a call to a tool with a ``ui://`` resource brings its app along (see :mod:`langgraph_mcp.payloads.apps`).
+
+For a server configured with ``apps: true``, :class:`~langgraph_mcp.McpToolNode` reads the tool's UI resource
+through :meth:`McpServers.read_resource` (cached as every resource read is: while the server's ``ttlMs`` allows) and
+gives the call's ToolMessage an ``mcp_app`` artifact entry (:class:`~langgraph_mcp.payloads.apps.McpApp`: the HTML, the
+resource's ``_meta.ui``, the call's input and result). The ToolMessage's content stays what the model reads. The
+node then pushes the same app as a LangGraph generative UI message named ``mcp_app`` (``push_ui_message``), tied to
+the AIMessage that made the call, so any LangGraph UI (Agent Chat UI's ``LoadExternalComponent``) can render it.
+The UI message lives in the state's ``ui`` key: build the graph on :class:`McpAppsState` (``MessagesState`` has no
+such key; without one the UI message is still streamed, but not kept).
+
+An app that cannot be read (the server fails the read, or serves something that is not
+``text/html;profile=mcp-app``) costs the app, never the call's result: the ToolMessage is returned as it is.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Annotated, Any, cast
+
+import mcp.types as types
+from langchain_core.messages import AIMessage, ToolMessage
+from langgraph.graph import MessagesState
+from langgraph.graph.ui import AnyUIMessage, push_ui_message, ui_message_reducer
+
+from langgraph_mcp.catalog import McpTool
+from langgraph_mcp.payloads import APP_COMPONENT, APP_MIME_TYPE, McpApp, resource_ui
+from langgraph_mcp.servers.mcp_servers import McpServers
+
+__all__ = ["McpAppsState", "app_of", "attach_app", "push_apps", "read_app"]
+
+logger = logging.getLogger("langgraph_mcp.apps")
+
+
+class McpAppsState(MessagesState):
+    """``MessagesState`` plus ``ui``: the generative UI messages (``mcp_app`` among them), merged by LangGraph's
+    ``ui_message_reducer`` — the state Agent Chat UI reads ``values.ui`` from."""
+
+    ui: Annotated[Sequence[AnyUIMessage], ui_message_reducer]
+
+
+async def read_app(
+    servers: McpServers,
+    tool: McpTool,
+    *,
+    tool_call_id: str,
+    arguments: dict[str, Any],
+    result: types.CallToolResult,
+) -> McpApp | None:
+    """The app of a call to ``tool``, or ``None``: its server is not configured with ``apps``, the tool names no
+    ``ui://`` resource, or the resource can't be read as ``text/html;profile=mcp-app`` (logged)."""
+    ui = tool.ui
+    uri = ui["resourceUri"] if ui is not None else None
+    if uri is None or not getattr(servers.spec(tool.server), "apps", False):
+        return None
+    try:
+        blobs = await servers.read_resource(tool.server, uri)
+    except Exception as exc:  # the call ran: its result is kept, only the app is lost
+        logger.warning(
+            "MCP server %r: could not read the app %s of tool %r: %s", tool.server, uri, tool.name, exc
+        )
+        return None
+    for blob in blobs:
+        metadata = blob.metadata or {}
+        if metadata.get("uri") != uri or blob.mimetype != APP_MIME_TYPE or not isinstance(blob.data, str):
+            continue
+        return {
+            "type": "mcp_app",
+            "server": tool.server,
+            "tool": tool.name,
+            "published_name": tool.published_name,
+            "tool_call_id": tool_call_id,
+            "resource_uri": uri,
+            "mime_type": APP_MIME_TYPE,
+            "html": blob.data,
+            "ui": resource_ui(metadata.get("meta")),
+            "tool_input": dict(arguments),
+            "tool_result": result.model_dump(mode="json", by_alias=True, exclude_none=True),
+        }
+    logger.warning(
+        "MCP server %r: the app %s of tool %r is not served as %s; it is not shown",
+        tool.server,
+        uri,
+        tool.name,
+        APP_MIME_TYPE,
+    )
+    return None
+
+
+def attach_app(message: ToolMessage, app: McpApp) -> ToolMessage:
+    """``message`` with ``app`` as the last entry of its artifact (the content, what the model reads, unchanged)."""
+    artifact = message.artifact if isinstance(message.artifact, list) else []
+    return message.model_copy(update={"artifact": [*artifact, dict(app)]})
+
+
+def app_of(message: Any) -> McpApp | None:
+    """The ``mcp_app`` entry of a ToolMessage's artifact, or ``None``."""
+    artifact = getattr(message, "artifact", None)
+    if not isinstance(artifact, list):
+        return None
+    for entry in artifact:
+        if isinstance(entry, dict) and entry.get("type") == "mcp_app":
+            return cast(McpApp, entry)
+    return None
+
+
+def push_apps(messages: Sequence[ToolMessage], ai: AIMessage | None, *, state_key: str | None = "ui") -> None:
+    """Push one ``mcp_app`` UI message per app among ``messages``, tied to ``ai`` (the AIMessage whose calls they
+    answer), with a stable id per call (``mcp_app:<tool_call_id>``), so a node that runs again replaces it."""
+    for message in messages:
+        app = app_of(message)
+        if app is None:
+            continue
+        try:
+            push_ui_message(
+                APP_COMPONENT,
+                dict(app),
+                id=f"mcp_app:{message.tool_call_id}",
+                message=ai,
+                state_key=state_key,
+                metadata={"tool_call_id": message.tool_call_id, "server": app["server"]},
+            )
+        except RuntimeError:  # outside a graph run: the artifact is all there is
+            return
