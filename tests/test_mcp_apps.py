@@ -20,9 +20,12 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolCall, ToolMessa
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
 
 from langgraph_mcp import McpServers, McpToolNode
 from langgraph_mcp.errors import ToolNotFoundError
+from langgraph_mcp.examples.demo_apps import FILES_APP_URI, files_app_html
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.graph.apps import McpAppsState, app_of
 from langgraph_mcp.graph.routing import route_tool_calls
@@ -126,11 +129,19 @@ async def test_the_extension_is_advertised_only_when_asked_and_only_to_a_server_
 
 
 async def test_a_server_without_the_extension_never_hears_of_it(open_servers: OpenServers) -> None:
-    base = await open_servers.enter(serve_asgi(build_server().streamable_http_app()))
+    plain = MCPServer("plain")
+
+    @plain.tool(annotations=ToolAnnotations(read_only_hint=True))
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    base = await open_servers.enter(serve_asgi(plain.streamable_http_app()))
     wire = SeenOnTheWire()
-    servers = open_servers({"demo": {"url": f"{base}/mcp", "mode": "modern", "auth": wire, "apps": True}})
-    assert (await servers.call_tool("demo_add", {"a": 1, "b": 2})).structured_content == {"result": 3}
+    servers = open_servers({"plain": {"url": f"{base}/mcp", "mode": "modern", "auth": wire, "apps": True}})
+    assert (await servers.call_tool("plain_add", {"a": 1, "b": 2})).structured_content == {"result": 3}
     assert wire.sent and all(extensions == [] for _, extensions in wire.sent), wire.sent
+    values, streamed = await run_calls(servers, McpAppsState, ("plain_add", {"a": 1, "b": 2}))
+    assert app_of(values["messages"][-1]) is None and streamed == [] and values.get("ui", []) == []
 
 
 async def test_a_legacy_server_is_not_told_since_its_handshake_offers_no_extensions(
@@ -245,3 +256,23 @@ async def test_an_app_the_server_cannot_serve_costs_the_app_never_the_result(
     message = values["messages"][-1]
     assert isinstance(message, ToolMessage) and message.status == "success" and app_of(message) is None
     assert streamed == [] and values.get("ui", []) == []
+
+
+# ------------------------------------------------------------------------------------------- the demo's app
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_the_demo_servers_files_app_travels_with_show_files_and_its_snapshot_tool_is_hidden(
+    era: str, open_servers: OpenServers
+) -> None:
+    demo = build_server()
+    servers = open_servers({"demo": {"transport": "in_process", "server": demo, "mode": era, "apps": True}})
+    offered = {tool.name for tool in await servers.get_tools()}
+    assert "demo_show_files" in offered and "demo_files_snapshot" not in offered
+    values, streamed = await run_calls(servers, McpAppsState, ("demo_show_files", {}))
+    app = app_of(values["messages"][-1])
+    assert app is not None and app["resource_uri"] == FILES_APP_URI and app["html"] == files_app_html()
+    assert app["ui"] == {"prefersBorder": True}  # an empty CSP: the app may reach no network
+    assert app["tool_result"]["structuredContent"] == {"files": ["notes.txt", "todo.txt"]}
+    assert "ui/initialize" in app["html"]  # built with the app SDK, which speaks the host protocol
+    assert [ui["id"] for ui in values["ui"]] == ["mcp_app:call_0"] and len(streamed) == 1
