@@ -11,6 +11,23 @@ such key; without one the UI message is still streamed, but not kept).
 
 An app that cannot be read (the server fails the read, or serves something that is not
 ``text/html;profile=mcp-app``) costs the app, never the call's result: the ToolMessage is returned as it is.
+
+**Calls an app makes.** A host (the Agent Chat UI component) sends an app's ``tools/call`` to the thread as a new run
+whose input is an ``AIMessage`` holding that one tool call, marked ``additional_kwargs["mcp_app"]`` (which server's
+app, which ``ui://`` resource, which call showed it: :class:`~langgraph_mcp.payloads.apps.AppOrigin`). The graph
+starts with the same ``route_through_gate`` edge the model's calls take (``otherwise="agent"``): a run whose input
+ends with unanswered calls goes to the tool node or the gate exactly as the model's would, so the same gate and the
+same tool-node proof judge it; there is no other way in, and a run without such calls goes to the model::
+
+    to_gate = route_through_gate(servers, policy, otherwise="agent")
+    builder.add_conditional_edges(START, to_gate, ["agent", "approval_gate", "tools"])
+    builder.add_conditional_edges("agent", route_through_gate(servers, policy), ["approval_gate", "tools", END])
+    builder.add_edge("approval_gate", "tools")
+    builder.add_conditional_edges("tools", AppTurnDone("agent"), ["agent", END])
+ The mark is client-written, like all run input: it is shown (in the message's text), and used for
+one thing only, where the run goes *after* the call (:class:`AppTurnDone`: back to the app, not to the model). It
+never decides whether a call runs: the gate and the node do not read it, so a forged mark gets what the policy gives
+any call.
 """
 
 from __future__ import annotations
@@ -20,15 +37,29 @@ from collections.abc import Sequence
 from typing import Annotated, Any, cast
 
 import mcp.types as types
-from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
+from langgraph.constants import END
 from langgraph.graph import MessagesState
 from langgraph.graph.ui import AnyUIMessage, push_ui_message, ui_message_reducer
 
 from langgraph_mcp.catalog import McpTool
-from langgraph_mcp.payloads import APP_COMPONENT, APP_MIME_TYPE, McpApp, resource_ui
+from langgraph_mcp.graph.messages import last_ai_message, messages_of, turn_done
+from langgraph_mcp.payloads import APP_COMPONENT, APP_MIME_TYPE, AppOrigin, McpApp, app_origin, resource_ui
 from langgraph_mcp.servers.mcp_servers import McpServers
 
-__all__ = ["McpAppsState", "app_of", "attach_app", "push_apps", "read_app"]
+__all__ = [
+    "APP_ORIGIN_KEY",
+    "AppTurnDone",
+    "McpAppsState",
+    "app_call_origin",
+    "app_of",
+    "attach_app",
+    "push_apps",
+    "read_app",
+]
+
+APP_ORIGIN_KEY = "mcp_app"
+"""The ``AIMessage.additional_kwargs`` key a host marks an app-made call with (an :class:`AppOrigin`)."""
 
 logger = logging.getLogger("langgraph_mcp.apps")
 
@@ -123,3 +154,26 @@ def push_apps(messages: Sequence[ToolMessage], ai: AIMessage | None, *, state_ke
             )
         except RuntimeError:  # outside a graph run: the artifact is all there is
             return
+
+
+def app_call_origin(message: AnyMessage | None) -> AppOrigin | None:
+    """The origin mark of an app-made call's ``AIMessage`` (shown, never trusted), or ``None``."""
+    if not isinstance(message, AIMessage):
+        return None
+    return app_origin(message.additional_kwargs.get(APP_ORIGIN_KEY))
+
+
+class AppTurnDone:
+    """The conditional edge after the tool node: like :class:`~langgraph_mcp.ToolCallsDone` (on once every call
+    of the turn has its ToolMessage), but a turn an app made ends the run (``END``): the app gets its result, and
+    the model is not woken by a button. Where the run goes is all the mark decides."""
+
+    def __init__(self, next: str = "agent", *, messages_key: str = "messages") -> None:
+        self.next = next
+        self.messages_key = messages_key
+
+    def __call__(self, state: Any) -> list[str]:
+        messages = messages_of(state, self.messages_key)
+        if not turn_done(messages):
+            return []
+        return [END] if app_call_origin(last_ai_message(messages)) is not None else [self.next]
