@@ -222,6 +222,12 @@ async def test_a_call_to_a_tool_with_a_ui_brings_its_app_in_the_artifact_and_as_
     assert app["tool_input"] == {"title": "q"}
     assert app["tool_result"]["structuredContent"]["rows"] == ["a", "b"]
     assert app["tool_call_id"] == "call_0"
+    assert app["app_tools"] == {
+        "show_board": "board_show_board",
+        "board_refresh": "board_board_refresh",
+        "board_clear": "board_board_clear",
+        "plain_echo": "board_plain_echo",
+    }
     [ui] = with_apps[0]["ui"]
     assert ui["name"] == "mcp_app" and ui["id"] == "mcp_app:call_0"
     assert ui["metadata"]["message_id"] == "ai-1"  # tied to the AIMessage that made the call

@@ -85,7 +85,7 @@ async def test_a_read_only_app_call_runs_and_ends_the_run_without_waking_the_mod
         out["messages"][-1], ToolMessage
     )  # no model turn after
     assert len(out["messages"]) == before + 2  # the app's call and its answer, nothing else
-    assert app_of(answer) is not None  # files_snapshot names the same ui:// resource: its app comes along too
+    assert app_of(answer) is None  # files_snapshot names the app's resource, but the app showing it asked
 
 
 @pytest.mark.parametrize("era", ERAS)

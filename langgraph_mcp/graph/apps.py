@@ -92,6 +92,12 @@ async def read_app(
             "MCP server %r: could not read the app %s of tool %r: %s", tool.server, uri, tool.name, exc
         )
         return None
+    try:
+        listed = await servers.list_tools([tool.server], include_app_only=True)
+    except Exception as exc:
+        logger.warning("MCP server %r: could not list the tools of the app %s: %s", tool.server, uri, exc)
+        return None
+    app_tools = {t.name: t.published_name for t in listed if t.server == tool.server and t.for_app}
     for blob in blobs:
         metadata = blob.metadata or {}
         if metadata.get("uri") != uri or blob.mimetype != APP_MIME_TYPE or not isinstance(blob.data, str):
@@ -108,6 +114,7 @@ async def read_app(
             "ui": resource_ui(metadata.get("meta")),
             "tool_input": dict(arguments),
             "tool_result": result.model_dump(mode="json", by_alias=True, exclude_none=True),
+            "app_tools": app_tools,
         }
     logger.warning(
         "MCP server %r: the app %s of tool %r is not served as %s; it is not shown",

@@ -56,7 +56,7 @@ from langgraph_mcp.errors import (
     ToolChangedError,
     ToolNotFoundError,
 )
-from langgraph_mcp.graph.apps import attach_app, push_apps, read_app
+from langgraph_mcp.graph.apps import app_call_origin, attach_app, push_apps, read_app
 from langgraph_mcp.graph.messages import (
     GateRecord,
     RefusedCalls,
@@ -568,9 +568,12 @@ class _NodeCall:
             routing=target.routing,
             as_text=node.compat,  # Agent Chat UI renders only string content
         )
+        # An MCP App travels with its tool's result; an app's own call brings no second copy of the app.
         if (
-            tool.ui is not None and tool.ui["resourceUri"] is not None
-        ):  # an MCP App: it travels with the result
+            tool.ui is not None
+            and tool.ui["resourceUri"] is not None
+            and app_call_origin(self.work.ai) is None
+        ):
             app = await read_app(node.servers, tool, tool_call_id=self.id, arguments=arguments, result=result)
             if app is not None:
                 message = attach_app(message, app)

@@ -98,6 +98,10 @@ class McpApp(TypedDict):
     """The arguments the call was made with."""
     tool_result: dict[str, Any]
     """The ``CallToolResult`` as the wire has it (``content``, ``structuredContent``, ``isError``, ``_meta``)."""
+    app_tools: dict[str, str]
+    """The server's tools this app may call (``visibility`` with ``"app"``): the server's name -> the published name
+    a call goes to the graph under. A host refuses an app's call to any other (SEP-1865); a convenience, never the
+    judgement: every call the host sends is judged by the graph's gate."""
 
 
 def _visibility(value: Any) -> list[Literal["model", "app"]] | None:
