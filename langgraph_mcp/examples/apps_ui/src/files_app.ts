@@ -1,6 +1,7 @@
 // The demo server's MCP App: lists the workspace files the tool returned, refreshes them through the app-only
-// tool `files_snapshot`, deletes one through `delete_file` (a destructive call the host's approval gate judges),
-// and can probe its own sandbox (for the browser tests). Built with the official app SDK.
+// tool `files_snapshot`, deletes one through `delete_file` (a destructive call the host's approval gate judges;
+// the app shows the answer it gets: the result, or the refusal), asks the host to add a message or open a link
+// (shown to the person, who decides), and can probe its own sandbox (for the browser tests). Built with the official app SDK.
 import { App } from "@modelcontextprotocol/ext-apps/app-with-deps";
 
 type Files = { files: string[] };
@@ -44,7 +45,6 @@ async function call(name: string, args: Record<string, unknown>): Promise<void> 
     status.textContent = `${name}: ${result.isError ? "error: " : ""}${textOf(result)}`;
     const files = filesOf(result);
     if (files) render(files);
-    else if (!result.isError && name === "delete_file") await call("files_snapshot", {});
   } catch (error) {
     status.textContent = `${name}: failed: ${error instanceof Error ? error.message : String(error)}`;
   }
