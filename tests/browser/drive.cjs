@@ -177,6 +177,10 @@ const verbs = {
     }
     const page = context.pages()[0] || (await context.newPage());
     page.on("console", (m) => { if (m.type() === "error") report.console_errors.push(m.text().slice(0, 500)); });
+    if (process.env.LGMCP_DRIVE_CONSOLE) {
+      report.console = [];
+      page.on("console", (m) => report.console.push(`[${m.type()}] ${m.text().slice(0, 400)}`));
+    }
     let n = 0;
     for (const step of scenario.steps) {
       n += 1;

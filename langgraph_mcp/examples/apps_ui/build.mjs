@@ -18,6 +18,7 @@ const out = await build({
 });
 const script = out.outputFiles[0].text.replace(/<\/script/gi, "<\\/script");
 const template = readFileSync(join(here, "src", "files_app.html"), "utf8");
-const html = template.replace("<!--APP_SCRIPT-->", `<script>${script}</script>`);
+// A function, not a string: a replacement string would read "$&" and "$'" in the script as patterns.
+const html = template.replace("<!--APP_SCRIPT-->", () => `<script>${script}</script>`);
 writeFileSync(join(here, "..", "apps", "files_app.html"), html);
 console.log(`files_app.html: ${html.length} bytes`);
