@@ -90,6 +90,10 @@ const verbs = {
     // Wait until the app shows `text`.
     await appFrame(page).getByText(step.text, { exact: false }).first().waitFor({ timeout: TIMEOUT });
   },
+  async page_click(page, step) {
+    // A button of the page outside the card (the host component's Open / Send / Dismiss).
+    await page.getByRole("button", { name: step.button, exact: true }).first().click();
+  },
   async cookie(page, step) {
     await page.evaluate((cookie) => { document.cookie = cookie; }, step.cookie);
   },

@@ -180,10 +180,17 @@ def test_an_app_cannot_reach_the_page_and_its_messages_and_links_wait_for_the_pe
             {"do": "app_facts", "shot": "app-probed"},
             {"do": "app_click", "button": "Open docs"},
             {"do": "text", "text": "asks to open a link on", "shot": "app-link-shown"},
+            {"do": "page_click", "button": "Dismiss"},
+            {"do": "app_text", "text": "link: not opened"},
+            {"do": "app_click", "button": "Ask the assistant"},
+            {"do": "text", "text": "asks to send this message as you", "shot": "app-message-shown"},
+            {"do": "page_click", "button": "Dismiss"},
+            {"do": "app_text", "text": "message: not sent", "shot": "app-message-dismissed"},
+            {"do": "app_facts"},
         ],
         ui_assets=True,
     )
-    facts = report.steps[5]["app"]
+    facts = next(step["app"] for step in report.steps if "app" in step)
     probe = dict(line.split(": ", 1) for line in facts["app_probe"].splitlines())
     assert probe == {
         "parent DOM": "blocked",
@@ -197,6 +204,8 @@ def test_an_app_cannot_reach_the_page_and_its_messages_and_links_wait_for_the_pe
         page.netloc == urllib.parse.urlsplit(served.browser.page_url).netloc
         and "example.com" not in page.geturl()
     )
-    assert "lgmcp_secret=page-only" in facts["page_cookie"]
-    shown = report.steps[-1]["text"]
-    assert "asks to open a link on modelcontextprotocol.io" in shown
+    assert "lgmcp_secret=page-only" in facts["page_cookie"]  # the page's cookie is there; the app saw none
+    assert "asks to open a link on modelcontextprotocol.io" in report.after("app-link-shown")["text"]
+    last = report.steps[-1]["text"]
+    assert "Summarise my files" not in last  # dismissed: nothing was added to the conversation
+    assert "asks to send this message" not in last and "asks to open a link" not in last
