@@ -179,12 +179,18 @@ def test_an_app_cannot_reach_the_page_and_its_messages_and_links_wait_for_the_pe
             {"do": "app_text", "text": "top navigation:"},
             {"do": "app_facts", "shot": "app-probed"},
             {"do": "app_click", "button": "Open docs"},
-            {"do": "text", "text": "asks to open a link on", "shot": "app-link-shown"},
+            {
+                "do": "text",
+                "text": "asks to open a link on modelcontextprotocol.io",
+                "shot": "app-link-shown",
+            },
             {"do": "page_click", "button": "Dismiss"},
+            {"do": "gone", "text": "asks to open a link on"},
             {"do": "app_text", "text": "link: not opened"},
             {"do": "app_click", "button": "Ask the assistant"},
             {"do": "text", "text": "asks to send this message as you", "shot": "app-message-shown"},
             {"do": "page_click", "button": "Dismiss"},
+            {"do": "gone", "text": "asks to send this message as you"},
             {"do": "app_text", "text": "message: not sent", "shot": "app-message-dismissed"},
             {"do": "app_facts"},
         ],
@@ -205,7 +211,7 @@ def test_an_app_cannot_reach_the_page_and_its_messages_and_links_wait_for_the_pe
         and "example.com" not in page.geturl()
     )
     assert "lgmcp_secret=page-only" in facts["page_cookie"]  # the page's cookie is there; the app saw none
-    assert "asks to open a link on modelcontextprotocol.io" in report.after("app-link-shown")["text"]
-    last = report.steps[-1]["text"]
-    assert "Summarise my files" not in last  # dismissed: nothing was added to the conversation
-    assert "asks to send this message" not in last and "asks to open a link" not in last
+    # The asks render in the component's shadow root (the steps above waited on them); the conversation does not.
+    assert (
+        "Summarise my files" not in report.steps[-1]["text"]
+    )  # dismissed: nothing was added to the conversation
