@@ -43,7 +43,8 @@ from langgraph.graph import MessagesState
 from langgraph.graph.ui import AnyUIMessage, push_ui_message, ui_message_reducer
 
 from langgraph_mcp.catalog import McpTool
-from langgraph_mcp.graph.messages import last_ai_message, messages_of, turn_done
+from langgraph_mcp.graph.messages import last_ai_message, messages_of
+from langgraph_mcp.graph.routing import ToolCallsDone
 from langgraph_mcp.payloads import APP_COMPONENT, APP_MIME_TYPE, AppOrigin, McpApp, app_origin, resource_ui
 from langgraph_mcp.servers.mcp_servers import McpServers
 
@@ -178,9 +179,11 @@ class AppTurnDone:
     def __init__(self, next: str = "agent", *, messages_key: str = "messages") -> None:
         self.next = next
         self.messages_key = messages_key
+        self._done = ToolCallsDone(next, messages_key=messages_key)
+        """When the turn is over: exactly as the plain edge decides it."""
 
     def __call__(self, state: Any) -> list[str]:
-        messages = messages_of(state, self.messages_key)
-        if not turn_done(messages):
+        if not self._done(state):
             return []
+        messages = messages_of(state, self.messages_key)
         return [END] if app_call_origin(last_ai_message(messages)) is not None else [self.next]
