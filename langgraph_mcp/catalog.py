@@ -25,7 +25,15 @@ from langgraph_mcp.errors import (
     ToolNotFoundError,
     ToolOwnerUnknownError,
 )
-from langgraph_mcp.payloads import ApprovalHints, DeclaredHints, EffectiveHints
+from langgraph_mcp.payloads import (
+    ApprovalHints,
+    DeclaredHints,
+    EffectiveHints,
+    ToolUi,
+    tool_ui,
+    visible_to_app,
+    visible_to_model,
+)
 
 PUBLISHED_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 MAX_SCHEMA_DEPTH = 64
@@ -113,6 +121,22 @@ class McpTool:
     meta: dict[str, Any] | None = None
     trusted: bool = True
     """False when the server is configured with ``trust_annotations=False``."""
+
+    @functools.cached_property
+    def ui(self) -> ToolUi | None:
+        """The tool's MCP Apps ``_meta.ui`` (its ``ui://`` resource, who may call it), or ``None``."""
+        return tool_ui(self.meta)
+
+    @functools.cached_property
+    def for_model(self) -> bool:
+        """Whether a model is offered this tool: every tool but an app-only one (``_meta.ui.visibility`` without
+        ``"model"``). A call to an app-only tool still resolves and is judged like any other."""
+        return visible_to_model(self.meta)
+
+    @functools.cached_property
+    def for_app(self) -> bool:
+        """Whether an app may call this tool (``_meta.ui.visibility`` has ``"app"``, or says nothing)."""
+        return visible_to_app(self.meta)
 
     @property
     def declared_hints(self) -> DeclaredHints:
@@ -422,4 +446,4 @@ class ToolResolution:
 
 def close_matches(name: str, tools: Iterable[McpTool]) -> list[str]:
     """Up to three published names close to ``name`` (for "did you mean" hints)."""
-    return difflib.get_close_matches(name, [t.published_name for t in tools], n=3)
+    return difflib.get_close_matches(name, [t.published_name for t in tools if t.for_model], n=3)

@@ -36,6 +36,8 @@ MOD = "langgraph_mcp.examples.demo_server"
 KEY_DATE = f"{MOD}:ask_date"
 
 EXPECTED_TOOLS = {
+    "show_files",
+    "files_snapshot",
     "stats",
     "reset_stats",
     "get_forecast",

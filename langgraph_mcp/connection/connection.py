@@ -20,6 +20,7 @@ from typing import Any, Literal, TypeVar, cast
 import mcp.types as types
 from mcp import Client
 from mcp.client import ClientRequestContext
+from mcp.client.extension import ClientExtension, advertise
 from mcp.client.session import ClientSession
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
@@ -42,6 +43,7 @@ from langgraph_mcp.errors import (
     InvalidResponseError,
     ToolCallTimeoutError,
 )
+from langgraph_mcp.payloads import APP_MIME_TYPE, APPS_EXTENSION
 
 logger = logging.getLogger("langgraph_mcp.connection")
 
@@ -113,8 +115,13 @@ class ServerConnection:
             options["list_roots_callback"] = self._on_list_roots
         if self.spec.sampling_model is not None:  # legacy: pushed sampling/createMessage, routed to its call
             options["sampling_callback"] = self._on_sample
+        extensions: list[ClientExtension] = []
         if self.spec.tasks:  # advertised on the 2026-07-28 revision only (the SDK drops the claim on legacy)
-            options["extensions"] = [TasksExtension()]
+            extensions.append(TasksExtension())
+        if self.spec.apps:  # only to a server that offers it (the owner task checks), with what can be shown
+            extensions.append(advertise(APPS_EXTENSION, {"mimeTypes": [APP_MIME_TYPE]}))
+        if extensions:
+            options["extensions"] = extensions
         return options
 
     async def _on_connected(self, client: Client) -> None:

@@ -170,6 +170,14 @@ class DemoServer(MCPServer):
     """``MCPServer`` carrying the demo's per-instance state (events, workspace, URL consents)."""
 
     def __init__(self, name: str) -> None:
+        from langgraph_mcp.examples.demo_apps import files_app
+
+        # Before the server is built: its MCP App (an extension, fixed at construction) works on them.
+        self.events = EventRecorder(name)
+        self.workspace: dict[str, str] = {
+            "notes.txt": "Remember: LangGraph + MCP.\n",
+            "todo.txt": "- write tests\n- ship it\n",
+        }
         super().__init__(
             name,
             version="1.0.0",
@@ -177,12 +185,8 @@ class DemoServer(MCPServer):
             "content-type samples, failures, and elicitation examples.",
             middleware=[self._count_requests],
             request_state_security=_request_state_security(),
+            extensions=[files_app(self.workspace, self.events.record)],
         )
-        self.events = EventRecorder(name)
-        self.workspace: dict[str, str] = {
-            "notes.txt": "Remember: LangGraph + MCP.\n",
-            "todo.txt": "- write tests\n- ship it\n",
-        }
         self.consented: set[str] = set()
 
     async def _count_requests(self, ctx: Any, call_next: Any) -> Any:

@@ -56,6 +56,7 @@ from langgraph_mcp.errors import (
     ToolChangedError,
     ToolNotFoundError,
 )
+from langgraph_mcp.graph.apps import app_call_origin, attach_app, push_apps, read_app
 from langgraph_mcp.graph.messages import (
     GateRecord,
     RefusedCalls,
@@ -97,6 +98,8 @@ class _Work:
     ) -> None:
         self.runnable = runnable
         self.refused = refused
+        self.ai = ai
+        """The AIMessage whose calls these are (``None`` for a bare list of calls)."""
         self.records = gate_records(ai)
         """``None`` when no approval gate judged the message; else only recorded calls may run."""
         self.audit = audit_context(ai)
@@ -107,8 +110,10 @@ class _Work:
 
     def answer(self, messages_key: str, messages: list[ToolMessage]) -> dict[str, list[ToolMessage]]:
         """The node's update: ``messages`` marked with this step's batch, noted for the edge after the node
-        (:func:`~langgraph_mcp.graph.routing.note_batch`)."""
+        (:func:`~langgraph_mcp.graph.routing.note_batch`); the apps among them are pushed as ``mcp_app`` UI messages
+        tied to the AIMessage (:mod:`langgraph_mcp.graph.apps`)."""
         note_batch(self.batch)
+        push_apps(messages, self.ai)
         return {messages_key: [with_batch(m, self.batch) for m in messages]}
 
 
@@ -556,13 +561,23 @@ class _NodeCall:
             return await self._failed(run, exc, node._error_message(exc, self.name, self.id))
         if isinstance(result, ToolMessage):  # an interceptor answered
             return result.model_copy(update={"tool_call_id": self.id, "name": result.name or self.name})
-        return to_tool_message(
+        message = to_tool_message(
             result,
             tool_call_id=self.id,
             name=self.name,
             routing=target.routing,
             as_text=node.compat,  # Agent Chat UI renders only string content
         )
+        # An MCP App travels with its tool's result; an app's own call brings no second copy of the app.
+        if (
+            tool.ui is not None
+            and tool.ui["resourceUri"] is not None
+            and app_call_origin(self.work.ai) is None
+        ):
+            app = await read_app(node.servers, tool, tool_call_id=self.id, arguments=arguments, result=result)
+            if app is not None:
+                message = attach_app(message, app)
+        return message
 
     async def _failed(self, run: ToolRun | None, error: BaseException, message: ToolMessage) -> ToolMessage:
         if run is not None:  # a failure the model is told about: the call's run ends with it

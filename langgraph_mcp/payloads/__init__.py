@@ -2,7 +2,7 @@
 
 Everything here is a JSON-shaped ``TypedDict``: interrupt values go through checkpointers (msgpack) and over the
 LangGraph API to UIs, so they must round-trip as plain dicts. Each payload carries a ``type`` discriminator and the
-``tool_call_id`` it belongs to, because an interrupt id is opaque. One module per kind (``elicitation``,
+``tool_call_id`` it belongs to, because an interrupt id is opaque. One module per kind (``apps``, ``elicitation``,
 ``approval``, ``sign_in``, ``sampling``; ``records`` for what is kept or streamed, not asked; ``base`` for what they
 share); import every name from here. The package depends on nothing else in ``langgraph_mcp``.
 """
@@ -31,6 +31,20 @@ from langgraph_mcp.payloads.approval import (
     RememberScope,
     RespondDecision,
     is_approval_interrupt,
+)
+from langgraph_mcp.payloads.apps import (
+    APP_COMPONENT,
+    APP_MIME_TYPE,
+    APPS_EXTENSION,
+    AppOrigin,
+    AppResourceUi,
+    McpApp,
+    ToolUi,
+    app_origin,
+    resource_ui,
+    tool_ui,
+    visible_to_app,
+    visible_to_model,
 )
 from langgraph_mcp.payloads.base import (
     ALL_DECISIONS,
@@ -89,6 +103,9 @@ from langgraph_mcp.payloads.sign_in import (
 __all__ = [
     "ALL_DECISIONS",
     "APPROVAL_INTERRUPT_TYPE",
+    "APPS_EXTENSION",
+    "APP_COMPONENT",
+    "APP_MIME_TYPE",
     "AUTHORIZATION_INTERRUPT_TYPE",
     "DECISION_EVENT_TYPE",
     "ELICITATION_INTERRUPT_TYPE",
@@ -99,6 +116,8 @@ __all__ = [
     "TASK_STATUS_EVENT_TYPE",
     "AcceptAnswer",
     "ActionRequest",
+    "AppOrigin",
+    "AppResourceUi",
     "ApprovalHints",
     "ApprovalInterrupt",
     "ApproveDecision",
@@ -125,6 +144,7 @@ __all__ = [
     "ElicitationRequest",
     "FormRequest",
     "HITLResponse",
+    "McpApp",
     "McpInterrupt",
     "PrincipalInfo",
     "RejectDecision",
@@ -144,12 +164,18 @@ __all__ = [
     "SignInDecline",
     "TaskHandle",
     "TaskStatusEvent",
+    "ToolUi",
     "UrlRequest",
+    "app_origin",
     "is_approval_interrupt",
     "is_authorization_interrupt",
     "is_elicitation_interrupt",
     "is_sampling_interrupt",
     "is_sampling_review_interrupt",
+    "resource_ui",
+    "tool_ui",
+    "visible_to_app",
+    "visible_to_model",
 ]
 
 McpInterrupt: TypeAlias = ElicitationInterrupt | ApprovalInterrupt | AuthorizationInterrupt

@@ -190,9 +190,10 @@ class McpServers:
         cache_mode: CacheMode = "use",
         *,
         config: Mapping[str, Any] | None = None,
+        include_app_only: bool = False,
     ) -> list[McpTool]:
-        """List the tools of ``servers`` (default: all), per the connection-error policy.
-
+        """List the tools of ``servers`` (default: all) a model may be offered (MCP Apps tools for their app only,
+        without ``"model"`` in ``_meta.ui.visibility``, only with ``include_app_only``; they still resolve for a call).
         ``cache_mode``: ``use`` serves a fresh cached listing, ``refresh`` always asks the servers and stores the
         answer, ``bypass`` asks without touching the cache. ``config`` is the run config whose credentials list
         (default: the running graph's; needed outside a run when headers use ``${configurable:...}``).
@@ -202,7 +203,8 @@ class McpServers:
             names = list(servers) if servers is not None else self.names
             for name in names:
                 self.spec(name)
-            return await _saying_how_to_sign_in(self._listings.list_tools(names, cache_mode))
+            tools = await _saying_how_to_sign_in(self._listings.list_tools(names, cache_mode))
+        return tools if include_app_only else [t for t in tools if t.for_model]
 
     def cached_tool(self, published_name: str) -> McpTool | None:
         """The listed tool with this published name, from the cache only (no I/O).

@@ -138,6 +138,11 @@ class ServerOptions(BaseModel):
     """2026-07-28 era: advertise the MCP Tasks extension (``io.modelcontextprotocol/tasks``), so a server that
     offers it may answer a call with a task, polled to its end and kept in the checkpoint (see README, "Long-running
     tools"). Off: the server must answer every call directly."""
+    apps: bool = False
+    """MCP Apps (``io.modelcontextprotocol/ui``): advertise the extension to a server that offers it, and give a call
+    to a tool with a ``ui://`` resource its app (the resource, its ``_meta.ui``, the call's input and result) in the
+    ToolMessage's artifact and as an ``mcp_app`` generative UI message (see docs/mcp-apps.md). Off: no app is read or
+    shown. App-only tools (``visibility: ["app"]``) are never offered to a model either way."""
     task_poll_floor: float = Field(0.05, gt=0)
     """Seconds: the shortest wait between two ``tasks/get`` of one task, whatever ``pollIntervalMs`` says."""
     task_poll_cap: float = Field(5.0, gt=0)

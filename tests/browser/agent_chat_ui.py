@@ -272,12 +272,18 @@ def process_group(
 
 @contextlib.contextmanager
 def langgraph_dev(
-    workdir: Path, *, graphs: dict[str, str] | None = None, extra_env: dict[str, str] | None = None
+    workdir: Path,
+    *,
+    graphs: dict[str, str] | None = None,
+    extra_env: dict[str, str] | None = None,
+    extra_config: dict[str, Any] | None = None,
+    links: dict[str, Path] | None = None,
 ) -> Iterator[str]:
     """``langgraph dev`` on the repository's ``langgraph.json`` (served from a scratch copy, as in
     ``tests/test_studio.py``), on loopback; yields its URL. ``graphs`` (graph id -> ``./path.py:factory``,
-    relative to the repository) serves those instead, with ``tests/`` beside the package; ``extra_env`` goes to
-    the server process (the graphs read it)."""
+    relative to the repository) serves those instead, with ``tests/`` beside the package, and ``extra_config``
+    adds keys to that config (``ui``, ``http``); ``links`` (name -> folder) are linked into the project beside it
+    (a ``ui`` bundle must lie under the project); ``extra_env`` goes to the server process (the graphs read it)."""
     langgraph = Path(sys.executable).with_name("langgraph")
     if not langgraph.exists():
         raise BrowserUnavailable("langgraph-cli[inmem] is not installed in this environment")
@@ -286,10 +292,12 @@ def langgraph_dev(
     if graphs is None:
         shutil.copy(ROOT / "langgraph.json", project / "langgraph.json")
     else:
-        config = {"dependencies": ["."], "graphs": graphs, "env": {}}
+        config = {"dependencies": ["."], "graphs": graphs, "env": {}, **(extra_config or {})}
         (project / "langgraph.json").write_text(json.dumps(config))
         (project / "tests").symlink_to(ROOT / "tests", target_is_directory=True)
     (project / "langgraph_mcp").symlink_to(ROOT / "langgraph_mcp", target_is_directory=True)
+    for name, folder in (links or {}).items():
+        (project / name).symlink_to(folder, target_is_directory=True)
     port = free_port()
     env = {
         **os.environ,
@@ -343,11 +351,22 @@ class Browser:
     workdir: Path
 
     def run(
-        self, name: str, steps: list[dict[str, Any]], *, timeout_ms: int = 60000, budget_s: float = 300
+        self,
+        name: str,
+        steps: list[dict[str, Any]],
+        *,
+        timeout_ms: int = 60000,
+        budget_s: float = 300,
+        ui_assets: bool = False,
     ) -> Report:
         """Drive one scenario in a fresh chromium profile; fails the test with the page's text when a step does.
-        ``timeout_ms`` bounds each step, ``budget_s`` the whole scenario."""
+        ``timeout_ms`` bounds each step, ``budget_s`` the whole scenario.
+
+        ``ui_assets``: the page's ``/ui/*`` requests go to ``langgraph dev`` (the generative UI bundle's script is
+        served under a root-relative URL, so a page on another origin needs this rewrite, as a deployment's reverse
+        proxy would do)."""
         scenario = {
+            "ui_assets_from": self.api_url if ui_assets else None,
             "url": self.page_url,
             "chromium": str(CHROMIUM),
             "playwright": str(self.driver / "node_modules" / "playwright-core"),

@@ -52,7 +52,54 @@ async function cardFields(page) {
   });
 }
 
+function appFrame(page) {
+  // An MCP App: the host component's iframe (the sandbox proxy, on the API's origin), and the app inside it.
+  return page.frameLocator('iframe[title^="MCP App ui://"]').frameLocator('iframe[title="MCP App"]');
+}
+
+async function appFacts(page) {
+  // What the page, the sandbox proxy and the app each are: origins, sandbox flags, what the app saw of its probe.
+  const outer = page.locator('iframe[title^="MCP App ui://"]').first();
+  const facts = {
+    page_url: page.url(),
+    page_cookie: await page.evaluate(() => document.cookie),
+    outer_sandbox: await outer.getAttribute("sandbox"),
+    outer_src: await outer.getAttribute("src"),
+  };
+  for (const frame of page.frames()) {
+    if (frame.url().includes("/mcp-apps/sandbox")) {
+      facts.proxy_origin = await frame.evaluate(() => window.origin);
+      facts.inner_sandbox = await frame.evaluate(() => document.querySelector("iframe").getAttribute("sandbox"));
+    } else if (frame.url() === "about:srcdoc") {
+      facts.app_origin = await frame.evaluate(() => window.origin);
+      facts.app_probe = await frame.evaluate(() => document.getElementById("probe").innerText);
+      facts.app_status = await frame.evaluate(() => document.getElementById("status").innerText);
+      facts.app_files = await frame.evaluate(() => document.getElementById("files").innerText);
+    }
+  }
+  return facts;
+}
+
 const verbs = {
+  async app_click(page, step) {
+    // A button inside the app; `idle`: then wait for the run it started to end (or pause on a card).
+    const app = appFrame(page);
+    const target = step.selector ? app.locator(step.selector) : app.getByRole("button", { name: step.button, exact: true });
+    await target.click();
+    if (step.idle) await idle(page);
+  },
+  async app_text(page, step) {
+    // Wait until the app shows `text`.
+    await appFrame(page).getByText(step.text, { exact: false }).first().waitFor({ timeout: TIMEOUT });
+  },
+  async page_click(page, step) {
+    // A button of the page outside the card (the host component's Open / Send / Dismiss).
+    await page.getByRole("button", { name: step.button, exact: true }).first().click();
+  },
+  async cookie(page, step) {
+    await page.evaluate((cookie) => { document.cookie = cookie; }, step.cookie);
+  },
+  async app_facts(page, step) {},
   async open(page, step) {
     const timeout = step.timeout_ms || TIMEOUT; // the first load makes next dev compile the page
     await page.goto(scenario.url, { timeout });
@@ -184,6 +231,18 @@ const verbs = {
       ],
       viewport: { width: 1280, height: 2200 }, // tall enough that a whole card fits in a screenshot
     });
+    if (scenario.ui_assets_from) {
+      // The generative UI bundle is served under root-relative URLs (/ui/<graph>/...): fetch them from the API.
+      const base = new URL(scenario.url);
+      await context.route(
+        (url) => url.origin === base.origin && url.pathname.startsWith("/ui/"),
+        async (route) => {
+          const url = new URL(route.request().url());
+          const response = await route.fetch({ url: scenario.ui_assets_from + url.pathname + url.search });
+          await route.fulfill({ response });
+        },
+      );
+    }
     const page = context.pages()[0] || (await context.newPage());
     page.on("console", (m) => { if (m.type() === "error") report.console_errors.push(m.text().slice(0, 500)); });
     report.requests = [];
@@ -196,6 +255,10 @@ const verbs = {
       if (r.method() === "POST" && /\/threads$/.test(url)) network.threadCreated = at;
       if (/\/threads\/search/.test(url)) network.lastSearch = at;
     });
+    if (process.env.LGMCP_DRIVE_CONSOLE) {
+      report.console = [];
+      page.on("console", (m) => report.console.push(`[${m.type()}] ${m.text().slice(0, 400)}`));
+    }
     let n = 0;
     for (const step of scenario.steps) {
       n += 1;
@@ -209,6 +272,7 @@ const verbs = {
         entry.toasts = toasts;
         entry.fields = await cardFields(page).catch(() => ({}));
         entry.url = page.url();
+        if (step.do === "app_facts") entry.app = await appFacts(page);
         if (step.do === "shot" || step.shot) {
           const name = `${scenario.name}-${String(n).padStart(2, "0")}-${step.shot || step.name || step.do}.png`;
           entry.shot = path.join(scenario.artifacts, name);

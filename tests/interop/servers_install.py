@@ -41,6 +41,14 @@ NPM_PACKAGES = {
     "@modelcontextprotocol/server-filesystem": "2026.8.31",
     "@modelcontextprotocol/server-memory": "2026.8.31",
 }
+EXT_APPS_PACKAGES = {
+    "@modelcontextprotocol/server": "2.4.0",
+    "@modelcontextprotocol/ext-apps": "2.0.4",
+    "zod": "4.6.7",
+}
+"""The TypeScript MCP SDK with ``@modelcontextprotocol/ext-apps``' server helpers, for ``ext_apps_server.mjs`` (an MCP
+Apps server on another implementation than the Python SDK's)."""
+EXT_APPS_SERVER = Path(__file__).resolve().parent / "ext_apps_server.mjs"
 PY_LATEST = {"mcp-server-time": "2026.10.19", "mcp-server-git": "2026.10.19"}
 PY_OLD = {"mcp-server-time": "2026.8.18", "mcp-server-git": "2026.8.18"}
 
@@ -81,6 +89,7 @@ class Installed:
 
     cache: Path
     npm_prefix: Path
+    ext_apps_prefix: Path
     latest: PythonServers
     old: PythonServers
     seconds: float
@@ -98,6 +107,11 @@ class Installed:
     @property
     def filesystem_js(self) -> str:
         return str(self.npm_prefix / "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
+
+    @property
+    def ext_apps_server_js(self) -> str:
+        """``ext_apps_server.mjs``, copied beside its ``node_modules`` (ESM resolves imports from the script's folder)."""
+        return str(self.ext_apps_prefix / EXT_APPS_SERVER.name)
 
     @property
     def memory_js(self) -> str:
@@ -141,25 +155,27 @@ def _write_marker(directory: Path, pins: dict[str, str]) -> None:
     (directory / MARKER).write_text(json.dumps({"pins": pins}, indent=2, sort_keys=True) + "\n")
 
 
-def _install_npm(prefix: Path, force: bool) -> bool:
-    entry = [
+def _install_npm(
+    prefix: Path, force: bool, packages: dict[str, str] = NPM_PACKAGES, entry: list[Path] | None = None
+) -> bool:
+    entry = entry or [
         prefix / "node_modules" / name / "dist" / "index.js"
-        for name in NPM_PACKAGES  # both packages ship dist/index.js
+        for name in packages  # the filesystem and memory packages ship dist/index.js
     ]
-    if not force and _marker_ok(prefix, NPM_PACKAGES, entry):
+    if not force and _marker_ok(prefix, packages, entry):
         return False
     if prefix.exists():
         shutil.rmtree(prefix)
     prefix.mkdir(parents=True)
-    specs = [f"{name}@{version}" for name, version in NPM_PACKAGES.items()]
+    specs = [f"{name}@{version}" for name, version in packages.items()]
     _run(
         ["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--save-exact", *specs],
-        "npm install of the filesystem/memory servers",
+        f"npm install of {', '.join(packages)}",
     )
     missing = [str(p) for p in entry if not p.exists()]
     if missing:
         raise InstallError(f"npm install finished but these entry points are missing: {missing}")
-    _write_marker(prefix, NPM_PACKAGES)
+    _write_marker(prefix, packages)
     return True
 
 
@@ -206,12 +222,27 @@ def install(cache: Path | None = None, *, force: bool = False) -> Installed:
     with _locked(cache):
         if _install_npm(cache / "npm", force):
             done.append("npm")
+        apps = cache / "npm-ext-apps"
+        server = (
+            apps
+            / "node_modules"
+            / "@modelcontextprotocol"
+            / "ext-apps"
+            / "dist"
+            / "src"
+            / "server"
+            / "index.js"
+        )
+        if _install_npm(apps, force, EXT_APPS_PACKAGES, [server]):
+            done.append("npm-ext-apps")
+        shutil.copy(EXT_APPS_SERVER, apps / EXT_APPS_SERVER.name)
         for label, pins in (("py-latest", PY_LATEST), ("py-old", PY_OLD)):
             if _install_venv(cache / label, pins, force):
                 done.append(label)
     return Installed(
         cache=cache,
         npm_prefix=cache / "npm",
+        ext_apps_prefix=cache / "npm-ext-apps",
         latest=PythonServers(cache / "py-latest", PY_LATEST),
         old=PythonServers(cache / "py-old", PY_OLD),
         seconds=time.monotonic() - started,
