@@ -46,6 +46,10 @@ PRIVATE_EXCEPTIONS: dict[tuple[str, str], str] = {
 """Exception classes defined outside ``errors.py``: (module, class) -> why that is fine."""
 
 BUILTIN_RAISES: dict[tuple[str, str], str] = {
+    ("humans/policy_rules.py", "_no_clock"): (
+        "an internal invariant, not a user's mistake: a condition matched once per tool never reads the clock, so "
+        "reaching this is a bug in the package (CompiledRule sorts conditions by what they read)"
+    ),
     ("humans/sampling.py", "SamplingDecisionModel._fits_its_type"): (
         "a pydantic validator of a sampling decision: pydantic turns the ValueError into the ValidationError "
         "LangGraph refuses the resume with (the same interrupt stays pending)"
