@@ -295,6 +295,79 @@ async def test_an_approved_call_paused_on_a_question_finishes_on_a_worker_with_a
     assert tool_messages(out["messages"])["trip"].status != "error"
 
 
+# ------------------------------------------------------------------------------ 5 in Agent Chat UI mode
+
+
+def chat_ui_graph(servers: McpServers, policy: ApprovalPolicy, calls: list[ToolCall], saver: Any) -> Any:
+    """The README wiring in Agent Chat UI mode (gate, router and node all in it)."""
+    from tests.support.security_support import scripted
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("agent", scripted(calls))
+    builder.add_node("approval_gate", create_approval_gate(servers, policy, agent_chat_ui=True))
+    builder.add_node("tools", McpToolNode(servers, agent_chat_ui=True))
+    builder.add_edge(START, "agent")
+    builder.add_conditional_edges(
+        "agent", route_through_gate(servers, policy, agent_chat_ui=True), ["approval_gate", "tools", END]
+    )
+    builder.add_edge("approval_gate", "tools")
+    builder.add_conditional_edges("tools", ToolCallsDone("agent"), ["agent"])
+    return builder.compile(checkpointer=saver)
+
+
+def chat_ui_answer(pending: Any) -> Any:
+    """What Agent Chat UI sends for one pending interrupt: ``{"decisions": [...]}``: approve a card, fill in a
+    question's form (one ``edit`` per request)."""
+    if pending.value["type"] == "mcp_approval":
+        return {"decisions": [{"type": "approve"}]}
+    name = pending.value["published_name"]
+    return {
+        "decisions": [
+            {"type": "edit", "edited_action": {"name": name, "args": answer["content"]}}
+            for answer in accept_all(pending).values()
+        ]
+    }
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_in_agent_chat_ui_mode_an_unverifiable_approval_after_a_question_is_asked_again_naming_the_key(
+    open_servers: OpenServers, era: str
+) -> None:
+    srv = build_server()
+    policy = ApprovalPolicy(tools={"demo_book_trip": "ask"})
+    saver = InMemorySaver()
+    calls = [call("demo_book_trip", "trip", destination="Rome")]
+
+    def worker(key: str) -> Any:
+        config = {
+            "mcpServers": {"demo": {"transport": "in_process", "server": srv, "mode": era}},
+            "approval_key": key,
+        }
+        return chat_ui_graph(open_servers(config), policy, calls, saver)
+
+    graph = worker("key-of-worker-a")
+    out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
+    [card] = out["__interrupt__"]
+    out = await graph.ainvoke(Command(resume={card.id: chat_ui_answer(card)}), cfg())
+    [question] = out["__interrupt__"]
+    assert question.value["type"] == "mcp_elicitation"
+
+    graph = worker("key-of-worker-b")  # no shared key: worker A's decision cannot be verified here
+    out = await graph.ainvoke(Command(resume={question.id: chat_ui_answer(question)}), cfg())
+    asked = [i for i in out.get("__interrupt__", ()) if i.value["type"] == "mcp_approval"]
+    assert len(asked) == 1 and "LANGGRAPH_MCP_APPROVAL_KEY" in asked[0].value["reason"]
+    for _ in range(
+        3
+    ):  # Agent Chat UI shows one interrupt at a time: approve, answer, until the call finishes
+        pending = out.get("__interrupt__", ())
+        if not pending:
+            break
+        out = await graph.ainvoke(Command(resume={pending[0].id: chat_ui_answer(pending[0])}), cfg())
+    assert "__interrupt__" not in out
+    assert srv.events.counts["book_trip.commit"] == 1
+    assert tool_messages(out["messages"])["trip"].status != "error"
+
+
 def test_the_default_approval_key_survives_a_restart_on_the_same_machine(data_dir: Path) -> None:
     import os
     import subprocess

@@ -335,12 +335,14 @@ async def ask_node_approval(
     compat: bool,
     on_unproven: OnUnproven,
     start: int = 0,
+    approved_at: int | None = None,
 ) -> NodeDecision:
     """Ask the human about ``call`` with the node's own interrupt (or answer with an error: ``on_unproven``).
 
     Raises ``GraphInterrupt`` to pause. ``start``: how many interrupts this task run has made before (a sign-in);
     the approval comes after them and after any stored answer of a pause that came before it was needed; the
-    call's questions come after the approval."""
+    call's questions come after the approval. ``approved_at``: where this execution's approval was answered, as
+    its consumed marker recorded it (:func:`~langgraph_mcp.approval.once.approval_index`), if known."""
     try:
         configurable = get_config().get("configurable", {})
     except RuntimeError:  # called outside a graph
@@ -363,16 +365,17 @@ async def ask_node_approval(
     fresh = fresh_resume_index(scratchpad, configurable) if scratchpad is not None else None
     at = start
     later = stored[start:]
-    if later and not _stored_decision(payload, later[0], compat):
+    if later and compat:
+        # A card's answer to a question looks like a decision ({"decisions": [...]}): where the approval was
+        # answered is told by what was asked, never guessed from an answer's shape.
+        found = await _approval_place(call, payload, later, start, approved_at, fresh, configurable)
+        for _ in range(found):  # consumed without a schema: validated when saved, for their own questions
+            interrupt(None)
+        at = start + found
+    elif later and not _stored_decision(payload, later[0], compat):
         # The task paused before this approval was needed (a sign-in, a server's question; or it was proven then
         # and is not now: another worker's key, a changed policy). Pauses chain: those answers stay theirs, the
         # approval is asked after them, and the call's questions come after the approval.
-        if compat:  # a card's answer to a question can look like a decision: never read one as an approval
-            why = (
-                f"it needs a human's approval ({payload['reason']}), which it did not need when it paused; "
-                "call it again to have it reviewed"
-            )
-            return NodeDecision(None, not_run(call, why))
         found = next((i for i, v in enumerate(later) if _stored_decision(payload, v, compat)), len(later))
         for _ in range(found):  # consumed without a schema: validated when saved, for their own questions
             interrupt(None)
@@ -392,6 +395,36 @@ async def ask_node_approval(
     else:
         done = effect(call, decision, shown, now=policy.clock(), tool=tool)
     return NodeDecision(done.arguments, done.message, done, at)
+
+
+async def _approval_place(
+    call: ToolCall,
+    payload: ApprovalInterrupt,
+    later: list[Any],
+    start: int,
+    approved_at: int | None,
+    fresh: int | None,
+    configurable: Mapping[str, Any],
+) -> int:
+    """Agent Chat UI mode: where, among the task's stored answers after ``start`` (``later``), its approval was
+    answered; ``len(later)`` when it was not (yet): it is asked after them.
+
+    Known from the execution's consumed marker (``approved_at``), or from what was shown for the answer given
+    just now (an ``mcp_approval`` of this call). Else a first answer that is a decision for this card is the
+    approval asked before the call's questions (the order of a call that needed it from the start), unless the
+    answer given just now is that very one and was shown for something else; anything else is asked again."""
+    if approved_at is not None and start <= approved_at < start + len(later):
+        return approved_at - start
+    if fresh is not None and fresh >= start:
+        shown = await shown_interrupt_value(configurable, fresh)
+        if isinstance(shown, Mapping) and shown.get("type") == "mcp_approval":
+            if shown.get("tool_call_id") == call.get("id"):
+                return fresh - start
+        elif fresh == start and isinstance(shown, Mapping):  # the only candidate answered something else
+            return len(later)
+    if _stored_decision(payload, later[0], True):
+        return 0
+    return len(later)
 
 
 # ------------------------------------------------------------------------------ what a decision does: messages

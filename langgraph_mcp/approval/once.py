@@ -33,7 +33,15 @@ from langgraph.store.base import BaseStore, GetOp, PutOp
 
 from langgraph_mcp._compat import run_checkpointer
 
-__all__ = ["CONSUMED_NAMESPACE", "IDEMPOTENCY_META_KEY", "claim", "execution_id", "finish", "idempotency_key"]
+__all__ = [
+    "CONSUMED_NAMESPACE",
+    "IDEMPOTENCY_META_KEY",
+    "approval_index",
+    "claim",
+    "execution_id",
+    "finish",
+    "idempotency_key",
+]
 
 CONSUMED_NAMESPACE: tuple[str, str] = ("langgraph_mcp", "consumed")
 IDEMPOTENCY_META_KEY = "io.github.langgraph-mcp/idempotency-key"
@@ -47,16 +55,23 @@ _local: weakref.WeakKeyDictionary[Any, OrderedDict[tuple[str, str], dict[str, An
 ``(thread id, tool call id) -> {"execution", "done"}``."""
 
 
+class _Process:
+    """The key of the markers that live with the process (no checkpointer, or one that can't be weakly referenced)."""
+
+
+_PROCESS = _Process()
+
+
 def _markers() -> OrderedDict[tuple[str, str], dict[str, Any]]:
     try:
         checkpointer = run_checkpointer(get_config().get("configurable", {}))
     except RuntimeError:  # outside a graph
         checkpointer = None
-    key = checkpointer if checkpointer is not None else _local
+    key = checkpointer if checkpointer is not None else _PROCESS
     try:
         return _local.setdefault(key, OrderedDict())
     except TypeError:  # a checkpointer that cannot be weakly referenced: its markers live with the process
-        return _local.setdefault(_local, OrderedDict())
+        return _local.setdefault(_PROCESS, OrderedDict())
 
 
 def execution_id(configurable: Mapping[str, Any]) -> str:
@@ -95,9 +110,25 @@ async def _write(store: BaseStore | None, thread_id: str, call_id: str, value: d
     await _batch(store, [PutOp((*CONSUMED_NAMESPACE, thread_id), call_id, value, index=False)])
 
 
-async def claim(store: BaseStore | None, thread_id: str, call_id: str, execution: str) -> str | None:
-    """Claim the decided call ``call_id`` for ``execution`` before it is sent; why not, when it may not run."""
+async def approval_index(store: BaseStore | None, thread_id: str, call_id: str, execution: str) -> int | None:
+    """Where ``execution`` of ``call_id`` had its approval answered among its task's interrupts, as its claim
+    recorded it (``None``: not recorded here)."""
     marker = await _read(store, thread_id, call_id)
+    if marker is None or marker.get("execution") != execution:
+        return None
+    at = marker.get("approved_at")
+    return at if isinstance(at, int) else None
+
+
+async def claim(
+    store: BaseStore | None, thread_id: str, call_id: str, execution: str, *, approved_at: int | None = None
+) -> str | None:
+    """Claim the decided call ``call_id`` for ``execution`` before it is sent; why not, when it may not run.
+
+    ``approved_at``: the place of the node's own approval among the task's interrupts, kept with the claim so
+    a later round of the same execution (the call's questions) finds it (:func:`approval_index`)."""
+    marker = await _read(store, thread_id, call_id)
+    extra = {"approved_at": approved_at} if approved_at is not None else {}
     if marker is not None:
         if marker.get("done"):
             return (
@@ -109,8 +140,10 @@ async def claim(store: BaseStore | None, thread_id: str, call_id: str, execution
                 f"its decision is being run by another execution of tool call {call_id!r}; a decision runs its "
                 "call at most once"
             )
+        if extra and marker.get("approved_at") != approved_at:
+            await _write(store, thread_id, call_id, {**marker, **extra})
         return None
-    await _write(store, thread_id, call_id, {"execution": execution, "done": False})
+    await _write(store, thread_id, call_id, {"execution": execution, "done": False, **extra})
     return None
 
 

@@ -38,7 +38,14 @@ from langgraph_mcp.approval.judge import (
     with_remembered_note,
 )
 from langgraph_mcp.approval.memory import genuine_entry
-from langgraph_mcp.approval.once import IDEMPOTENCY_META_KEY, claim, execution_id, finish, idempotency_key
+from langgraph_mcp.approval.once import (
+    IDEMPOTENCY_META_KEY,
+    approval_index,
+    claim,
+    execution_id,
+    finish,
+    idempotency_key,
+)
 from langgraph_mcp.approval.oversight import Oversight, apply_key, policies_for, resolve
 from langgraph_mcp.calls.driver import run_call
 from langgraph_mcp.calls.interceptors import ToolCallOutcome, call_intercepted
@@ -296,6 +303,8 @@ class _NodeCall:
         self.proof: Proof | None = None
         """The last proof of the call (``None``: not proven yet)."""
         self.effect: Effect | None = None
+        self.approved_at: int | None = None
+        """Where the node's own approval was answered among the task's interrupts (kept with the claim)."""
         """What the human's answer to the node's own question did (``None``: not asked)."""
         self.principal: str | None = None
 
@@ -433,6 +442,7 @@ class _NodeCall:
         if not proof.proven:
             if self.approved is None:  # this run has not asked yet: ask (after any pause already made)
                 made = self.questions.made
+                approved_at = await approval_index(self._store(), _thread_id(), self.id, self._execution())
                 decision = await ask_node_approval(
                     self.call,
                     tool,
@@ -441,8 +451,10 @@ class _NodeCall:
                     compat=node.compat,
                     on_unproven=node.on_unproven,
                     start=made.consumed if made is not None else 0,
+                    approved_at=approved_at,
                 )
                 self.effect = decision.effect
+                self.approved_at = decision.index if decision.effect is not None else None
                 if decision.message is not None:
                     return decision.message
                 assert decision.arguments is not None
@@ -453,7 +465,9 @@ class _NodeCall:
             arguments = dict(self.approved)
         once = self.effect is not None or (proof.decided is not None and proof.decided["verdict"] != "allow")
         if once:  # a decision runs its call at most once (approval/once.py)
-            refused = await claim(self._store(), _thread_id(), self.id, self._execution())
+            refused = await claim(
+                self._store(), _thread_id(), self.id, self._execution(), approved_at=self.approved_at
+            )
             if refused is not None:
                 return self._not_run(refused)
         run = None
