@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import mcp.types as types
 import pytest
@@ -37,6 +37,7 @@ from langgraph_mcp import (
     resume_command,
     route_through_gate,
 )
+from langgraph_mcp.approval import judge
 from langgraph_mcp.approval.audit import AUDIT_LOGGER
 from langgraph_mcp.approval.memory import list_approvals
 from langgraph_mcp.approval.once import IDEMPOTENCY_META_KEY
@@ -216,7 +217,7 @@ class Clock:
         return self.now
 
 
-@pytest.mark.parametrize("path", ["middleware", "node"])
+@pytest.mark.parametrize("path", ["middleware", "node", "gate"])
 async def test_an_approval_after_expires_after_never_runs_on_any_path(
     open_servers: OpenServers, path: str
 ) -> None:
@@ -235,6 +236,12 @@ async def test_an_approval_after_expires_after_never_runs_on_any_path(
         )
         start: Any = {"messages": [HumanMessage("go")]}
         decision: Any = {"decisions": [{"type": "approve"}]}
+    elif path == "gate":
+        graph = through_gate_graph(
+            servers, policy, [call("demo_delete_file", "rm", path="todo.txt")], InMemorySaver()
+        )
+        start = {"messages": [HumanMessage("go")]}
+        decision = {"type": "approve"}
     else:
         builder = StateGraph(MessagesState)
         builder.add_node("tools", McpToolNode(servers, policy=policy))
@@ -247,8 +254,58 @@ async def test_an_approval_after_expires_after_never_runs_on_any_path(
     [pending] = out["__interrupt__"]
     assert "expires_at" in pending.value
     clock.now += 3.5
-    await graph.ainvoke(Command(resume={pending.id: decision}), cfg())
+    out = await graph.ainvoke(Command(resume={pending.id: decision}), cfg())
     assert runs(srv, "delete_file") == 0
+    [answer] = [m for m in out["messages"] if isinstance(m, ToolMessage)]
+    judged = judge.effect(
+        judge.shown_call(pending.value), {"type": "approve"}, pending.value, now=clock.now, tool=None
+    )
+    assert judged.outcome == "expired" and judged.message is not None
+    assert (answer.content, answer.status) == (judged.message.content, "error")
+
+
+@pytest.mark.parametrize(
+    "decision", [{"type": "reject", "message": "not today"}, {"type": "respond", "message": "no"}]
+)
+async def test_the_gate_answers_a_decision_with_what_the_judge_says_it_does(
+    open_servers: OpenServers, decision: dict[str, Any]
+) -> None:
+    servers, srv = await demo(open_servers, "in_process", "modern")
+    policy = ApprovalPolicy(tools={"demo_delete_file": "ask"})
+    graph = through_gate_graph(
+        servers, policy, [call("demo_delete_file", "rm", path="todo.txt")], InMemorySaver()
+    )
+    out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg())
+    [pending] = out["__interrupt__"]
+    out = await graph.ainvoke(Command(resume={pending.id: decision}), cfg())
+    assert runs(srv, "delete_file") == 0
+    [answer] = [m for m in out["messages"] if isinstance(m, ToolMessage)]
+    judged = judge.effect(
+        judge.shown_call(pending.value), cast(Any, decision), pending.value, now=0, tool=None
+    )
+    assert judged.message is not None
+    assert (answer.content, answer.status) == (judged.message.content, judged.message.status)
+
+
+def test_the_gate_holds_no_copy_of_what_a_decision_does() -> None:
+    """The gate's review and apply steps map a decision (expiry included) only through ``approval/judge.effect``."""
+    import ast
+
+    import langgraph_mcp.graph.gate_apply as gate_apply
+    import langgraph_mcp.graph.gate_review as gate_review
+
+    for module in (gate_review, gate_apply):
+        tree = ast.parse(Path(str(module.__file__)).read_text())
+        imported = {
+            alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module == "langgraph_mcp.approval.judge"
+            for alias in node.names
+        }
+        assert "effect" in imported, module.__name__
+        assert not imported & {"expiry_message", "rejection_message"}, module.__name__
+        constants = {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)}
+        assert "expires_at" not in constants, module.__name__
 
 
 # ------------------------------------------------------------------------------ 5. a restart keeps an approved call

@@ -62,6 +62,7 @@ __all__ = [
     "not_run",
     "prove",
     "remembered_note",
+    "shown_call",
     "strictest",
     "with_remembered_note",
 ]
@@ -265,6 +266,16 @@ def effect(
         message=ToolMessage(content=decision["message"], name=name, tool_call_id=call_id),
         outcome="rejected",
     )
+
+
+def shown_call(payload: Mapping[str, Any]) -> ToolCall:
+    """The call an ``mcp_approval`` payload shows (its published name, arguments and tool call id)."""
+    return {
+        "name": str(payload.get("published_name") or payload.get("tool") or ""),
+        "args": dict(payload.get("arguments") or {}),
+        "id": str(payload.get("tool_call_id") or ""),
+        "type": "tool_call",
+    }
 
 
 REMEMBERED_KEY = "mcp_remembered"

@@ -4,7 +4,8 @@
 one message never overwrite each other. It stamps the message with a record per call it lets through (server,
 tool, verdict, signed binding: the tool node runs nothing else), applies edits to the arguments everywhere the
 message repeats them (keeping the originals in ``response_metadata["mcp_approval_edits"]``), answers rejected,
-expired, responded and denied calls with their ``ToolMessage``, and emits one ``mcp_decision`` audit record per
+expired, responded and denied calls with their ``ToolMessage`` (what a decision does to its call is
+:func:`langgraph_mcp.approval.judge.effect`'s, at the time the answer came), and emits one ``mcp_decision`` audit record per
 call that does not run (:mod:`langgraph_mcp.approval.audit`).
 """
 
@@ -17,16 +18,16 @@ from typing import Any, Literal, cast
 from langchain_core.messages import AIMessage, AnyMessage, ToolCall, ToolMessage
 
 from langgraph_mcp.approval.audit import Outcome, decision_record, emit_decision
-from langgraph_mcp.approval.judge import denial_message, expiry_message, rejection_message
+from langgraph_mcp.approval.judge import denial_message, effect, shown_call
 from langgraph_mcp.approval.memory import MEMORY_METADATA_KEY
 from langgraph_mcp.catalog import ToolDefinition
 from langgraph_mcp.errors import DecisionError
 from langgraph_mcp.graph.gate_state import (
     ALLOWED,
+    ANSWERED,
     BINDINGS,
     DECISIONS,
     DENIED,
-    EXPIRED,
     JUDGED,
     MEMORY,
     REVIEWS,
@@ -88,11 +89,12 @@ class _Outcome:
         self.ai = ai
         self.records = records
         self.shown = shown
-        self.expired: dict[str, float] = state.get(EXPIRED) or {}
+        self.answered: dict[str, float] = state.get(ANSWERED) or {}
         self.judged: dict[str, dict[str, Any]] = state.get(JUDGED) or {}
         self.bindings: dict[str, DecisionBinding] = state.get(BINDINGS) or {}
         self.definitions: dict[str, ToolDefinition] = state.get(SHOWN) or {}
-        self.names = {call.get("id") or "": call["name"] for call in ai.tool_calls}
+        self.calls = {call.get("id") or "": call for call in ai.tool_calls}
+        self.names = {call_id: call["name"] for call_id, call in self.calls.items()}
         self.args_of = {call.get("id") or "": call.get("args") for call in ai.tool_calls}
         self.edits: dict[str, dict[str, Any]] = {}
         self.memory: dict[str, RememberedDecision] = state.get(MEMORY) or {}
@@ -110,23 +112,23 @@ class _Outcome:
         return out
 
     def decided(self, call_id: str, decision: Decision) -> ToolMessage | None:
-        """Apply one human decision; the ``ToolMessage`` that answers the call instead of the tool, if any."""
-        name = self.names.get(call_id, "")
-        if call_id in self.expired:
-            self.audit(call_id, decision, "expired")
-            return expiry_message(name, call_id, self.shown[call_id], self.expired[call_id])
-        if decision["type"] == "approve":
-            self.records[call_id] = self._record(call_id, "approve")
-            return None
+        """Apply one human decision (:func:`~langgraph_mcp.approval.judge.effect`, judged when the answer came; a
+        decision with no time recorded counts as late); the ``ToolMessage`` that answers the call instead of the
+        tool, if any."""
+        shown: Mapping[str, Any] = (
+            self.shown.get(call_id) or {}
+        )  # none: a remembered decision (nobody was shown)
+        call = self.calls.get(call_id) or cast(
+            ToolCall, {**shown_call(shown), "name": self.names.get(call_id, "")}
+        )
+        done = effect(call, decision, shown, now=self.answered.get(call_id, float("inf")), tool=None)
+        if done.message is not None:
+            self.audit(call_id, decision, done.outcome)
+            return done.message
+        assert done.arguments is not None and decision["type"] in ("approve", "edit")
+        self.records[call_id] = self._record(call_id, "edit" if decision["type"] == "edit" else "approve")
         if decision["type"] == "edit":
-            self.records[call_id] = self._record(call_id, "edit")
-            self.edits[call_id] = dict(decision["edited_action"]["args"])
-            return None
-        self.audit(call_id, decision, "rejected")
-        if decision["type"] == "reject":
-            return rejection_message(name, call_id, decision.get("message"))
-        if decision["type"] == "respond":
-            return ToolMessage(content=decision["message"], name=name, tool_call_id=call_id)
+            self.edits[call_id] = done.arguments
         return None
 
     def _record(self, call_id: str, verdict: Literal["approve", "edit"]) -> GateRecord:

@@ -2,22 +2,24 @@
 
 Each task asks about its own call (so each paused call has its own interrupt id), checks the answer before it is
 saved (``interrupt(..., response_schema=...)``), and adds only its own decision to the gate's merging channels.
-An approval is signed here, in the task that received it through the interrupt; one that came after the
-verdict's ``expires_at`` is recorded as expired instead (it counts as a rejection). A decision given with
+An approval is signed here, in the task that received it through the interrupt; what a decision does to its call
+(an approval after the verdict's ``expires_at`` counts as a rejection) is the judge's
+(:func:`langgraph_mcp.approval.judge.effect`), here and in ``apply``, at the time the answer came. A decision given with
 ``remember`` is kept here too (:mod:`langgraph_mcp.approval.memory`): in the graph's store, or, for ``thread``
 without one, handed to ``apply`` to keep in the message.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Send, interrupt
 
+from langgraph_mcp.approval.judge import effect, shown_call
 from langgraph_mcp.approval.memory import aremember, remember, signed_entry
 from langgraph_mcp.graph.gate_check import GateCheck
-from langgraph_mcp.graph.gate_state import BINDINGS, DECISIONS, EXPIRED, JUDGED, MEMORY, REVIEWS, ReviewInput
+from langgraph_mcp.graph.gate_state import ANSWERED, BINDINGS, DECISIONS, JUDGED, MEMORY, REVIEWS, ReviewInput
 from langgraph_mcp.humans.decisions import (
     DecisionResponse,
     decision_response_schema,
@@ -78,20 +80,20 @@ class GateReview:
         else:  # defensive: a plain value (validated again; it was checked before it was saved)
             decision = validate_decision(payload, only_decision(payload, answer) if gate.compat else answer)
         call_id = payload["tool_call_id"]
-        if decision["type"] in ("approve", "edit") and "expires_at" in payload:
-            now = gate.policy.clock()  # when the answer came: this task runs again on the resume
-            if now > payload["expires_at"]:
-                return {DECISIONS: {call_id: decision}, EXPIRED: {call_id: now}}, None
-        out: dict[str, Any] = {DECISIONS: {call_id: decision}}
+        now = gate.policy.clock()  # when the answer came: this task runs again on the resume
+        out: dict[str, Any] = {DECISIONS: {call_id: decision}, ANSWERED: {call_id: now}}
+        done = effect(shown_call(payload), decision, payload, now=now, tool=None)
+        if done.outcome == "expired":
+            return out, None
         server, definition_hash = payload["server"], payload.get("definition_hash")
         signable = server is not None and server in gate.servers.names and definition_hash is not None
-        if decision["type"] in ("approve", "edit") and signable:
+        if done.arguments is not None and signable:
             assert server is not None and definition_hash is not None
             # Signed here, in the task that received the human's answer through the interrupt: a decision
             # written into the gate's channels or the message by anyone else carries no valid signature.
-            args = decision["edited_action"]["args"] if decision["type"] == "edit" else payload["arguments"]
+            verdict: Literal["approve", "edit"] = "edit" if decision["type"] == "edit" else "approve"
             binding = gate.sign(
-                decision["type"], call_id, server, payload["tool"], definition_hash, args, config
+                verdict, call_id, server, payload["tool"], definition_hash, done.arguments, config
             )
             out[BINDINGS] = {call_id: binding}
         return out, self._entry(state, decision, config) if signable else None

@@ -18,10 +18,10 @@ from langgraph_mcp.payloads import ApprovalInterrupt, Decision, DecisionBinding,
 
 __all__ = [
     "ALLOWED",
+    "ANSWERED",
     "BINDINGS",
     "DECISIONS",
     "DENIED",
-    "EXPIRED",
     "JUDGED",
     "MEMORY",
     "REVIEWS",
@@ -40,8 +40,9 @@ ALLOWED = "mcp_gate_allowed"
 """Private channel: ``{tool_call_id: GateRecord}`` for calls the policy allowed."""
 JUDGED = "mcp_gate_judged"
 """Private channel: ``{tool_call_id: what was judged}`` (verdict, rule, principal, tool) for the audit record."""
-EXPIRED = "mcp_gate_expired"
-"""Private channel: ``{tool_call_id: when the approval came}`` for approvals given after ``expires_at``."""
+ANSWERED = "mcp_gate_answered"
+"""Private channel: ``{tool_call_id: when the decision came}`` (the policy's clock): what the decision does to its
+call is :func:`langgraph_mcp.approval.judge.effect`'s, judged at that time."""
 BINDINGS = "mcp_gate_bindings"
 """Private channel: ``{tool_call_id: DecisionBinding}``, signed by the review task that took the decision."""
 SHOWN = "mcp_gate_shown"
@@ -76,7 +77,7 @@ def gate_schemas(messages_key: str) -> tuple[Any, Any]:
             DECISIONS: Annotated[dict[str, Decision], _merge],
             DENIED: Annotated[dict[str, str], _merge],
             ALLOWED: Annotated[dict[str, GateRecord], _merge],
-            EXPIRED: Annotated[dict[str, float], _merge],
+            ANSWERED: Annotated[dict[str, float], _merge],
             JUDGED: Annotated[dict[str, dict[str, Any]], _merge],
             BINDINGS: Annotated[dict[str, DecisionBinding], _merge],
             SHOWN: Annotated[dict[str, ToolDefinition], _merge],
