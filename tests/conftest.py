@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
+from langgraph_mcp.humans.binding import machine_key
 from tests.support.checkpointers import (
     DEFAULT_KIND,
     KINDS,
@@ -36,6 +37,7 @@ if not os.environ.get("LANGGRAPH_MCP_DATA_DIR"):
     _DATA_DIR = tempfile.mkdtemp(prefix="langgraph-mcp-tests-")
     os.environ["LANGGRAPH_MCP_DATA_DIR"] = _DATA_DIR
     atexit.register(shutil.rmtree, _DATA_DIR, True)
+machine_key()  # made now, outside any event loop (on one it is only read: the package was imported before)
 
 # A test run started with SIGINT ignored (a background job, nohup, some CI runners) passes that on to every
 # process it starts, and Ctrl-C tests (the CLI under a terminal, the background loop) then wait forever.

@@ -21,8 +21,10 @@ from langgraph.types import Command
 
 from langgraph_mcp.approval.audit import AUDIT_LOGGER, StoreAuditSink, audit_records
 from langgraph_mcp.approval.memory import list_approvals, revoke_approvals
+from langgraph_mcp.examples.demo_server import build_server
 from tests.support.helpers import OpenServers
 from tests.support.memory_support import answer, cfg, deletes, demo, wired
+from tests.support.node_support import in_process
 
 pytestmark = pytest.mark.anyio
 HANG_GUARD = 120
@@ -154,3 +156,28 @@ def test_the_python_api_lists_and_revokes_by_filter() -> None:
     assert len(revoke_approvals(store)) == 2 and list_approvals(store) == []
     with pytest.raises(ValueError, match="scope"):
         list_approvals(store, owner="ann")
+
+
+async def test_approvals_list_flags_an_entry_signed_with_another_key(
+    open_servers: OpenServers, sqlite_store: tuple[Path, SqliteStore], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, store = sqlite_store
+    srv = build_server()
+    servers = open_servers({"mcpServers": {"demo": in_process(srv, "modern")}, "approval_key": "key-of-a"})
+    graph = await wired(servers, "gate-router", store=store)
+    await approve(graph, cfg("t1", "ann"), "gate-router", "principal")
+    assert deletes(srv) == 1
+
+    monkeypatch.setenv("LANGGRAPH_MCP_APPROVAL_KEY", "key-of-a")  # the key that signed it: no flag
+    [line] = run_cli("approvals", "list", "--store", str(path)).stdout.splitlines()
+    assert line.startswith("principal ann  demo/delete_file  approve") and "NOT VERIFIABLE" not in line
+    [entry] = json.loads(run_cli("approvals", "list", "--json", "--store", str(path)).stdout)
+    assert entry["verifiable"] is True
+
+    monkeypatch.setenv("LANGGRAPH_MCP_APPROVAL_KEY", "key-of-b")  # another key: ignored here, and said so
+    listed = run_cli("approvals", "list", "--store", str(path))
+    assert listed.returncode == 0, listed.stderr
+    [line] = listed.stdout.splitlines()
+    assert "NOT VERIFIABLE HERE" in line and "LANGGRAPH_MCP_APPROVAL_KEY" in line
+    [entry] = json.loads(run_cli("approvals", "list", "--json", "--store", str(path)).stdout)
+    assert entry["verifiable"] is False

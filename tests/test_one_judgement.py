@@ -790,3 +790,45 @@ async def test_a_decided_call_carries_one_idempotency_key_in_its_meta(
     )
     await policy_allowed.ainvoke(None, cfg("p"))
     assert len(seen) == 3 and seen[2] is None  # a call no decision ran carries none
+
+
+# ------------------------------------------------------------------------------ 9. the Remember box
+
+
+@pytest.mark.parametrize("wiring", ["gate", "middleware"])
+async def test_the_remember_box_offers_nothing_the_next_process_cannot_honour(
+    open_servers: OpenServers, data_dir: Path, wiring: str
+) -> None:
+    """No shared key and no machine key (a fresh data directory, read on an event loop): this process's random key.
+    Nothing is offered to remember, and the card says why, naming the key to set; with a lasting key it is."""
+    for key in (None, "a-shared-key"):
+        srv = build_server()
+        config: dict[str, Any] = {"mcpServers": {"demo": {"transport": "in_process", "server": srv}}}
+        if key is not None:
+            config["approval_key"] = key
+        servers = open_servers(config)
+        policy = ApprovalPolicy(tools={"demo_delete_file": "ask"})
+        if wiring == "middleware":
+            graph: Any = create_agent(
+                ScriptedChatModel(tool_calls=[("delete_file", {"path": "todo.txt"})], prefix="demo_"),
+                tools=await servers.get_tools(),
+                middleware=[McpApprovalMiddleware(servers, policy)],
+                checkpointer=InMemorySaver(),
+                store=InMemoryStore(),
+            )
+        else:
+            graph = through_gate_graph(
+                servers, policy, [call("demo_delete_file", "rm", path="todo.txt")], InMemorySaver()
+            )
+        out = await graph.ainvoke({"messages": [HumanMessage("go")]}, cfg(user="ann"))
+        [card] = out["__interrupt__"]
+        if key is None:
+            assert "remember" not in card.value
+            why = card.value["remember_unavailable"]
+            assert set(why) == {"thread", "principal"}
+            assert all(
+                "LANGGRAPH_MCP_APPROVAL_KEY" in text and "this process only" in text for text in why.values()
+            )
+        else:
+            assert "thread" in card.value["remember"]
+        assert runs(srv, "delete_file") == 0

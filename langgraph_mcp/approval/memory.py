@@ -50,7 +50,7 @@ from langgraph_mcp.catalog import McpTool, args_digest
 from langgraph_mcp.credentials import label_value, namespace_label
 from langgraph_mcp.errors import DecisionError
 from langgraph_mcp.humans.approval_request import with_remember_field
-from langgraph_mcp.humans.binding import ApprovalKey
+from langgraph_mcp.humans.binding import APPROVAL_KEY_ENV, ApprovalKey
 from langgraph_mcp.humans.policy import Verdict
 from langgraph_mcp.payloads import (
     ApprovalInterrupt,
@@ -126,10 +126,21 @@ def offer(
     has_store: bool,
     thread_id: str,
     principal: str | None,
+    key: ApprovalKey | None = None,
 ) -> tuple[list[RememberScope], dict[str, str]]:
-    """The scopes an answer to this ``ask`` may remember, and why the others are not offered."""
+    """The scopes an answer to this ``ask`` may remember, and why the others are not offered.
+
+    With ``key`` (the approval key a remembered decision would be signed with): only scopes the next process can
+    honour; with this process's random key (no shared key and no writable data directory) nothing is offered, and
+    the reason names the key to set."""
     if not verdict.needs_approval or tool is None:
         return [], {}
+    if key is not None and key.source == "process":
+        why = (
+            f"the approval key is this process's own (no {APPROVAL_KEY_ENV} and the data directory cannot be "
+            f"written): a remembered decision would last for this process only; set {APPROVAL_KEY_ENV}"
+        )
+        return [], {"thread": why, "principal": why}
     if verdict.locked:
         why = f"rule {verdict.rule!r} is locked: it is asked about every time"
         return [], {"thread": why, "principal": why}
@@ -459,6 +470,10 @@ class StoredApproval:
     entry: dict[str, Any]
     updated_at: str
     """When it was written (ISO 8601, the store's clock)."""
+
+    def verifiable(self, key: ApprovalKey) -> bool:
+        """Whether ``key`` proves this entry (else it was signed with another key, or rewritten: it is ignored)."""
+        return _verifies(self.entry, key)
 
     @classmethod
     def of(cls, item: Item) -> StoredApproval:

@@ -31,6 +31,8 @@ from langgraph_mcp.approval.audit import audit_records
 from langgraph_mcp.approval.memory import StoredApproval, list_approvals, revoke_approvals
 from langgraph_mcp.cli.inputs import db_path
 from langgraph_mcp.cli.runner import EXIT_FAILED, EXIT_OK, CliError
+from langgraph_mcp.cli.store import approval_secret
+from langgraph_mcp.humans.binding import APPROVAL_KEY_ENV, ApprovalKey
 from langgraph_mcp.payloads import RememberScope
 
 __all__ = ["STORE_ENV", "cmd_approvals", "cmd_audit", "open_store"]
@@ -95,7 +97,16 @@ def _when(seconds: Any) -> str:
     return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds")
 
 
-def _row(approval: StoredApproval) -> Text:
+def _key_here(args: argparse.Namespace) -> ApprovalKey:
+    """The approval key remembered decisions are verified with here: ``LANGGRAPH_MCP_APPROVAL_KEY``, else (the CLI's
+    own database, when it exists) that database's key, else this machine's."""
+    db = db_path(args)
+    if os.environ.get(APPROVAL_KEY_ENV) or args.store or os.environ.get(STORE_ENV) or not db.is_file():
+        return ApprovalKey()
+    return ApprovalKey(approval_secret(db))
+
+
+def _row(approval: StoredApproval, verifiable: bool = True) -> Text:
     entry = approval.entry
     decision = str(entry.get("decision", "?"))
     text = Text()
@@ -116,6 +127,12 @@ def _row(approval: StoredApproval) -> Text:
         )
     if entry.get("message"):
         text.append(f"  message: {entry['message']}")
+    if not verifiable:
+        text.append(
+            f"  NOT VERIFIABLE HERE: signed with another approval key (or altered), so it is ignored; set "
+            f"{APPROVAL_KEY_ENV} to the key that signed it",
+            style="bold red",
+        )
     return text
 
 
@@ -147,8 +164,11 @@ def cmd_approvals(args: argparse.Namespace, console: Console, err: Console) -> i
             found = revoke_approvals(
                 store, scope=scope, owner=owner, server=args.server, tool=args.tool, key=args.key
             )
+    key = _key_here(args) if args.action == "list" else None
     if args.json:
-        console.print_json(json.dumps([_as_json(a) for a in found]))
+        console.print_json(
+            json.dumps([{**_as_json(a), **({"verifiable": a.verifiable(key)} if key else {})} for a in found])
+        )
     elif not found:
         console.print("No remembered decisions match." if args.action == "list" else "Nothing to revoke.")
     else:
@@ -156,7 +176,7 @@ def cmd_approvals(args: argparse.Namespace, console: Console, err: Console) -> i
             if args.action == "revoke":
                 console.print(Text("revoked: ", style="bold red") + _row(approval), soft_wrap=True)
             else:
-                console.print(_row(approval), soft_wrap=True)
+                console.print(_row(approval, key is None or approval.verifiable(key)), soft_wrap=True)
     return EXIT_OK if found else EXIT_FAILED
 
 

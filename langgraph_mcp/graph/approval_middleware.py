@@ -222,6 +222,7 @@ class McpApprovalMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
                 has_store=run.store is not None,
                 thread_id=run.thread_id,
                 principal=run.principal,
+                key=self._access.approval_key,
             ),
         )
         mind_client_principal(payload)

@@ -206,6 +206,7 @@ class GateCheck:
                         has_store=j.store is not None,
                         thread_id=j.thread_id,
                         principal=principal,
+                        key=self._access.approval_key,
                     ),
                 )
                 mind_client_principal(payload)
