@@ -24,6 +24,7 @@ import functools
 import hashlib
 import os
 import re
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -49,6 +50,7 @@ __all__ = [
     "namespace_label",
     "principal_origin",
     "resolve_identity",
+    "warn_client_principal",
 ]
 
 ENV_PATTERN = re.compile(r"\$\{env:([^}]*)\}")
@@ -145,6 +147,24 @@ def principal_origin(config: Mapping[str, Any] | None = None) -> Literal["authen
         return "authenticated"
     value = configurable.get("user_id")
     return "client" if isinstance(value, str) and value else None
+
+
+_warned: set[str] = set()
+
+
+def warn_client_principal(where: str) -> None:
+    """Say once per process that a principal a client asserted decides something: a decision remembered for that
+    user, or the OAuth tokens kept for them (see docs/security.md)."""
+    if "client" in _warned:
+        return
+    _warned.add("client")
+    warnings.warn(
+        f"{where} is judged for a principal the client asserted (configurable.user_id): any client of the run "
+        "can set it. Authenticate users (LangGraph custom auth, or ApprovalPolicy(principal=...)), or refuse "
+        "client principals with Oversight(trust_client_principal=False); see docs/security.md",
+        UserWarning,
+        stacklevel=3,
+    )
 
 
 def expand_env(value: str, environ: Mapping[str, str] | None = None) -> str:

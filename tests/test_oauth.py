@@ -667,3 +667,27 @@ async def test_a_sign_in_then_the_nodes_own_approval_chain_and_the_call_runs_onc
             assert oauth.stats()["authorization_code"] == before + 1
         finally:
             await servers.aclose()
+
+
+async def test_a_client_asserted_principal_meeting_per_user_tokens_is_warned_about_once(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import warnings
+
+    from langgraph_mcp import credentials
+
+    monkeypatch.setattr(credentials, "_warned", set())
+    with warnings.catch_warnings(record=True) as seen:  # custom auth's user: nothing to say
+        warnings.simplefilter("always")
+        await harness.graph.ainvoke(
+            {"messages": [HumanMessage("what time is it?")]},
+            {"configurable": {"thread_id": "w1", "langgraph_auth_user_id": "alice"}},
+        )
+    assert not [w for w in seen if "OAuth sign-in" in str(w.message)]
+    with warnings.catch_warnings(record=True) as seen:  # configurable.user_id: any client sets it
+        warnings.simplefilter("always")
+        await harness.run("w2")
+        await harness.run("w3", principal="bob")
+    [warning] = [w for w in seen if "OAuth sign-in" in str(w.message)]
+    text = str(warning.message)
+    assert "'secure'" in text and "configurable.user_id" in text and "docs/security.md" in text

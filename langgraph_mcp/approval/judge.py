@@ -16,7 +16,6 @@ checkpoint, so a resume on another worker finds it. With ``on_unproven="error"``
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, cast
@@ -36,6 +35,7 @@ from langgraph_mcp.approval.owners import Owner, owner_of, owner_verdict
 from langgraph_mcp.approval.records import GateRecord
 from langgraph_mcp.calls.results import TEXT_SEPARATOR
 from langgraph_mcp.catalog import McpTool, ToolResolution, args_digest
+from langgraph_mcp.credentials import warn_client_principal
 from langgraph_mcp.humans.approval_request import approval_payload
 from langgraph_mcp.humans.binding import binding_problem, definition_changes
 from langgraph_mcp.humans.decisions import (
@@ -195,23 +195,6 @@ def mind_client_principal(payload: ApprovalInterrupt) -> None:
     who = payload.get("principal")
     if who is not None and who["origin"] == "client" and "principal" in (payload.get("remember") or []):
         warn_client_principal("a decision remembered for this user")
-
-
-_warned: set[str] = set()
-
-
-def warn_client_principal(where: str) -> None:
-    """Say once per process that a principal a client asserted decides something (see docs/security.md)."""
-    if "client" in _warned:
-        return
-    _warned.add("client")
-    warnings.warn(
-        f"{where} is judged for a principal the client asserted (configurable.user_id): any client of the run "
-        "can set it. Authenticate users (LangGraph custom auth, or ApprovalPolicy(principal=...)), or refuse "
-        "client principals with Oversight(trust_client_principal=False); see docs/security.md",
-        UserWarning,
-        stacklevel=3,
-    )
 
 
 @dataclass(frozen=True)

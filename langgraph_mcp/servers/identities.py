@@ -23,7 +23,9 @@ from langgraph_mcp.credentials import (
     Identity,
     current_config,
     current_principal,
+    principal_origin,
     resolve_identity,
+    warn_client_principal,
 )
 from langgraph_mcp.errors import AnswerError, ConfigError, CredentialError
 from langgraph_mcp.humans.sign_in import SignInResult, check_sign_in_answer, sign_in_result
@@ -91,8 +93,14 @@ class Identities:
         if oauth.principal_key is not None:
             value = ((config or {}).get("configurable") or {}).get(oauth.principal_key)
             principal = str(value) if value is not None and str(value) else None
+            asserted = principal is not None  # a configurable value: whatever the client sent
         else:
             principal = current_principal(config)  # the one answer approvals and sign-ins key on
+            asserted = principal_origin(config) == "client"
+        if asserted:
+            warn_client_principal(
+                f"the OAuth sign-in to MCP server {server!r} (its tokens are kept per user)"
+            )
         if principal is None:
             where = (
                 f"config['configurable'][{oauth.principal_key!r}]"
