@@ -437,3 +437,53 @@ async def test_an_approved_call_written_again_never_runs_again_on_either_worker(
             assert runs() == 1, out
             status, text = out["tool_messages"]["call_delete_file_1"]
             assert status == "error" and "at most once" in text, out
+
+
+@pytest.mark.parametrize("chat_ui", [False, True], ids=["cards", "agent_chat_ui"])
+@pytest.mark.parametrize("shared_key", [True, False], ids=["shared_key", "own_keys"])
+@pytest.mark.parametrize("era", ERAS)
+async def test_an_approved_call_paused_on_a_question_finishes_on_another_worker(
+    pg_dsn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, era: str, shared_key: bool, chat_ui: bool
+) -> None:
+    """Issue 35 item 5 with two workers on PostgreSQL: A's call is approved, runs, and pauses on the server's
+    question; B gets the answer. With the shared key B verifies A's approval and the call finishes; with a key of
+    its own B cannot, and asks again with a reason that names the key to set; approved again, the call finishes.
+    Never refused, never dropped, and the server's record shows one booking."""
+    monkeypatch.setenv("MULTIWORKER_POLICY", json.dumps({"tools": {"demo_book_trip": "ask"}}))
+    if chat_ui:
+        monkeypatch.setenv("MULTIWORKER_AGENT_CHAT_UI", "1")
+    if shared_key:
+        monkeypatch.setenv("LANGGRAPH_MCP_APPROVAL_KEY", "one-secret-for-every-worker")
+    else:
+        monkeypatch.delenv("LANGGRAPH_MCP_APPROVAL_KEY", raising=False)
+        monkeypatch.setenv("MULTIWORKER_OWN_KEY", "1")
+    log = tmp_path / "events.jsonl"
+    servers = {"demo": stdio_demo_spec(events_file=log, mode=era)}
+    calls = [["book_trip", {"destination": "Rome"}]]
+
+    def commits() -> list[Any]:
+        return [
+            e.get("destination") for e in events(log) if e["tool"] == "book_trip" and e["event"] == "commit"
+        ]
+
+    async with workers(pg_dsn, servers, 1) as [a]:
+        paused = await a.request("start", thread="t1", calls=calls)
+        assert kinds(paused["pending"]) == {"call_book_trip_1": "approval"}
+        decisions, answers = answers_for(paused["pending"], DATE)
+        asked = await a.request("resume", thread="t1", calls=calls, decisions=decisions, answers=answers)
+        assert kinds(asked["pending"]) == {"call_book_trip_1": "elicitation"}
+
+    async with workers(pg_dsn, servers, 1) as [b]:
+        decisions, answers = answers_for(asked["pending"], DATE)
+        done = await b.request("resume", thread="t1", calls=calls, decisions=decisions, answers=answers)
+        if not shared_key:
+            [again] = done["pending"]
+            assert again["kind"] == "approval" and "LANGGRAPH_MCP_APPROVAL_KEY" in again["reason"], again
+        for _ in range(3):  # approve again, answer again: until the call ends
+            if not done["pending"]:
+                break
+            decisions, answers = answers_for(done["pending"], DATE)
+            done = await b.request("resume", thread="t1", calls=calls, decisions=decisions, answers=answers)
+    assert done["pending"] == []
+    assert done["tool_messages"]["call_book_trip_1"] == ["success", f"Booked Rome on {DATE}"]
+    assert commits() == ["Rome"]

@@ -18,7 +18,10 @@ stdin and run concurrently; each gets one JSON line back on stdout with the same
   through ``update_state`` and runs on (see ``Worker.forge``). Answers ``{"id", "pid", "pending",
   "tool_messages"}``.
 
-With ``MULTIWORKER_STORE=1`` the graph also has the database's LangGraph store (``AsyncPostgresStore``).
+With ``MULTIWORKER_STORE=1`` the graph also has the database's LangGraph store (``AsyncPostgresStore``). With
+``MULTIWORKER_POLICY`` (JSON) the graph judges with that ``ApprovalPolicy.load`` policy. With ``MULTIWORKER_OWN_KEY=1``
+the worker signs with an approval key of its own (no shared ``LANGGRAPH_MCP_APPROVAL_KEY``, not the machine's).
+With ``MULTIWORKER_AGENT_CHAT_UI=1`` the graph is in Agent Chat UI mode.
 
 A failing request answers ``{"id", "error": traceback}``. EOF on stdin closes the servers and the pool, then
 the process exits.
@@ -41,7 +44,7 @@ from psycopg_pool import AsyncConnectionPool
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from langgraph_mcp import McpServers, PendingMcpInterrupt, pending_interrupts, resume_command
+from langgraph_mcp import ApprovalPolicy, McpServers, PendingMcpInterrupt, pending_interrupts, resume_command
 from langgraph_mcp.examples.demo_graph import build_graph
 from langgraph_mcp.examples.scripted_model import DEMO_PROMPT, ScriptedChatModel
 from langgraph_mcp.humans.resume import apending_for_thread
@@ -79,7 +82,11 @@ class Worker:
         model = (
             ScriptedChatModel() if calls is None else ScriptedChatModel(tool_calls=[tuple(c) for c in calls])
         )
-        return build_graph(self.servers, model=model, checkpointer=self.saver, store=self.store)
+        rules = os.environ.get("MULTIWORKER_POLICY")
+        policy = ApprovalPolicy.load(json.loads(rules)) if rules else None
+        return build_graph(
+            self.servers, policy=policy, model=model, checkpointer=self.saver, store=self.store
+        )
 
     async def handle(self, request: dict[str, Any]) -> dict[str, Any]:
         config = {"configurable": {"thread_id": request["thread"]}}
@@ -132,6 +139,8 @@ class Worker:
 
 
 async def main(dsn: str, servers_json: str) -> None:
+    if os.environ.get("MULTIWORKER_OWN_KEY"):
+        os.environ["LANGGRAPH_MCP_APPROVAL_KEY"] = f"the-key-of-worker-{os.getpid()}"
     servers = McpServers(json.loads(servers_json))
     loop = asyncio.get_running_loop()
     pool = AsyncConnectionPool(
