@@ -22,17 +22,7 @@ from langgraph_mcp.approval.judge import denial_message, effect, shown_call
 from langgraph_mcp.approval.memory import MEMORY_METADATA_KEY
 from langgraph_mcp.catalog import ToolDefinition
 from langgraph_mcp.errors import DecisionError
-from langgraph_mcp.graph.gate_state import (
-    ALLOWED,
-    ANSWERED,
-    BINDINGS,
-    DECISIONS,
-    DENIED,
-    JUDGED,
-    MEMORY,
-    REVIEWS,
-    SHOWN,
-)
+from langgraph_mcp.graph.gate_state import review_field
 from langgraph_mcp.graph.messages import (
     GateRecord,
     gate_records,
@@ -55,13 +45,13 @@ def apply_decisions(state: Any, messages_key: str) -> dict[str, Any]:
 
     Raises :class:`~langgraph_mcp.errors.DecisionError` when a call that needed a human has no decision.
     """
-    decisions: dict[str, Decision] = state.get(DECISIONS) or {}
-    reviews: list[ApprovalInterrupt] = state.get(REVIEWS) or []
+    decisions: dict[str, Decision] = review_field(state, "decision")
+    reviews: list[ApprovalInterrupt] = list(review_field(state, "payload").values())
     _require_decisions(reviews, decisions)
     pending = pending_calls(messages_of(state, messages_key))
     ai = pending.ai
-    denied: dict[str, str] = state.get(DENIED) or {}
-    records: dict[str, GateRecord] = dict(state.get(ALLOWED) or {})
+    denied: dict[str, str] = review_field(state, "denied")
+    records: dict[str, GateRecord] = review_field(state, "allowed")
     if ai is None or not (decisions or denied or records or pending.refused):
         return {}
     outcome = _Outcome(state, ai, records, {p["tool_call_id"]: p for p in reviews})
@@ -89,15 +79,15 @@ class _Outcome:
         self.ai = ai
         self.records = records
         self.shown = shown
-        self.answered: dict[str, float] = state.get(ANSWERED) or {}
-        self.judged: dict[str, dict[str, Any]] = state.get(JUDGED) or {}
-        self.bindings: dict[str, DecisionBinding] = state.get(BINDINGS) or {}
-        self.definitions: dict[str, ToolDefinition] = state.get(SHOWN) or {}
+        self.answered: dict[str, float] = review_field(state, "answered_at")
+        self.judged: dict[str, dict[str, Any]] = review_field(state, "judged")
+        self.bindings: dict[str, DecisionBinding] = review_field(state, "binding")
+        self.definitions: dict[str, ToolDefinition] = review_field(state, "shown")
         self.calls = {call.get("id") or "": call for call in ai.tool_calls}
         self.names = {call_id: call["name"] for call_id, call in self.calls.items()}
         self.args_of = {call.get("id") or "": call.get("args") for call in ai.tool_calls}
         self.edits: dict[str, dict[str, Any]] = {}
-        self.memory: dict[str, RememberedDecision] = state.get(MEMORY) or {}
+        self.memory: dict[str, RememberedDecision] = review_field(state, "memory")
 
     def answers(self, decisions: Mapping[str, Decision], denied: Mapping[str, str]) -> list[ToolMessage]:
         """The ``ToolMessage``\\s of the decided calls that do not run, then of the denied ones."""

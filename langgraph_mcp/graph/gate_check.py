@@ -26,7 +26,7 @@ from langgraph_mcp.approval.memory import Recall, arecall, offer, recall, with_o
 from langgraph_mcp.approval.owners import Owner, cached_owners, establish_owners, owner_verdict, record_for
 from langgraph_mcp.calls.asker import InterruptAsker
 from langgraph_mcp.catalog import McpTool, ToolDefinition
-from langgraph_mcp.graph.gate_state import ALLOWED, DECISIONS, DENIED, JUDGED, REVIEWS, SHOWN
+from langgraph_mcp.graph.gate_state import REVIEW, Review, of_calls
 from langgraph_mcp.graph.messages import GateRecord, messages_of, pending_calls
 from langgraph_mcp.humans.policy import ApprovalPolicy, Verdict
 from langgraph_mcp.humans.sign_in import MAX_SIGN_INS_PER_CALL, authorization_payload, sign_in_result
@@ -213,10 +213,18 @@ class GateCheck:
                 reviews.append(payload)
                 if owner.tool is not None:
                     shown[call_id] = owner.tool.definition
-        out = {REVIEWS: reviews, DENIED: denied, ALLOWED: allowed, JUDGED: judged, SHOWN: shown}
-        if remembered:
-            out[DECISIONS] = remembered
-        return out
+        written: dict[str, Review] = {}
+        for field, values in (
+            ("judged", judged),  # first: every judged call, in call order (the order reviews are asked in)
+            ("denied", denied),
+            ("allowed", allowed),
+            ("payload", {p["tool_call_id"]: p for p in reviews}),
+            ("shown", shown),
+            ("decision", remembered),
+        ):
+            for call_id, review in of_calls(field, values).items():
+                written[call_id] = {**written.get(call_id, {}), **review}
+        return {REVIEW: written}
 
     def check(self, state: Any, config: RunnableConfig) -> dict[str, Any]:
         calls = self.calls(state)

@@ -19,7 +19,7 @@ from langgraph.types import Send, interrupt
 from langgraph_mcp.approval.judge import effect, shown_call
 from langgraph_mcp.approval.memory import aremember, remember, signed_entry
 from langgraph_mcp.graph.gate_check import GateCheck
-from langgraph_mcp.graph.gate_state import ANSWERED, BINDINGS, DECISIONS, JUDGED, MEMORY, REVIEWS, ReviewInput
+from langgraph_mcp.graph.gate_state import REVIEW, ReviewInput, review_field, reviews_of
 from langgraph_mcp.humans.decisions import (
     DecisionResponse,
     decision_response_schema,
@@ -40,13 +40,12 @@ class GateReview:
 
     def route(self, state: Any) -> str | list[Send]:
         """A ``Send`` per call still waiting for a decision (compat mode: the first only), else ``apply``."""
-        decided = state.get(DECISIONS) or {}
-        todo = [p for p in state.get(REVIEWS) or [] if p["tool_call_id"] not in decided]
+        todo = [r["payload"] for r in reviews_of(state).values() if "payload" in r and "decision" not in r]
         if not todo:
             return "apply"
         if self.gate.compat:
             todo = todo[:1]
-        judged = state.get(JUDGED) or {}
+        judged = review_field(state, "judged")
         return [
             Send(
                 "review", {"payload": p, "principal": (judged.get(p["tool_call_id"]) or {}).get("principal")}
@@ -58,14 +57,14 @@ class GateReview:
         """Ask about one call; the decision (signed when it lets the call run) for ``apply``."""
         out, entry = self._review(state, config)
         if entry is not None and not remember(current_store(), entry):
-            out[MEMORY] = {entry["tool_call_id"]: entry}
+            out[REVIEW][entry["tool_call_id"]]["memory"] = entry
         return out
 
     async def areview(self, state: ReviewInput, config: RunnableConfig) -> dict[str, Any]:
         """:meth:`review` in async runs (the store's async API)."""
         out, entry = self._review(state, config)
         if entry is not None and not await aremember(current_store(), entry):
-            out[MEMORY] = {entry["tool_call_id"]: entry}
+            out[REVIEW][entry["tool_call_id"]]["memory"] = entry
         return out
 
     def _review(
@@ -81,7 +80,7 @@ class GateReview:
             decision = validate_decision(payload, only_decision(payload, answer) if gate.compat else answer)
         call_id = payload["tool_call_id"]
         now = gate.policy.clock()  # when the answer came: this task runs again on the resume
-        out: dict[str, Any] = {DECISIONS: {call_id: decision}, ANSWERED: {call_id: now}}
+        out: dict[str, Any] = {REVIEW: {call_id: {"decision": decision, "answered_at": now}}}
         done = effect(shown_call(payload), decision, payload, now=now, tool=None)
         if done.outcome == "expired":
             return out, None
@@ -95,7 +94,7 @@ class GateReview:
             binding = gate.sign(
                 verdict, call_id, server, payload["tool"], definition_hash, done.arguments, config
             )
-            out[BINDINGS] = {call_id: binding}
+            out[REVIEW][call_id]["binding"] = binding
         return out, self._entry(state, decision, config) if signable else None
 
     def _entry(

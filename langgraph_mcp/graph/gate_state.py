@@ -1,12 +1,14 @@
-"""The approval gate subgraph's state: ``messages`` plus the private channels its nodes hand each other.
+"""The approval gate subgraph's state: ``messages`` plus one private channel, ``{tool_call_id: Review}``.
 
-``check`` writes what it judged, every ``review`` task adds its own decision (the channels merge dicts, so
-parallel reviews never overwrite each other), ``apply`` reads them all. The private channels stay inside the
-subgraph: the parent only sees ``messages`` (:func:`gate_schemas` gives the input/output schema without them).
+``check`` writes what it judged of each call, every ``review`` task adds its own call's decision (the channel
+merges per call, so parallel reviews never overwrite each other), ``apply`` reads it all. The private channel stays
+inside the subgraph: the parent only sees ``messages`` (:func:`gate_schemas` gives the input/output schema without
+it).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, NotRequired, TypedDict
 
 from langchain_core.messages import AnyMessage
@@ -16,44 +18,57 @@ from langgraph_mcp.catalog import ToolDefinition
 from langgraph_mcp.graph.messages import GateRecord
 from langgraph_mcp.payloads import ApprovalInterrupt, Decision, DecisionBinding, RememberedDecision
 
-__all__ = [
-    "ALLOWED",
-    "ANSWERED",
-    "BINDINGS",
-    "DECISIONS",
-    "DENIED",
-    "JUDGED",
-    "MEMORY",
-    "REVIEWS",
-    "SHOWN",
-    "ReviewInput",
-    "gate_schemas",
-]
+__all__ = ["REVIEW", "Review", "ReviewInput", "gate_schemas", "of_calls", "review_field", "reviews_of"]
 
-REVIEWS = "mcp_gate_reviews"
-"""Private channel: the approval payloads ``check`` produced, in the model's call order."""
-DECISIONS = "mcp_gate_decisions"
-"""Private channel: ``{tool_call_id: Decision}``, merged from every review task."""
-DENIED = "mcp_gate_denied"
-"""Private channel: ``{tool_call_id: reason}`` for calls the policy denied."""
-ALLOWED = "mcp_gate_allowed"
-"""Private channel: ``{tool_call_id: GateRecord}`` for calls the policy allowed."""
-JUDGED = "mcp_gate_judged"
-"""Private channel: ``{tool_call_id: what was judged}`` (verdict, rule, principal, tool) for the audit record."""
-ANSWERED = "mcp_gate_answered"
-"""Private channel: ``{tool_call_id: when the decision came}`` (the policy's clock): what the decision does to its
-call is :func:`langgraph_mcp.approval.judge.effect`'s, judged at that time."""
-BINDINGS = "mcp_gate_bindings"
-"""Private channel: ``{tool_call_id: DecisionBinding}``, signed by the review task that took the decision."""
-SHOWN = "mcp_gate_shown"
-"""Private channel: ``{tool_call_id: ToolDefinition}`` of the asked calls, as the policy judged them."""
-MEMORY = "mcp_gate_memory"
-"""Private channel: ``{tool_call_id: RememberedDecision}``, ``thread`` decisions to keep in the message (no store)."""
+REVIEW = "mcp_gate_review"
+"""Private channel: ``{tool_call_id: Review}``, merged per call from ``check`` and every review task."""
 
 
-def _merge(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
-    """Reducer of the private decision channels: each task adds its own keys."""
-    return {**(left or {}), **(right or {})}
+class Review(TypedDict, total=False):
+    """What the gate knows of one call of the turn it judges."""
+
+    judged: dict[str, Any]
+    """What was judged (verdict, rule, principal, server, tool, definition hash) for the audit record."""
+    payload: ApprovalInterrupt
+    """The ``mcp_approval`` payload it asks with (an ``ask``)."""
+    shown: ToolDefinition
+    """The definition the policy judged, of an asked call."""
+    denied: str
+    """Why the policy denied it."""
+    allowed: GateRecord
+    """The record of a call the policy (or a remembered approval) lets run."""
+    decision: Decision
+    """The human's decision (or a remembered rejection)."""
+    answered_at: float
+    """When the decision came (the policy's clock): what it does is judged at that time."""
+    binding: DecisionBinding
+    """The signed binding of an approve or edit, signed by the review task that took it."""
+    memory: RememberedDecision
+    """A ``thread`` decision to keep in the message (no store)."""
+
+
+def _merge(left: dict[str, Review] | None, right: dict[str, Review] | None) -> dict[str, Review]:
+    """Reducer of the private channel: each write adds fields to its own calls."""
+    out = dict(left or {})
+    for call_id, review in (right or {}).items():
+        merged: Review = {**out.get(call_id, {}), **review}
+        out[call_id] = merged
+    return out
+
+
+def of_calls(field: str, values: Mapping[str, Any]) -> dict[str, Review]:
+    """A write of one ``Review`` field for several calls: ``{tool_call_id: {field: value}}``."""
+    return {call_id: {field: value} for call_id, value in values.items()}  # type: ignore[misc]
+
+
+def reviews_of(state: Any) -> dict[str, Review]:
+    """The channel's value (``{}`` before ``check`` wrote it)."""
+    return dict(state.get(REVIEW) or {})
+
+
+def review_field(state: Any, field: str) -> dict[str, Any]:
+    """``{tool_call_id: value}`` of one ``Review`` field, for the calls that have it, in call order."""
+    return {call_id: review[field] for call_id, review in reviews_of(state).items() if field in review}  # type: ignore[literal-required]
 
 
 class ReviewInput(TypedDict):
@@ -71,18 +86,7 @@ def gate_schemas(messages_key: str) -> tuple[Any, Any]:
     io_schema = typed_dict("ApprovalGateIO", {messages_key: messages_type})
     state_schema = typed_dict(
         "ApprovalGateState",
-        {
-            messages_key: messages_type,
-            REVIEWS: list[ApprovalInterrupt],
-            DECISIONS: Annotated[dict[str, Decision], _merge],
-            DENIED: Annotated[dict[str, str], _merge],
-            ALLOWED: Annotated[dict[str, GateRecord], _merge],
-            ANSWERED: Annotated[dict[str, float], _merge],
-            JUDGED: Annotated[dict[str, dict[str, Any]], _merge],
-            BINDINGS: Annotated[dict[str, DecisionBinding], _merge],
-            SHOWN: Annotated[dict[str, ToolDefinition], _merge],
-            MEMORY: Annotated[dict[str, RememberedDecision], _merge],
-        },
+        {messages_key: messages_type, REVIEW: Annotated[dict[str, Review], _merge]},
         total=False,
     )
     return state_schema, io_schema
