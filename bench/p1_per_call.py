@@ -51,31 +51,45 @@ async def agent(state: MessagesState) -> dict[str, Any]:  # async: a sync node w
 
 
 def signed_agent(servers: McpServers) -> Any:
-    """The model's turn as the gate leaves it: the call with a decision signed for it (signed once, outside the
-    timing: signing is the gate's work, once per decision; verifying it is the node's, on every call)."""
+    """The model's turn as the gate leaves it: a call with a decision signed for it. A decision runs its call at
+    most once, so every run gets a call of its own; the decisions are signed ahead, in batches outside the
+    timed node (signing is the gate's work, once per decision; verifying it is the node's, on every call)."""
     tool = servers.cached_tool("demo_add")
     assert tool is not None
     args = {"a": 1, "b": 2}
-    binding = server_access(servers).approval_key.sign(
-        "approve",
-        thread_id="",
-        tool_call_id="c-signed",
-        server=tool.server,
-        identity=server_access(servers).server_identity(tool.server),
-        tool=tool.name,
-        definition_hash=tool.definition_hash,
-        arguments=args,
-    )
-    record = {"server": tool.server, "tool": tool.name, "verdict": "approve", "binding": binding}
+    access = server_access(servers)
+    ready: list[tuple[str, dict[str, Any]]] = []
+
+    def sign_batch(size: int = 256) -> None:
+        for _ in range(size):
+            call_id = f"c-signed-{next(_ids)}"
+            binding = access.approval_key.sign(
+                "approve",
+                thread_id="",
+                tool_call_id=call_id,
+                server=tool.server,
+                identity=access.server_identity(tool.server),
+                tool=tool.name,
+                definition_hash=tool.definition_hash,
+                arguments=args,
+            )
+            ready.append(
+                (
+                    call_id,
+                    {"server": tool.server, "tool": tool.name, "verdict": "approve", "binding": binding},
+                )
+            )
 
     async def signed(state: MessagesState) -> dict[str, Any]:
-        call = {"name": "demo_add", "args": dict(args), "id": "c-signed", "type": "tool_call"}
+        if not ready:
+            sign_batch()
+        call_id, record = ready.pop()
+        call = {"name": "demo_add", "args": dict(args), "id": call_id, "type": "tool_call"}
         return {
-            "messages": [
-                AIMessage("", tool_calls=[call], response_metadata={"mcp_gate": {"c-signed": record}})
-            ]
+            "messages": [AIMessage("", tool_calls=[call], response_metadata={"mcp_gate": {call_id: record}})]
         }
 
+    sign_batch()
     return signed
 
 
