@@ -30,8 +30,10 @@ from langgraph_mcp import (
     McpApprovalMiddleware,
     McpServers,
     McpToolNode,
+    Oversight,
     ToolCallRouter,
     ToolCallsDone,
+    add_mcp_tools,
     create_approval_gate,
     resume_command,
     route_through_gate,
@@ -123,10 +125,19 @@ def plain(servers: McpServers, model: CountingModel, saver: BaseCheckpointSaver[
     return builder.compile(checkpointer=saver)
 
 
+def one_helper(servers: McpServers, model: CountingModel, saver: BaseCheckpointSaver[Any]) -> Any:
+    """The README's wiring: ``add_mcp_tools`` with one ``Oversight`` (the gate, the node and their edges)."""
+    builder = StateGraph(MessagesState)
+    builder.add_node("agent", _agent(model))
+    builder.add_edge(START, "agent")
+    add_mcp_tools(builder, servers, Oversight(policy=POLICY))
+    return builder.compile(checkpointer=saver)
+
+
 def readme(
     servers: McpServers, model: CountingModel, saver: BaseCheckpointSaver[Any], compat: bool = False
 ) -> Any:
-    """The README's wiring: ``route_through_gate`` + gate + ``McpToolNode`` + ``ToolCallsDone``."""
+    """The hand wiring of docs/gate.md: ``route_through_gate`` + gate + ``McpToolNode`` + ``ToolCallsDone``."""
     builder = StateGraph(MessagesState)
     builder.add_node("agent", _agent(model))
     builder.add_node("approval_gate", create_approval_gate(servers, POLICY, agent_chat_ui=compat))
@@ -187,6 +198,7 @@ def agent_with_tools_sync(servers: McpServers, model: CountingModel, saver: Base
 
 WIRINGS: dict[str, Any] = {
     "plain": plain,
+    "one_helper": one_helper,
     "readme": readme,
     "gate_docstring": gate_docstring,
     "compat": compat,
@@ -195,7 +207,15 @@ WIRINGS: dict[str, Any] = {
     "create_agent": agent_with_tools,
     "create_agent_middleware": agent_with_middleware,
 }
-GATED = {"readme", "gate_docstring", "compat", "demo_graph", "demo_graph_compat", "create_agent_middleware"}
+GATED = {
+    "one_helper",
+    "readme",
+    "gate_docstring",
+    "compat",
+    "demo_graph",
+    "demo_graph_compat",
+    "create_agent_middleware",
+}
 """The wirings with an approval gate (the others have nothing that asks for approval)."""
 
 
@@ -283,6 +303,7 @@ async def test_model_runs_once_after_every_call_has_its_tool_message(
 
 SYNC_WIRINGS: dict[str, Build] = {
     "plain": plain,
+    "one_helper": one_helper,
     "readme": readme,
     "gate_docstring": gate_docstring,
     "compat": compat,

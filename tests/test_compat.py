@@ -473,15 +473,3 @@ def test_a_synchronous_graph_in_compat_mode_asks_one_question_at_a_time(
     assert text_of(messages["rome"]) == "Booked Rome on 2026-12-24"
     assert text_of(messages["oslo"]) == "Booked Oslo on 2026-12-24"
     assert srv.events.counts["book_trip.commit"] == 2
-
-
-@pytest.mark.parametrize("part", ["McpToolNode", "create_approval_gate", "route_through_gate"])
-def test_compat_is_a_deprecated_spelling_of_agent_chat_ui(part: str) -> None:
-    """``compat=True`` still turns Agent Chat UI mode on, with a DeprecationWarning naming the new keyword."""
-    import langgraph_mcp
-
-    servers = McpServers({"mcpServers": {}})
-    with pytest.warns(DeprecationWarning, match=r"agent_chat_ui="):
-        made = getattr(langgraph_mcp, part)(servers, compat=True)
-    if part == "McpToolNode":
-        assert made.compat is True

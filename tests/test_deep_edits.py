@@ -54,7 +54,7 @@ async def test_a_deeply_nested_json_string_in_an_edit_is_refused_and_the_interru
     servers = open_servers({"demo": {"transport": "in_process", "server": server}})
     builder = StateGraph(MessagesState)
     builder.add_node("agent", agent)
-    builder.add_node("approval_gate", create_approval_gate(servers, compat=True))
+    builder.add_node("approval_gate", create_approval_gate(servers, agent_chat_ui=True))
     builder.add_node("tools", McpToolNode(servers))
     builder.add_edge(START, "agent")
     builder.add_conditional_edges("agent", tools_condition, {"tools": "approval_gate", END: END})

@@ -37,7 +37,6 @@ from langgraph.store.base import BaseStore
 
 from langgraph_mcp.graph.gate import create_approval_gate, route_through_gate
 from langgraph_mcp.graph.node import McpToolNode, ToolCallsDone
-from langgraph_mcp.humans.hitl import agent_chat_ui_mode
 from langgraph_mcp.humans.policy import ApprovalPolicy
 from langgraph_mcp.servers.mcp_servers import McpServers
 
@@ -60,7 +59,6 @@ def build_graph(
     model: BaseChatModel | None = None,
     checkpointer: BaseCheckpointSaver[Any] | None = None,
     agent_chat_ui: bool = False,
-    compat: bool | None = None,
     store: BaseStore | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The agent → gate → router → :class:`~langgraph_mcp.McpToolNode` → agent graph over ``servers``.
@@ -70,10 +68,10 @@ def build_graph(
         in the running event loop. ``policy`` defaults to ``ApprovalPolicy()`` (read-only and non-destructive
         calls run, destructive ones are asked about). Pass a ``checkpointer`` to pause and resume (elicitation and
         approvals need one); leave it out for Studio, which supplies its own. A ``store`` keeps decisions remembered for a
-    principal (and OAuth sign-ins); without one only ``thread`` memory is offered. ``agent_chat_ui=True`` (formerly ``compat``) is
+    principal (and OAuth sign-ins); without one only ``thread`` memory is offered. ``agent_chat_ui=True`` is
         Agent Chat UI mode on the gate, the router and the tool node (one interrupt pending at a time, HITL cards).
     """
-    chat_ui = agent_chat_ui_mode(agent_chat_ui, compat, "build_graph")
+    chat_ui = agent_chat_ui
     if model is None:
         from langgraph_mcp.examples.scripted_model import ScriptedChatModel
 

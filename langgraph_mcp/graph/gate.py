@@ -108,7 +108,6 @@ from langgraph_mcp.graph.messages import (
     with_gate_records,
 )
 from langgraph_mcp.humans.approval_request import approval_payload
-from langgraph_mcp.humans.hitl import agent_chat_ui_mode
 from langgraph_mcp.humans.policy import ApprovalPolicy
 from langgraph_mcp.servers.mcp_servers import McpServers, server_access
 
@@ -137,7 +136,6 @@ def create_approval_gate(
     policy: ApprovalPolicy | Mapping[str, Any] | str | os.PathLike[str] | None = None,
     *,
     agent_chat_ui: bool = False,
-    compat: bool | None = None,
     name: str = "approval_gate",
     messages_key: str = "messages",
     oversight: Oversight | None = None,
@@ -147,7 +145,7 @@ def create_approval_gate(
     ``policy`` is an :class:`~langgraph_mcp.humans.policy.ApprovalPolicy`, or what
     :meth:`ApprovalPolicy.load` accepts (a JSON file path or a mapping); ``None`` means the default policy
     (ask about destructive tools, allow the rest). Tools are looked up in ``servers`` by the called name; a
-    name no server publishes gets the policy's ``non_mcp`` verdict. ``agent_chat_ui=True`` (formerly ``compat``) adds LangChain's
+    name no server publishes gets the policy's ``non_mcp`` verdict. ``agent_chat_ui=True`` adds LangChain's
     ``HITLRequest`` keys to each payload, expects ``{"decisions": [decision]}`` answers, and asks one call at
     a time (Agent Chat UI).
 
@@ -158,7 +156,7 @@ def create_approval_gate(
     UI mode at once, instead of ``policy`` and ``agent_chat_ui``. A tool node given no policy judges with this
     gate's policy too (the strictest of every gate's over the same servers): it is never looser than the gate.
     """
-    compat = agent_chat_ui_mode(agent_chat_ui, compat, "create_approval_gate")
+    compat = agent_chat_ui
     gate = GateCheck(servers, _judging(servers, oversight, policy), compat=compat, messages_key=messages_key)
     if oversight is not None:
         compat = gate.compat = oversight.agent_chat_ui or compat
@@ -195,7 +193,6 @@ def route_through_gate(
     otherwise: str = END,
     messages_key: str = "messages",
     agent_chat_ui: bool = False,
-    compat: bool | None = None,
     oversight: Oversight | None = None,
 ) -> RunnableCallable:
     """Conditional edge after the model: allowed calls go straight to the tool node, the rest through the gate.
@@ -218,7 +215,7 @@ def route_through_gate(
     would send those calls again. :class:`~langgraph_mcp.graph.node.ToolCallsDone` returns to the model only once every
     call has its ToolMessage.
 
-    ``agent_chat_ui=True`` (Agent Chat UI mode, formerly ``compat``; set it on the gate and the tool node too): never more than one
+    ``agent_chat_ui=True`` (Agent Chat UI mode; set it on the gate and the tool node too): never more than one
     interrupt pending. If any call needs the gate, only the gate runs (it asks one call at a time) and every
     call, allowed ones included, then runs in the tool node after it; otherwise all calls go to the tool node
     in **one** task, which runs them one after another. The cost: allowed calls wait for the approvals, and
@@ -227,7 +224,7 @@ def route_through_gate(
     checker = GateCheck(
         servers, _judging(servers, oversight, policy), compat=False, messages_key=messages_key
     )
-    compat = agent_chat_ui_mode(agent_chat_ui, compat, "route_through_gate")
+    compat = agent_chat_ui
     if oversight is not None:
         compat = oversight.agent_chat_ui or compat
 

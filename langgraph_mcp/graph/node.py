@@ -78,7 +78,6 @@ from langgraph_mcp.graph.messages import (
     with_batch,
 )
 from langgraph_mcp.graph.routing import ToolCallRouter, ToolCallsDone, note_batch, route_tool_calls
-from langgraph_mcp.humans.hitl import agent_chat_ui_mode
 from langgraph_mcp.humans.policy import ApprovalPolicy
 from langgraph_mcp.humans.sign_in import MAX_SIGN_INS_PER_CALL, authorization_payload, sign_in_result
 from langgraph_mcp.payloads import DecisionRecord, DecisionType
@@ -160,7 +159,6 @@ class McpToolNode(RunnableCallable):
         handle_tool_errors: ErrorHandler = True,
         tags: list[str] | None = None,
         agent_chat_ui: bool = False,
-        compat: bool | None = None,
         policy: ApprovalPolicy | Mapping[str, Any] | str | os.PathLike[str] | None = None,
         on_unproven: OnUnproven = "ask",
         oversight: Oversight | None = None,
@@ -172,7 +170,7 @@ class McpToolNode(RunnableCallable):
         self.handle_tool_errors = handle_tool_errors
         loaded, agent_chat_ui, self.oversight = resolve(oversight, policy, agent_chat_ui)
         apply_key(self._access, self.oversight)
-        self.compat = agent_chat_ui_mode(agent_chat_ui, compat, "McpToolNode")
+        self.compat = agent_chat_ui
         self.explicit_policy = loaded
         """The policy given (``None``: none was, see :attr:`policies`)."""
         self.policy = loaded if loaded is not None else ApprovalPolicy()

@@ -34,7 +34,6 @@ too, so :func:`~langgraph_mcp.humans.resume.resume_command` and the CLI answer c
 from __future__ import annotations
 
 import json
-import warnings
 from collections.abc import Mapping
 from typing import Any, ClassVar, cast
 from urllib.parse import urlsplit
@@ -70,18 +69,6 @@ __all__ = [
     "hitl_answers_response_schema",
     "stored_answers",
 ]
-
-
-def agent_chat_ui_mode(agent_chat_ui: bool, compat: bool | None, where: str) -> bool:
-    """The Agent Chat UI switch of ``where``, taking the deprecated ``compat=`` spelling too (with a warning)."""
-    if compat is None:
-        return agent_chat_ui
-    warnings.warn(
-        f"{where}(compat=...) is deprecated: use agent_chat_ui=... (the same switch: Agent Chat UI mode)",
-        DeprecationWarning,
-        stacklevel=3,
-    )
-    return agent_chat_ui or compat
 
 
 def help_key(form: FormRequest) -> str:
