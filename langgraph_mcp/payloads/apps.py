@@ -14,7 +14,7 @@ as "no UI" (never an error, never a guess), and only the known keys of the known
 
 The client advertises the extension (``ClientCapabilities.extensions["io.modelcontextprotocol/ui"]`` with
 ``{"mimeTypes": ["text/html;profile=mcp-app"]}``) only for a server configured with ``apps: true``, and, like MCP
-Tasks, only to a server that offers it (see :mod:`langgraph_mcp.connection.owner_task`).
+Tasks, only to a server that offers it (see :mod:`langgraph_mcp.connection.owner`).
 """
 
 from __future__ import annotations
