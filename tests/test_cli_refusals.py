@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +26,11 @@ from langgraph_mcp.errors import CliError
 from langgraph_mcp.examples.demo_graph import build_graph
 from langgraph_mcp.examples.demo_state import EVENTS_FILE_ENV
 
-BAD = {
-    "type": "edit",
-    "edited_action": {"name": "demo_delete_file", "args": {"path": "notes.txt", "remember": "forever"}},
-}
+
+def BAD(item: PendingMcpInterrupt) -> dict[str, Any]:
+    """The card sent back as shown, its Decision box empty (Submit, Ctrl+Enter or Reset in Agent Chat UI)."""
+    (action,) = item.payload["action_requests"]
+    return {"type": "edit", "edited_action": {"name": action["name"], "args": dict(action["args"])}}
 
 
 class Scripted:
@@ -36,7 +38,7 @@ class Scripted:
 
     how = "script"
 
-    def __init__(self, *answers: dict[str, Any]) -> None:
+    def __init__(self, *answers: dict[str, Any] | Callable[[PendingMcpInterrupt], dict[str, Any]]) -> None:
         self.answers = list(answers)
         self.asked: list[str] = []
 
@@ -44,7 +46,8 @@ class Scripted:
         if item.kind != "approval":
             return None  # the trip's form stays pending: this test is about the approval
         self.asked.append(item.interrupt_id)
-        return Reply(self.answers[min(len(self.asked), len(self.answers)) - 1], self.how)
+        answer = self.answers[min(len(self.asked), len(self.answers)) - 1]
+        return Reply(answer(item) if callable(answer) else answer, self.how)
 
 
 def run(tmp_path: Path, responder: Scripted) -> tuple[Any, str]:
@@ -90,7 +93,7 @@ def test_a_card_answer_the_graph_refuses_is_shown_in_words_and_asked_again(
     assert not isinstance(outcome, CliError), outcome
     assert "Traceback" not in printed
     assert "refused that answer (nothing was saved)" in printed
-    assert "Remember: 'forever' is not one of no, thread" in printed
+    assert "Decision is empty, so nothing was sent" in printed
     assert len(responder.asked) == 2 and responder.asked[0] == responder.asked[1]  # the same interrupt, again
     assert "rejected this call" in printed
     assert deletes(events) == 0
