@@ -143,7 +143,8 @@ def test_a_destructive_call_from_the_app_shows_the_card_and_runs_once_after_appr
             {"do": "app_click", "selector": 'button[data-file="todo.txt"]', "idle": True},
             {"do": "card", "title": "demo_delete_file", "shot": "app-card"},
             {"do": "text", "text": "asks to call delete_file"},
-            {"do": "click", "button": "Approve"},
+            {"do": "fill", "field": "Decision", "value": "approve"},
+            {"do": "click", "button": "Submit"},
             {"do": "app_text", "text": "delete_file: Deleted todo.txt", "shot": "app-approved"},
         ],
         ui_assets=True,
@@ -159,7 +160,9 @@ def test_a_destructive_call_from_the_app_never_runs_after_reject(served: Served)
             *_shown(),
             {"do": "app_click", "selector": 'button[data-file="notes.txt"]', "idle": True},
             {"do": "card", "title": "demo_delete_file"},
-            {"do": "reject", "reason": "keep my notes"},
+            {"do": "fill", "field": "Reason", "value": "keep my notes"},
+            {"do": "fill", "field": "Decision", "value": "reject"},
+            {"do": "click", "button": "Submit"},
             {"do": "app_text", "text": "delete_file: error", "shot": "app-rejected"},
             {"do": "app_facts"},
         ],
@@ -167,6 +170,8 @@ def test_a_destructive_call_from_the_app_never_runs_after_reject(served: Served)
     )
     assert served.ran("delete_file") == before
     assert "notes.txt" in report.steps[-1]["app"]["app_files"]
+    assert "rejected" in report.steps[-1]["app"]["app_status"]  # the app was told no, with the person's Reason
+    assert "keep my notes" in report.steps[-1]["app"]["app_status"]
 
 
 def test_an_app_cannot_reach_the_page_and_its_messages_and_links_wait_for_the_person(served: Served) -> None:
