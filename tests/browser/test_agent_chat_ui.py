@@ -74,7 +74,13 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
 
 
 def _start(message: str = "go") -> list[dict[str, Any]]:
-    return [{"do": "open", "timeout_ms": OPEN_TIMEOUT_MS}, {"do": "send", "text": message}]
+    """Open the page, send ``message``, and wait until Agent Chat UI has redrawn the card after the new thread (it
+    fetches the thread list 4 s after a new thread id, which redraws the card and empties what was typed)."""
+    return [
+        {"do": "open", "timeout_ms": OPEN_TIMEOUT_MS},
+        {"do": "send", "text": message},
+        {"do": "settled"},
+    ]
 
 
 def _fill(fields: dict[str, str]) -> list[dict[str, Any]]:
@@ -99,7 +105,8 @@ def _finished(text: str) -> None:
     # One string of file names, no [object Object]. The runs share one demo server (module-scope McpServers in
     # langgraph_mcp/examples/studio_servers.py), so what is left depends on what earlier tests deleted.
     listing = _result(text, "demo_list_files", "call_list_files_1")
-    assert listing == "[]" or set(listing.split()) <= {"notes.txt", "todo.txt"}, listing  # "[]": none left
+    # none left: the server returns no text, only its structured {"result": []}, which the UI shows as a table
+    assert listing == "result\t[]" or set(listing.split()) <= {"notes.txt", "todo.txt"}, listing
 
 
 def _decide(word: str) -> list[dict[str, Any]]:
@@ -166,14 +173,13 @@ def test_approve_then_a_form_answered_wrong_then_right(browser: Browser) -> None
     registered = _result(finished, "demo_register", "call_register_1")
     assert "age\t36\n" in registered and "plan\tpro\n" in registered  # JSON text: the UI shows it as a table
     url = report.after("url")
-    # the card's args are all Agent Chat UI shows of an approve-only card (its description is behind a button)
-    for shown in (
-        "Open the URL yourself (it is not opened for you), then type accept in the Decision box",
-        "Please confirm the deposit of 20 EUR on the payment page.",
-        "https://pay.example.com/checkout/20",
-        "pay.example.com",
-    ):
-        assert shown in url["text"], shown
+    # the card's boxes are all Agent Chat UI shows of an edit-only card (its description is behind a button)
+    assert url["fields"]["How To Answer"].startswith(
+        "Open the URL yourself (it is not opened for you), then type accept in the Decision box"
+    ), url["fields"]
+    assert url["fields"]["Message"] == "Please confirm the deposit of 20 EUR on the payment page."
+    assert url["fields"]["Url"] == "https://pay.example.com/checkout/20"
+    assert url["fields"]["Host"] == "pay.example.com" and url["fields"]["Decision"] == "", url["fields"]
     assert _result(finished, "demo_pay_deposit", "call_pay_deposit_1") == "payment consent: accept"
 
 

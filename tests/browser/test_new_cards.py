@@ -171,6 +171,7 @@ def test_review_a_completion_approve_edit_reject(served: Served) -> None:
         [
             {"do": "open", "timeout_ms": OPEN_TIMEOUT_MS},
             {"do": "send", "text": "summarize the notes"},
+            {"do": "settled"},  # the redraw 4 s after a new thread has happened: what is typed now stays
             {"do": "card", "title": "notes_summarize", "shot": "review-card"},
             *_no_controls("notes_summarize", "Completion", "review"),
             {"do": "fill", "field": "Decision", "value": "approve"},
@@ -233,6 +234,7 @@ def test_remember_for_the_thread_then_the_same_call_runs_without_a_card(served: 
         [
             {"do": "open", "timeout_ms": OPEN_TIMEOUT_MS},
             {"do": "send", "text": "delete todo.txt"},
+            {"do": "settled"},
             {"do": "card", "title": "demo_delete_file", "shot": "approval-card"},
             {"do": "fill", "field": "Remember", "value": "thread"},
             {"do": "fill", "field": "Decision", "value": "approve"},
@@ -285,6 +287,7 @@ def test_a_remember_word_it_does_not_offer_is_refused_in_words_and_the_card_stay
         [
             {"do": "open", "timeout_ms": OPEN_TIMEOUT_MS},
             {"do": "send", "text": "delete todo.txt"},
+            {"do": "settled"},
             {"do": "card", "title": "demo_delete_file"},
             {"do": "fill", "field": "Remember", "value": "yes"},
             {"do": "fill", "field": "Decision", "value": "approve"},
@@ -333,6 +336,7 @@ def test_every_no_control_on_the_approval_form_and_url_cards_sends_nothing_and_n
         [
             {"do": "open", "timeout_ms": OPEN_TIMEOUT_MS},
             {"do": "send", "text": "go"},
+            {"do": "settled"},
             {"do": "card", "title": "demo_delete_file", "shot": "approval-card"},
             *_no_controls("demo_delete_file", "Path", "approval"),
             {"do": "fill", "field": "Reason", "value": "keep todo.txt"},
