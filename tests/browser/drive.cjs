@@ -145,17 +145,18 @@ const verbs = {
     await idle(page);
   },
   async clear_toasts(page, step) {
-    // Close every toast, so the next "toast" step sees only what comes after.
-    for (;;) {
-      const close = page.locator("[data-sonner-toast] button[aria-label='Close toast']");
-      if ((await close.count()) === 0) break;
-      await close.first().click({ timeout: TIMEOUT }).catch(() => {});
-      await page.waitForTimeout(50); // let sonner remove it (animation), then look again
-    }
+    // Mark every toast shown now as seen, so the next "toast" step waits for one that comes after. (Clicking their
+    // close buttons waited out the whole step timeout while sonner stacked and animated them.)
+    await page.evaluate(() => {
+      for (const t of document.querySelectorAll("[data-sonner-toast]")) t.setAttribute("data-lgmcp-seen", "1");
+    });
   },
   async toast(page, step) {
-    // Wait until a toast holding `text` is shown.
-    await page.locator("[data-sonner-toast]", { hasText: step.text }).first().waitFor({ timeout: TIMEOUT });
+    // Wait until a toast holding `text` is shown that was not there at the last clear_toasts.
+    await page
+      .locator("[data-sonner-toast]:not([data-lgmcp-seen])", { hasText: step.text })
+      .first()
+      .waitFor({ timeout: TIMEOUT });
   },
   async type_at_once(page, step) {
     // As soon as the card of `title` shows, type `value` into `field` (no wait in between), and note the time.

@@ -189,8 +189,9 @@ def test_review_a_completion_approve_edit_reject(served: Served) -> None:
             # the Prompt box is what the model already answered: an edit of it is refused, the card stays
             {"do": "fill", "field": "Prompt", "value": "Summarize kindly: the meeting notes"},
             {"do": "fill", "field": "Decision", "value": "approve"},
+            {"do": "clear_toasts"},
             {"do": "click", "button": "Submit"},
-            {"do": "text", "text": "An error occurred", "shot": "prompt-refused"},
+            {"do": "toast", "text": "already answered by the model", "shot": "prompt-refused"},
             {"do": "card", "title": "notes_summarize"},
             {"do": "fill", "field": "Reason", "value": "do not send this"},
             {"do": "fill", "field": "Decision", "value": "reject"},
@@ -250,8 +251,10 @@ def test_remember_for_the_thread_then_the_same_call_runs_without_a_card(served: 
     assert box.startswith("no - type thread (on this thread)") and "without asking" in box, box
     _edit_only(card)
     not_asked = report.after("not-asked")["text"]
-    for call_id in ("call_delete_file_1", "call_delete_file_2"):
-        assert _result(not_asked, "demo_delete_file", call_id) == "Deleted todo.txt"
+    assert _result(not_asked, "demo_delete_file", "call_delete_file_1") == "Deleted todo.txt"
+    assert _result(not_asked, "demo_delete_file", "call_delete_file_2") == (  # the model is told why
+        "Deleted todo.txt (Ran under a remembered approval on this thread; nobody was asked this time.)"
+    )
     assert "Mark as Resolved" not in not_asked  # the second call was not asked about
     # The server's own record: the tool body committed its delete once per turn, in two server processes.
     commits = served.demo_events("delete_file.commit")
