@@ -26,12 +26,13 @@ file's JSON, a missing ``--db``) is checked before LangGraph and the MCP SDK are
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import select
 import sys
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from rich.console import Console
@@ -299,16 +300,33 @@ def _add_policy(sub: Any) -> None:
     explain.set_defaults(command_name="policy_explain")
 
 
-def _configure_logging(verbosity: int) -> None:
-    """Errors only by default; ``-v``: this package at INFO (server stderr included); ``-vv``: DEBUG."""
-    root = logging.ERROR if verbosity <= 0 else logging.WARNING if verbosity == 1 else logging.INFO
-    logging.basicConfig(
-        level=root, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s", force=True
-    )
-    if verbosity > 0:
-        logging.getLogger("langgraph_mcp").setLevel(logging.INFO if verbosity == 1 else logging.DEBUG)
-    else:
-        warnings.simplefilter("ignore")
+@contextlib.contextmanager
+def _configured_logging(verbosity: int) -> Iterator[None]:
+    """Errors only by default; ``-v``: this package at INFO (server stderr included); ``-vv``: DEBUG. Undone on
+    the way out, so a command run in-process (:func:`run`) leaves the caller's logging and warnings as they were."""
+    root = logging.getLogger()
+    package = logging.getLogger("langgraph_mcp")
+    handlers, root_level, package_level = root.handlers[:], root.level, package.level
+    level = logging.ERROR if verbosity <= 0 else logging.WARNING if verbosity == 1 else logging.INFO
+    with warnings.catch_warnings():
+        logging.basicConfig(
+            level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s", force=True
+        )
+        if verbosity > 0:
+            package.setLevel(logging.INFO if verbosity == 1 else logging.DEBUG)
+        else:
+            warnings.simplefilter("ignore")
+        try:
+            yield
+        finally:
+            for handler in root.handlers[:]:
+                if handler not in handlers:
+                    root.removeHandler(handler)
+            for handler in handlers:
+                if handler not in root.handlers:
+                    root.addHandler(handler)
+            root.setLevel(root_level)
+            package.setLevel(package_level)
 
 
 class _StdoutClosed(BaseException):
@@ -369,7 +387,11 @@ def run(argv: Sequence[str] | None = None) -> int:
 def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    _configure_logging(args.verbose)
+    with _configured_logging(args.verbose):
+        return _run_command(args)
+
+
+def _run_command(args: argparse.Namespace) -> int:
     from langgraph_mcp.cli.inputs import check_inputs
     from langgraph_mcp.errors import CliError
 
@@ -391,8 +413,11 @@ def _run(argv: Sequence[str] | None) -> int:
         # Every run and every lookup of this process uses these values (e.g. per-user header tokens).
         from langgraph_mcp.credentials import RUN_CONFIG
 
-        RUN_CONFIG.set({"configurable": configurable})
-        return _command(args.command_name)(args, console, err)
+        token = RUN_CONFIG.set({"configurable": configurable})
+        try:
+            return _command(args.command_name)(args, console, err)
+        finally:
+            RUN_CONFIG.reset(token)
     except CliError as exc:
         err.print(Text(f"error: {exc}", style="red"))
         return exc.code
