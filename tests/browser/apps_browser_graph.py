@@ -1,4 +1,4 @@
-"""The graph ``tests/browser/test_mcp_apps.py`` serves with ``langgraph dev``: the apps demo graph
+"""The graph ``tests/browser/test_apps_in_agent_chat_ui.py`` serves with ``langgraph dev``: the apps demo graph
 (:func:`langgraph_mcp.examples.apps_graph.build_apps_graph`, Agent Chat UI mode) over the demo server on stdio with
 ``apps: true``, which appends each event to ``$LGMCP_BROWSER_DEMO_EVENTS`` (its own record of what ran)."""
 
