@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from tests.conftest import SLOW_MODULES
@@ -17,5 +18,7 @@ def test_every_slow_module_exists() -> None:
 def test_the_readme_offers_the_fast_subset_next_to_the_test_command() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     tests_section = readme.split("Run the tests", 1)[1].split("## ", 1)[0]
-    assert "10–15 minutes on 2 cores" in tests_section
+    # The README says how long the whole run takes, so a newcomer knows what they start (the number is measured
+    # and changes; that it is said is what this checks).
+    assert re.search(r"about \d+ minutes on 2 cores", tests_section), tests_section[:200]
     assert '.venv/bin/python -m pytest -m "not slow"' in tests_section
