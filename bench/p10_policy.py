@@ -24,7 +24,7 @@ from langchain_core.messages import ToolCall
 
 from bench.common import Section, Summary, main
 from langgraph_mcp.catalog import McpTool
-from langgraph_mcp.humans.policy import ApprovalPolicy
+from langgraph_mcp.policy.policy import ApprovalPolicy
 
 TARGET_US = 50.0
 RULES = 200

@@ -39,8 +39,8 @@ from langgraph_mcp.approval.memory import arecall, aremember, signed_entry
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.graph.gate import create_approval_gate, route_through_gate
 from langgraph_mcp.graph.node import McpToolNode, ToolCallsDone
-from langgraph_mcp.humans.approval_request import approval_payload
-from langgraph_mcp.humans.policy import ApprovalPolicy
+from langgraph_mcp.policy.policy import ApprovalPolicy
+from langgraph_mcp.questions.approval import approval_payload
 from langgraph_mcp.servers.mcp_servers import McpServers, server_access
 
 PRINCIPAL = "ann"

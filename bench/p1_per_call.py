@@ -39,7 +39,7 @@ from mcp.client.stdio import stdio_client
 from bench.common import DEMO_ARGS, ERAS, PY, Comparison, Section, demo_stdio, era_mode, interleave, main
 from langgraph_mcp import ApprovalPolicy, McpServers, McpToolNode, route_tool_calls
 from langgraph_mcp.approval.judge import Proof
-from langgraph_mcp.humans.policy import Verdict
+from langgraph_mcp.policy.policy import Verdict
 from langgraph_mcp.servers.mcp_servers import server_access
 
 _ids = itertools.count()

@@ -55,8 +55,6 @@ if TYPE_CHECKING:
     from langgraph_mcp.graph.approval_middleware import McpApprovalMiddleware
     from langgraph_mcp.graph.gate import create_approval_gate, route_through_gate
     from langgraph_mcp.graph.node import McpToolNode, ToolCallRouter, ToolCallsDone, route_tool_calls
-    from langgraph_mcp.humans.policy import ApprovalPolicy
-    from langgraph_mcp.humans.resume import PendingMcpInterrupt, pending_interrupts, resume_command
     from langgraph_mcp.payloads import (
         APPROVAL_INTERRUPT_TYPE,
         ELICITATION_INTERRUPT_TYPE,
@@ -65,6 +63,8 @@ if TYPE_CHECKING:
         ElicitationAnswers,
         ElicitationInterrupt,
     )
+    from langgraph_mcp.policy.policy import ApprovalPolicy
+    from langgraph_mcp.questions.resume import PendingMcpInterrupt, pending_interrupts, resume_command
     from langgraph_mcp.servers.mcp_servers import McpServers
 
 _ERRORS = "langgraph_mcp.errors"
@@ -84,13 +84,13 @@ _EXPORTS: dict[str, str] = {
     "route_through_gate": "langgraph_mcp.graph.gate",
     "add_mcp_tools": "langgraph_mcp.graph.agent",
     "Oversight": "langgraph_mcp.approval.oversight",
-    "ApprovalPolicy": "langgraph_mcp.humans.policy",
+    "ApprovalPolicy": "langgraph_mcp.policy.policy",
     "McpToolCallRequest": "langgraph_mcp.calls.interceptors",
     "ToolCallHandler": "langgraph_mcp.calls.interceptors",
     "ToolCallInterceptor": "langgraph_mcp.calls.interceptors",
-    "resume_command": "langgraph_mcp.humans.resume",
-    "pending_interrupts": "langgraph_mcp.humans.resume",
-    "PendingMcpInterrupt": "langgraph_mcp.humans.resume",
+    "resume_command": "langgraph_mcp.questions.resume",
+    "pending_interrupts": "langgraph_mcp.questions.resume",
+    "PendingMcpInterrupt": "langgraph_mcp.questions.resume",
     "APPROVAL_INTERRUPT_TYPE": "langgraph_mcp.payloads",
     "ELICITATION_INTERRUPT_TYPE": "langgraph_mcp.payloads",
     "ApprovalInterrupt": "langgraph_mcp.payloads",

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from langgraph_mcp.humans.binding import machine_key
+from langgraph_mcp.policy.binding import machine_key
 from tests.support.checkpointers import (
     DEFAULT_KIND,
     KINDS,
@@ -30,7 +30,7 @@ from tests.support.checkpointers import (
 )
 from tests.support.helpers import OpenServers, OpenServersSync
 
-# This machine's approval key (langgraph_mcp.humans.binding.machine_key) is kept in a data directory of the test
+# This machine's approval key (langgraph_mcp.policy.binding.machine_key) is kept in a data directory of the test
 # run, shared by the processes the tests start, never in the user's own; a test that needs another machine's key
 # sets LANGGRAPH_MCP_DATA_DIR itself (or a key).
 if not os.environ.get("LANGGRAPH_MCP_DATA_DIR"):

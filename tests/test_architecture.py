@@ -14,20 +14,23 @@ explains each folder and traces one call and one pause through them.
    internals). Everyone may read them.
 1. **transports** — ``transports/``: one module per transport (its config model, how it opens a client, what a
    decision about its server binds to), and ``config`` (every server by name, over the registered transports).
-2. **humans** — ``humans/``: what a human is asked and may answer, with no I/O: policy, decisions, forms, answer
-   validation, URL and secret inspection, Agent Chat UI shapes, resume, coercion, schemas.
-3. **connection** — ``connection/``: one live server (owner task, the watch on its transport, requests, timers,
+2. **policy** — ``policy/``: the policy language, with no I/O: the policy model, precedence, rules and their
+   conditions, policy files and their self-tests, verdicts, and what a signed decision binds to.
+3. **questions** — ``questions/``: what a person is asked and may answer, with no I/O: one module per interrupt kind
+   (approval and its decisions, elicitation and its answers, sign-in, sampling), the registry over them (resume),
+   the Agent Chat UI shapes and cards, URL and secret inspection, coercion, schemas.
+4. **connection** — ``connection/``: one live server (owner task, the watch on its transport, requests, timers,
    legacy routing of pushed questions, server logs).
-4. **calls** — ``calls/``: one call over a connection (round driver, asker, paused calls, interceptors, progress
+5. **calls** — ``calls/``: one call over a connection (round driver, asker, paused calls, interceptors, progress
    stream, results, LangChain tools). They are handed what they need, so they never import ``servers``.
-5. **servers** — ``servers/``: many servers, one lifecycle (``McpServers``, per-identity connections, listings,
+6. **servers** — ``servers/``: many servers, one lifecycle (``McpServers``, per-identity connections, listings,
    name resolution, the sync bridge, status, resources and prompts).
-6. **approval** — ``approval/``: the one judgement of a call (allow, deny, ask, remembered; what an answer does),
+7. **approval** — ``approval/``: the one judgement of a call (allow, deny, ask, remembered; what an answer does),
    who owns a call, remembered decisions, the decision record.
-7. **graph** — ``graph/``: what users wire into a StateGraph (``McpToolNode``, routers, the gate, messages).
-8. **examples** — ``examples/`` (demo server, demo/Studio graph, scripted model).
-9. **cli** — ``cli/``.
-10. **facade** — ``langgraph_mcp`` itself (the lazy public exports) and ``__main__``; nothing in the package
+8. **graph** — ``graph/``: what users wire into a StateGraph (``McpToolNode``, routers, the gate, messages).
+9. **examples** — ``examples/`` (demo server, demo/Studio graph, scripted model).
+10. **cli** — ``cli/``.
+11. **facade** — ``langgraph_mcp`` itself (the lazy public exports) and ``__main__``; nothing in the package
    imports the facade (import from the defining module).
 
 Every module matches exactly one entry of :data:`LAYERS` (a new top-level module must be added to the vocabulary
@@ -63,7 +66,8 @@ PACKAGE = "langgraph_mcp"
 LAYERS: list[tuple[str, list[str]]] = [
     ("vocabulary", ["errors", "payloads.*", "credentials", "catalog", "_compat"]),
     ("transports", ["transports.*", "config"]),
-    ("humans", ["humans.*"]),
+    ("policy", ["policy.*"]),
+    ("questions", ["questions.*"]),
     ("connection", ["connection.*"]),
     ("calls", ["calls.*"]),
     ("servers", ["servers.*"]),
@@ -316,7 +320,7 @@ def test_every_module_is_in_exactly_one_layer() -> None:
     unmatched = sorted(_show(name) for name in MODULES if not _matching_entries(name))
     assert not unmatched, (
         f"modules in no layer: {unmatched}. Put a new module in the folder whose job it does "
-        "(transports/, humans/, connection/, calls/, servers/, graph/); a new top-level module is a vocabulary module "
+        "(transports/, policy/, questions/, connection/, calls/, servers/, graph/); a new top-level module is a vocabulary module "
         "and must be named in LAYERS on purpose."
     )
     doubled = {_show(name): found for name in MODULES if len(found := _matching_entries(name)) > 1}

@@ -1,5 +1,5 @@
 """Every Agent Chat UI card the package emits allows ``edit`` only, and nothing is sent until a word is typed in its
-empty Decision box (see :mod:`langgraph_mcp.humans.cards`): what the UI sends for each "no" control (Submit,
+empty Decision box (see :mod:`langgraph_mcp.questions.cards`): what the UI sends for each "no" control (Submit,
 Ctrl/Cmd+Enter, Reset: the card's boxes as shown; a whitespace Decision) is refused in words, and a yes takes the word
 ``approve``/``accept``. The same cards in a real browser: ``tests/browser/test_new_cards.py``."""
 
@@ -11,12 +11,17 @@ import pytest
 from pydantic import TypeAdapter
 
 from langgraph_mcp.errors import AnswerRefusedError
-from langgraph_mcp.humans.approval_request import approval_payload, with_remember_field
-from langgraph_mcp.humans.decisions import decision_response_schema
-from langgraph_mcp.humans.sampling import review_card, review_card_model, sampling_card, sampling_card_model
-from langgraph_mcp.humans.sign_in import authorization_payload, sign_in_response_schema
-from langgraph_mcp.humans.verdicts import Verdict
 from langgraph_mcp.payloads import DecisionType
+from langgraph_mcp.policy.verdicts import Verdict
+from langgraph_mcp.questions.approval import approval_payload, with_remember_field
+from langgraph_mcp.questions.decisions import decision_response_schema
+from langgraph_mcp.questions.sampling import (
+    review_card,
+    review_card_model,
+    sampling_card,
+    sampling_card_model,
+)
+from langgraph_mcp.questions.sign_in import authorization_payload, sign_in_response_schema
 
 NOTHING = r"Decision (is empty|holds only spaces), so nothing was sent"
 BLANKS = ("", "   ", "\n\t")

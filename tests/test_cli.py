@@ -20,9 +20,9 @@ import pytest
 from langgraph_mcp.cli.responders import auto_answer, sample_value
 from langgraph_mcp.examples.demo_server import Registration
 from langgraph_mcp.examples.scripted_model import ScriptedChatModel
-from langgraph_mcp.humans.answers import validate_answers
-from langgraph_mcp.humans.inspection import sensitive_fields
 from langgraph_mcp.payloads import FormRequest
+from langgraph_mcp.questions.answers import validate_answers
+from langgraph_mcp.questions.inspection import sensitive_fields
 from tests.support.helpers import HANG_GUARD
 
 TIMEOUT = HANG_GUARD

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from langgraph_mcp.humans.policy import ApprovalPolicy
+from langgraph_mcp.policy.policy import ApprovalPolicy
 from tests.support.helpers import HANG_GUARD
 
 ROOT = Path(__file__).resolve().parents[1]

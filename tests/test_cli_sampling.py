@@ -111,7 +111,7 @@ def test_the_cli_shows_the_completion_for_review_and_sends_the_edited_text(tmp_p
 
 def test_yes_approves_sampling_requests_and_completions() -> None:
     from langgraph_mcp.cli.responders import AutoResponder
-    from langgraph_mcp.humans.resume import PendingMcpInterrupt
+    from langgraph_mcp.questions.resume import PendingMcpInterrupt
 
     request = {"type": "mcp_sampling", "tool_call_id": "c1", "server": "sampler", "published_name": "s_x"}
     review = {**request, "type": "mcp_sampling_review", "completion": "text"}

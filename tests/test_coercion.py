@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from langgraph_mcp.humans.coercion import coerce_to_schema
+from langgraph_mcp.questions.coercion import coerce_to_schema
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -29,7 +29,7 @@ from langgraph_mcp import (
 )
 from langgraph_mcp.errors import AnswerRefusedError, DecisionError
 from langgraph_mcp.examples.demo_server import build_server
-from langgraph_mcp.humans.cards import REDRAW_WARNING
+from langgraph_mcp.questions.cards import REDRAW_WARNING
 from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import ERAS, OpenServers, OpenServersSync
 from tests.support.node_support import call, in_process, one_turn_graph, text_of, tool_messages

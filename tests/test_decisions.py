@@ -12,8 +12,12 @@ from langgraph.types import Command, interrupt
 from pydantic import TypeAdapter, ValidationError
 
 from langgraph_mcp.errors import AnswerRefusedError, DecisionError
-from langgraph_mcp.humans.decisions import decision_json_schema, decision_response_schema, validate_decision
 from langgraph_mcp.payloads import ApprovalInterrupt, DecisionType
+from langgraph_mcp.questions.decisions import (
+    decision_json_schema,
+    decision_response_schema,
+    validate_decision,
+)
 from tests.support.checkpointers import StrictSaver
 
 INPUT_SCHEMA: dict[str, Any] = {

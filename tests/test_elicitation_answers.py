@@ -1,4 +1,4 @@
-"""Tests for ``langgraph_mcp.humans.answers``: request payloads, answer checks, and the resume schema."""
+"""Tests for ``langgraph_mcp.questions.answers``: request payloads, answer checks, and the resume schema."""
 
 from __future__ import annotations
 
@@ -17,17 +17,17 @@ from langgraph.types import Command, interrupt
 from pydantic import ValidationError
 
 from langgraph_mcp.errors import AnswerError
-from langgraph_mcp.humans import answers as answers_module
-from langgraph_mcp.humans import formats
-from langgraph_mcp.humans.answers import (
+from langgraph_mcp.payloads import ElicitationRequest, FormRequest, UrlRequest
+from langgraph_mcp.questions import answers as answers_module
+from langgraph_mcp.questions import formats
+from langgraph_mcp.questions.answers import (
     answers_fit,
     answers_response_schema,
     to_elicit_result,
     validate_answers,
 )
-from langgraph_mcp.humans.forms import question_key, request_from_params
-from langgraph_mcp.humans.inspection import sensitive_fields, url_host
-from langgraph_mcp.payloads import ElicitationRequest, FormRequest, UrlRequest
+from langgraph_mcp.questions.elicitation import question_key, request_from_params
+from langgraph_mcp.questions.inspection import sensitive_fields, url_host
 from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import HANG_GUARD
 
@@ -759,8 +759,8 @@ def test_response_schema_is_rebuilt_from_requests_alone() -> None:
 def test_keys_and_schema_are_identical_in_a_new_process() -> None:
     code = (
         "import json, sys\n"
-        "from langgraph_mcp.humans.answers import answers_response_schema\n"
-        "from langgraph_mcp.humans.forms import question_key\n"
+        "from langgraph_mcp.questions.answers import answers_response_schema\n"
+        "from langgraph_mcp.questions.elicitation import question_key\n"
         "requests = json.loads(sys.argv[1])\n"
         "schema = requests['ask_date']['requested_schema']\n"
         "print(json.dumps({'key': question_key('Plan the trip', schema, None, 'strict'),\n"

@@ -20,7 +20,7 @@ import pytest
 import langgraph_mcp
 from langgraph_mcp import errors
 from langgraph_mcp.errors import AnswerError, ServerError
-from langgraph_mcp.humans.answers import validate_answers
+from langgraph_mcp.questions.answers import validate_answers
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1] / "langgraph_mcp"
 
@@ -29,7 +29,7 @@ PRIVATE_EXCEPTIONS: dict[tuple[str, str], str] = {
         "control flow of the CLI: raised by its console when stdout is closed (`| head`), caught by run() (the CLI's one entry), which "
         "exits 141 quietly; a BaseException so no command's `except Exception` swallows it on the way"
     ),
-    ("humans/decisions.py", "_TooBig"): (
+    ("questions/decisions.py", "_TooBig"): (
         "control flow inside _args_schema: raised and caught by that one function (checked below), it ends a "
         "$ref-inlining walk that grew past its budget and never escapes"
     ),
@@ -46,22 +46,22 @@ PRIVATE_EXCEPTIONS: dict[tuple[str, str], str] = {
 """Exception classes defined outside ``errors.py``: (module, class) -> why that is fine."""
 
 BUILTIN_RAISES: dict[tuple[str, str], str] = {
-    ("humans/policy_rules.py", "_no_clock"): (
+    ("policy/rules.py", "_no_clock"): (
         "an internal invariant, not a user's mistake: a condition matched once per tool never reads the clock, so "
         "reaching this is a bug in the package (CompiledRule sorts conditions by what they read)"
     ),
-    ("humans/sampling.py", "SamplingDecisionModel._fits_its_type"): (
+    ("questions/sampling.py", "SamplingDecisionModel._fits_its_type"): (
         "a pydantic validator of a sampling decision: pydantic turns the ValueError into the ValidationError "
         "LangGraph refuses the resume with (the same interrupt stays pending)"
     ),
-    ("humans/sampling.py", "_HitlSamplingDecision._fits_its_type"): (
+    ("questions/sampling.py", "_HitlSamplingDecision._fits_its_type"): (
         "a pydantic validator of a sampling decision (Agent Chat UI shape), as above"
     ),
-    ("humans/sampling.py", "CompletionDecisionModel._fits_its_type"): (
+    ("questions/sampling.py", "CompletionDecisionModel._fits_its_type"): (
         "a pydantic validator of a completion review's decision: pydantic turns the ValueError into the "
         "ValidationError LangGraph refuses the resume with (the same interrupt stays pending)"
     ),
-    ("humans/sampling.py", "_HitlCompletionDecision._fits_its_type"): (
+    ("questions/sampling.py", "_HitlCompletionDecision._fits_its_type"): (
         "a pydantic validator of a completion review's decision (Agent Chat UI shape), as above"
     ),
     ("approval/memory.py", "list_approvals"): (
@@ -76,7 +76,7 @@ BUILTIN_RAISES: dict[tuple[str, str], str] = {
     ("credentials.py", "expand_env.replace"): (
         "expand_env is only called from the HTTP transports' pydantic header validators (ValidationError -> ConfigError)"
     ),
-    ("humans/forms.py", "request_from_params"): (
+    ("questions/elicitation.py", "request_from_params"): (
         "exhaustiveness guard over the SDK's ElicitRequest*Params union: only a programming error reaches it"
     ),
     ("connection/timers.py", "CancelAfter.__aexit__"): (

@@ -1,13 +1,13 @@
 """Living documentation: a new policy rule condition, added through the extension point
-(:mod:`langgraph_mcp.humans.rule_conditions`) and nothing else, decides real calls.
+(:mod:`langgraph_mcp.policy.conditions`) and nothing else, decides real calls.
 
 The example condition is ``weekdays``: a time window read from the policy's clock (the test injects a clock it sets
 by hand: no sleeps). It takes part in the gate's and the node's judgement over the demo server (what ran is read
 from the server's own record), in the rule file's ``[[tests]]`` (``at = ...``) and in ``policy explain --at``; and
 a warm call after the clock moved is judged anew (nothing remembers a verdict across calls).
 
-Files a new condition touches: before this extension point, ``humans/policy_rules.py`` (the field, the compiled
-slots, ``call_match``), ``humans/precedence.py`` (``decide`` and the hand-kept ``verdict_key``), ``RuleTest``,
+Files a new condition touches: before this extension point, ``policy/rules.py`` (the field, the compiled
+slots, ``call_match``), ``policy/precedence.py`` (``decide`` and the hand-kept ``verdict_key``), ``RuleTest``,
 ``cli/policy.py``; now one class and one :func:`register_condition` (this module).
 """
 
@@ -31,7 +31,7 @@ from langgraph_mcp.cli.app import run as run_cli
 from langgraph_mcp.errors import ConfigError, PolicyError
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.graph.node import ToolCallRouter
-from langgraph_mcp.humans.rule_conditions import (
+from langgraph_mcp.policy.conditions import (
     CallInputs,
     Input,
     Match,

@@ -1,5 +1,5 @@
 """Living documentation: a new question kind (an interrupt a graph node of your own raises), added through the
-registry of :mod:`langgraph_mcp.humans.resume` and nothing else, is listed by ``pending_interrupts`` and answered
+registry of :mod:`langgraph_mcp.questions.resume` and nothing else, is listed by ``pending_interrupts`` and answered
 by ``resume_command`` together with a real approval in one ``Command``; a wrong answer is refused in words and the
 same interrupt stays pending.
 
@@ -7,7 +7,7 @@ The example kind is a budget question with two decision types on its card (``rai
 ``keep``). Its one pydantic answer model is the node's ``response_schema`` (LangGraph checks a resume with it
 before saving it, and shows its JSON Schema), and what ``resume_command`` checks an answer with.
 
-Files a new kind touches: before the registry, ``humans/resume.py`` in four places (``PendingKind``, the
+Files a new kind touches: before the registry, ``questions/resume.py`` in four places (``PendingKind``, the
 ``is_*`` chain in ``pending_interrupts``, ``_ARGUMENT_OF``, the answer dispatch in ``resume_command``) plus a
 payload module and a validator; now the kind's own module (payload, answer model, the node that asks) and one
 :func:`register_question_kind`.
@@ -29,7 +29,7 @@ from pydantic import BaseModel, Field, RootModel, ValidationError
 from langgraph_mcp import McpServers, McpToolNode, pending_interrupts, resume_command
 from langgraph_mcp.errors import ResumeError
 from langgraph_mcp.examples.demo_server import build_server
-from langgraph_mcp.humans.resume import QuestionKind, register_question_kind, unregister_question_kind
+from langgraph_mcp.questions.resume import QuestionKind, register_question_kind, unregister_question_kind
 from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import OpenServers
 from tests.support.node_support import call, in_process, text_of, tool_messages

@@ -23,7 +23,7 @@ from langgraph_mcp.cli.render import server_target
 from langgraph_mcp.config import McpServersConfig
 from langgraph_mcp.errors import ConfigError, TransportError
 from langgraph_mcp.examples.demo_server import build_server
-from langgraph_mcp.humans.binding import server_identity
+from langgraph_mcp.policy.binding import server_identity
 from langgraph_mcp.servers.mcp_servers import server_access
 from langgraph_mcp.transports.base import TRANSPORTS, StartNotes, Transport, WatchStreams, register_transport
 from tests.support.checkpointers import StrictSaver

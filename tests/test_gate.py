@@ -17,8 +17,8 @@ from pydantic import ValidationError
 from langgraph_mcp import McpServers, McpToolNode, ToolCallRouter
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
 from langgraph_mcp.graph.gate import approval_payload, create_approval_gate
-from langgraph_mcp.humans.policy import ApprovalPolicy, Verdict
-from langgraph_mcp.humans.resume import pending_for_thread, pending_interrupts, resume_command
+from langgraph_mcp.policy.policy import ApprovalPolicy, Verdict
+from langgraph_mcp.questions.resume import pending_for_thread, pending_interrupts, resume_command
 from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import OpenServers, OpenServersSync
 

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from langgraph_mcp.errors import AnswerError
-from langgraph_mcp.humans.cards import REDRAW_WARNING
-from langgraph_mcp.humans.hitl import answers_from_decisions, elicitation_card, stored_answers
 from langgraph_mcp.payloads import ElicitationInterrupt
+from langgraph_mcp.questions.agent_chat_ui import answers_from_decisions, elicitation_card, stored_answers
+from langgraph_mcp.questions.cards import REDRAW_WARNING
 
 
 def payload(requests: dict[str, Any]) -> ElicitationInterrupt:
@@ -253,7 +253,7 @@ def test_a_refused_card_answer_reads_as_words_naming_fields_by_title() -> None:
     from pydantic import TypeAdapter
 
     from langgraph_mcp.errors import AnswerRefusedError
-    from langgraph_mcp.humans.hitl import hitl_answers_response_schema
+    from langgraph_mcp.questions.agent_chat_ui import hitl_answers_response_schema
 
     model = hitl_answers_response_schema(payload({"srv:ask_registration": REGISTRATION}))
     args = {"name": "A", "age": "abc", "plan": "gold", "newsletter": "true", "start": "24.12.2026"}

@@ -17,7 +17,7 @@ from langgraph_mcp.examples.apps_graph import build_apps_graph
 from langgraph_mcp.examples.demo_apps import FILES_APP_URI
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
 from langgraph_mcp.graph.apps import APP_ORIGIN_KEY, app_call_origin, app_of
-from langgraph_mcp.humans.policy import ApprovalPolicy
+from langgraph_mcp.policy.policy import ApprovalPolicy
 from tests.support.helpers import ERAS, OpenServers
 
 pytestmark = pytest.mark.anyio

@@ -43,7 +43,7 @@ from langgraph_mcp.approval.memory import list_approvals
 from langgraph_mcp.approval.once import IDEMPOTENCY_META_KEY
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
 from langgraph_mcp.examples.scripted_model import ScriptedChatModel
-from langgraph_mcp.humans.binding import ApprovalKey
+from langgraph_mcp.policy.binding import ApprovalKey
 from tests.support.helpers import ERAS, OpenServers, demo_entry
 from tests.support.node_support import accept_all
 from tests.support.security_support import gate_router_graph, through_gate_graph
@@ -431,7 +431,7 @@ def test_the_default_approval_key_survives_a_restart_on_the_same_machine(data_di
     import sys
 
     script = (
-        "from langgraph_mcp.humans.binding import ApprovalKey; k = ApprovalKey(); print(k.key_id, k.source)"
+        "from langgraph_mcp.policy.binding import ApprovalKey; k = ApprovalKey(); print(k.key_id, k.source)"
     )
     env = {**os.environ, "LANGGRAPH_MCP_DATA_DIR": str(data_dir)}
     env.pop("LANGGRAPH_MCP_APPROVAL_KEY", None)

@@ -11,8 +11,8 @@ from langchain_core.messages import ToolCall
 
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.errors import ConfigError, PolicyError
-from langgraph_mcp.humans.policy import ApprovalPolicy, PredicateResult, Verdict
 from langgraph_mcp.payloads import ALL_DECISIONS
+from langgraph_mcp.policy.policy import ApprovalPolicy, PredicateResult, Verdict
 
 
 def make_tool(

@@ -11,8 +11,8 @@ from langchain_core.messages import ToolCall
 
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.errors import ConfigError, PolicyError
-from langgraph_mcp.humans.policy import ApprovalPolicy, Verdict
-from langgraph_mcp.humans.policy_rules import MAX_MATCHED_CHARS
+from langgraph_mcp.policy.policy import ApprovalPolicy, Verdict
+from langgraph_mcp.policy.rules import MAX_MATCHED_CHARS
 
 READ_ONLY = {"readOnlyHint": True}
 SAFE_WRITE = {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False}

@@ -14,9 +14,9 @@ from langgraph_mcp.approval.judge import prove
 from langgraph_mcp.approval.owners import owner_of, owner_verdict
 from langgraph_mcp.catalog import McpTool, ToolResolution
 from langgraph_mcp.credentials import RUN_CONFIG
-from langgraph_mcp.humans.policy import Verdict
-from langgraph_mcp.humans.policy_rules import Rule
-from langgraph_mcp.humans.precedence import ToolOverride
+from langgraph_mcp.policy.policy import Verdict
+from langgraph_mcp.policy.precedence import ToolOverride
+from langgraph_mcp.policy.rules import Rule
 
 READ_ONLY = {"readOnlyHint": True}
 WRITE = {"readOnlyHint": False, "destructiveHint": False}

@@ -249,7 +249,7 @@ def test_the_namespace_is_documented() -> None:
 
 def test_remember_is_checked_against_what_the_payload_offers() -> None:
     from langgraph_mcp.errors import DecisionError
-    from langgraph_mcp.humans.decisions import decision_json_schema, validate_decision
+    from langgraph_mcp.questions.decisions import decision_json_schema, validate_decision
 
     payload: Any = {
         "type": "mcp_approval",

@@ -19,7 +19,7 @@ import pytest
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.store.sqlite import SqliteStore
 
-from langgraph_mcp.humans.binding import APPROVAL_KEY_ENV
+from langgraph_mcp.policy.binding import APPROVAL_KEY_ENV
 from tests.support.helpers import OpenServers
 from tests.support.memory_support import WIRINGS, cfg, decide, deletes, demo, turn, wired
 from tests.test_cli_approvals import run_cli

@@ -21,15 +21,15 @@ from langgraph.types import Command, GraphOutput, Interrupt, interrupt
 from langgraph_mcp import McpServers, McpToolNode, ResumeError, ToolCallRouter
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.graph.gate import create_approval_gate
-from langgraph_mcp.humans.policy import ApprovalPolicy
-from langgraph_mcp.humans.resume import (
+from langgraph_mcp.payloads import ApprovalInterrupt, ElicitationInterrupt
+from langgraph_mcp.policy.policy import ApprovalPolicy
+from langgraph_mcp.questions.resume import (
     PendingMcpInterrupt,
     apending_for_thread,
     pending_for_thread,
     pending_interrupts,
     resume_command,
 )
-from langgraph_mcp.payloads import ApprovalInterrupt, ElicitationInterrupt
 from tests.support import gate_two_process_child as child
 from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import HANG_GUARD, OpenServers

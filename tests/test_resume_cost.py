@@ -11,7 +11,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command
 
 from langgraph_mcp.examples.demo_server import build_server
-from langgraph_mcp.humans import answers as validation
+from langgraph_mcp.questions import answers as validation
 from tests.support.helpers import ERAS, OpenServers
 from tests.support.node_support import (
     TOMORROW,

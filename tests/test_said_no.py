@@ -11,7 +11,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from langgraph_mcp import pending_interrupts, resume_command
 from langgraph_mcp.examples.demo_server import build_server
-from langgraph_mcp.humans.policy import ApprovalPolicy
+from langgraph_mcp.policy.policy import ApprovalPolicy
 from tests.support.helpers import ERAS, OpenServers
 from tests.support.node_support import call, in_process, one_turn_graph, text_of, tool_messages
 

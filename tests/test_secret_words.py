@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from langgraph_mcp.humans.inspection import sensitive_fields
+from langgraph_mcp.questions.inspection import sensitive_fields
 
 SECRET_NAMES = [
     "passwort",

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from langgraph_mcp import ApprovalPolicy, McpServers, ResumeError, _compat, resume_command
 from langgraph_mcp.errors import AnswerRefusedError, DecisionError
 from langgraph_mcp.examples.demo_server import build_server
-from langgraph_mcp.humans.decisions import validate_decision
+from langgraph_mcp.questions.decisions import validate_decision
 from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import ERAS, OpenServers, demo_entry
 from tests.support.node_support import call, fill, one_turn_graph, start, tool_messages

@@ -14,8 +14,8 @@ import pytest
 from rich.console import Console
 
 from langgraph_mcp.cli.prompts import ask_url
-from langgraph_mcp.humans.forms import request_from_params
-from langgraph_mcp.humans.inspection import inspect_url, sensitive_fields, url_host
+from langgraph_mcp.questions.elicitation import request_from_params
+from langgraph_mcp.questions.inspection import inspect_url, sensitive_fields, url_host
 from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import ERAS, OpenServers, demo_entry
 from tests.support.node_support import call, one_turn_graph, start

@@ -37,7 +37,7 @@ from langgraph_sdk.client import LangGraphClient
 from langgraph_mcp.examples.scripted_model import DEMO_PROMPT, demo_call_ids
 from langgraph_mcp.examples.studio import CHAT_GRAPH_ID, CHAT_TOOL_CALLS, GRAPH_ID, make_graph
 from langgraph_mcp.examples.studio_servers import SERVERS
-from langgraph_mcp.humans.resume import pending_interrupts, resume_command
+from langgraph_mcp.questions.resume import pending_interrupts, resume_command
 from tests.support.helpers import wait_exit
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -19,7 +19,7 @@ from langgraph.store.memory import InMemoryStore
 from langgraph_mcp import ApprovalPolicy, McpServers
 from langgraph_mcp.config import HttpServer, McpServersConfig, SseServer, StdioServer
 from langgraph_mcp.examples.demo_server import build_server
-from langgraph_mcp.humans.binding import ApprovalKey, server_identity
+from langgraph_mcp.policy.binding import ApprovalKey, server_identity
 from langgraph_mcp.servers.mcp_servers import server_access
 from langgraph_mcp.transports.base import TRANSPORTS, ServerOptions
 from tests.servers.identity_server import build_identity_server

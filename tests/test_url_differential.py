@@ -16,7 +16,7 @@ import subprocess
 
 import pytest
 
-from langgraph_mcp.humans.inspection import inspect_url
+from langgraph_mcp.questions.inspection import inspect_url
 from tests.support.helpers import HANG_GUARD
 
 SCHEMES = ["http", "https", "HTTPS", "hTtP"]

@@ -3,7 +3,7 @@
 A call runs only if (a) the policy, evaluated on the tool's definition as listed *now*, allows it, or (b) a human
 decided to approve (or edit) it through this graph's interrupt, and that decision is bound to exactly this call:
 thread, tool call id, server identity, definition hash and the digest of the arguments about to be sent
-(:mod:`langgraph_mcp.humans.binding`). What reached the node — message metadata, ``update_state`` as any node,
+(:mod:`langgraph_mcp.policy.binding`). What reached the node — message metadata, ``update_state`` as any node,
 ``Command(goto)`` — is never a decision by itself.
 
 When neither holds, the node does not run the call. By default (``on_unproven="ask"``) it asks: an
@@ -36,16 +36,16 @@ from langgraph_mcp.approval.records import GateRecord
 from langgraph_mcp.calls.results import TEXT_SEPARATOR
 from langgraph_mcp.catalog import McpTool, ToolResolution, args_digest
 from langgraph_mcp.credentials import warn_client_principal
-from langgraph_mcp.humans.approval_request import approval_payload
-from langgraph_mcp.humans.binding import binding_problem, definition_changes
-from langgraph_mcp.humans.decisions import (
+from langgraph_mcp.payloads import ApprovalInterrupt, Decision, DecisionBinding, DefinitionChange
+from langgraph_mcp.policy.binding import binding_problem, definition_changes
+from langgraph_mcp.policy.policy import ApprovalPolicy, Verdict
+from langgraph_mcp.questions.approval import approval_payload
+from langgraph_mcp.questions.decisions import (
     DecisionResponse,
     decision_response_schema,
     only_decision,
     validate_decision,
 )
-from langgraph_mcp.humans.policy import ApprovalPolicy, Verdict
-from langgraph_mcp.payloads import ApprovalInterrupt, Decision, DecisionBinding, DefinitionChange
 from langgraph_mcp.servers.access import ServerAccess
 
 __all__ = [

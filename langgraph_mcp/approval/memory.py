@@ -20,11 +20,11 @@ store, ``"principal"`` memory is not offered (an answer asking for it is refused
 error, and the same interrupt stays answerable) and ``"thread"`` memory lives in the thread's messages
 (``response_metadata["mcp_memory"]`` of the message the gate or middleware answers with), so it lasts as long as
 the thread and cannot be revoked except by a later remembered decision. The principal is
-:meth:`~langgraph_mcp.humans.policy.ApprovalPolicy.principal_for` (``langgraph_auth_user_id``, else ``user_id``,
+:meth:`~langgraph_mcp.policy.policy.ApprovalPolicy.principal_for` (``langgraph_auth_user_id``, else ``user_id``,
 or the policy's ``principal`` callable).
 
 **Why it can be trusted.** Every entry is signed with the servers' approval key
-(:class:`~langgraph_mcp.humans.binding.ApprovalKey`) over all of its fields, its scope and owner included. An entry
+(:class:`~langgraph_mcp.policy.binding.ApprovalKey`) over all of its fields, its scope and owner included. An entry
 written by anyone else (a client of the thread, a store API caller), copied to another principal or thread, or
 made about another definition does not verify and counts for nothing: the call is asked about. A remembered
 approval reaches the tool node as the gate's signed binding of that one call, which the node checks right before
@@ -49,15 +49,15 @@ from langgraph.store.base import BaseStore, GetOp, Item, PutOp
 from langgraph_mcp.catalog import McpTool, args_digest
 from langgraph_mcp.credentials import label_value, namespace_label
 from langgraph_mcp.errors import DecisionError
-from langgraph_mcp.humans.approval_request import with_remember_field
-from langgraph_mcp.humans.binding import APPROVAL_KEY_ENV, ApprovalKey
-from langgraph_mcp.humans.policy import Verdict
 from langgraph_mcp.payloads import (
     ApprovalInterrupt,
     Decision,
     RememberedDecision,
     RememberScope,
 )
+from langgraph_mcp.policy.binding import APPROVAL_KEY_ENV, ApprovalKey
+from langgraph_mcp.policy.policy import Verdict
+from langgraph_mcp.questions.approval import with_remember_field
 
 __all__ = [
     "MEMORY_METADATA_KEY",
@@ -208,7 +208,7 @@ def signed_entry(
     owner_origin: str | None = None,
 ) -> RememberedDecision:
     """The signed entry remembering ``decision`` (an approve or a reject) about ``server``'s ``tool`` as defined by
-    ``definition_hash`` (``identity``: :func:`~langgraph_mcp.humans.binding.server_identity`)."""
+    ``definition_hash`` (``identity``: :func:`~langgraph_mcp.policy.binding.server_identity`)."""
     kind = decision["type"]
     if kind not in ("approve", "reject"):
         raise DecisionError(f"only approve and reject decisions are remembered, not {kind!r}")

@@ -22,8 +22,8 @@ from typing import Any
 from langgraph.store.base import BaseStore
 
 from langgraph_mcp.errors import ConfigError
-from langgraph_mcp.humans.binding import ApprovalKey
-from langgraph_mcp.humans.policy import ApprovalPolicy
+from langgraph_mcp.policy.binding import ApprovalKey
+from langgraph_mcp.policy.policy import ApprovalPolicy
 
 __all__ = ["Oversight", "PolicyInput", "apply_key", "policies_for", "register_policy", "resolve"]
 

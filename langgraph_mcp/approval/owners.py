@@ -19,8 +19,8 @@ from langchain_core.messages import ToolCall
 from langgraph_mcp.approval.records import GateRecord, GateVerdict
 from langgraph_mcp.catalog import McpTool, ToolResolution
 from langgraph_mcp.errors import AuthorizationRequiredError, ServersClosedError
-from langgraph_mcp.humans.policy import ApprovalPolicy, Verdict
 from langgraph_mcp.payloads import DecisionBinding
+from langgraph_mcp.policy.policy import ApprovalPolicy, Verdict
 from langgraph_mcp.servers.access import ServerAccess
 
 __all__ = [

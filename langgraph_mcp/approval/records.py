@@ -24,7 +24,7 @@ class GateRecord(TypedDict):
     """Why it may run: the policy allowed it, or a human approved (or edited) it."""
     binding: NotRequired[DecisionBinding]
     """The signed decision the tool node checks before it sends the call (see
-    :mod:`langgraph_mcp.humans.binding`); without one the record proves nothing."""
+    :mod:`langgraph_mcp.policy.binding`); without one the record proves nothing."""
     remembered: NotRequired[RememberedDecision]
     """The remembered decision that let it through (a claim like the rest: the tool node checks its seal)."""
     definition: NotRequired[ToolDefinition]

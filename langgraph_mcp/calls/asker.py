@@ -13,7 +13,7 @@ A fresh answer is always taken through ``interrupt(payload, response_schema=...)
 against the question before saving it: a bad answer is refused and the same interrupt can be answered again.
 
 In Agent Chat UI mode (``compat=True``) the payload also carries its ``HITLRequest`` card and the answer may be a
-``{"decisions": [...]}`` value (:mod:`langgraph_mcp.humans.hitl`); stored values of that shape are mapped back to
+``{"decisions": [...]}`` value (:mod:`langgraph_mcp.questions.agent_chat_ui`); stored values of that shape are mapped back to
 answers keyed by request key before they are matched.
 """
 
@@ -35,9 +35,6 @@ from langgraph_mcp._compat import (
 )
 from langgraph_mcp.calls.paused import PausedRound, PausedRounds, StillPending
 from langgraph_mcp.errors import AnswerError, NoCheckpointerError
-from langgraph_mcp.humans.answers import ElicitationAnswersModel, answers_response_schema, validate_answers
-from langgraph_mcp.humans.hitl import elicitation_card, hitl_answers_response_schema, stored_answers
-from langgraph_mcp.humans.sign_in import check_sign_in_answer, sign_in_response_schema
 from langgraph_mcp.payloads import (
     AuthorizationInterrupt,
     ElicitationAnswers,
@@ -45,6 +42,13 @@ from langgraph_mcp.payloads import (
     ElicitationRequest,
     SignInAnswer,
 )
+from langgraph_mcp.questions.agent_chat_ui import (
+    elicitation_card,
+    hitl_answers_response_schema,
+    stored_answers,
+)
+from langgraph_mcp.questions.answers import ElicitationAnswersModel, answers_response_schema, validate_answers
+from langgraph_mcp.questions.sign_in import check_sign_in_answer, sign_in_response_schema
 
 
 def _fits(requests: Mapping[str, ElicitationRequest], stored: Mapping[str, Any]) -> bool:

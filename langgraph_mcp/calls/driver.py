@@ -54,14 +54,14 @@ from langgraph_mcp.errors import (
     ServerError,
     ToolChangedError,
 )
-from langgraph_mcp.humans.answers import to_elicit_result
-from langgraph_mcp.humans.forms import question_key, request_from_params
 from langgraph_mcp.payloads import (
     TASK_HANDLE_TYPE,
     ElicitationAnswers,
     ElicitationRequest,
     TaskHandle,
 )
+from langgraph_mcp.questions.answers import to_elicit_result
+from langgraph_mcp.questions.elicitation import question_key, request_from_params
 
 STATE_ONLY_BACKOFF = (0.05, 0.1, 0.2, 0.25)
 PING_TIMEOUT = 5.0

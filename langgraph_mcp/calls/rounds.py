@@ -14,9 +14,9 @@ import mcp.types as types
 
 from langgraph_mcp.connection.connection import ServerConnection, roots_result
 from langgraph_mcp.errors import UnsupportedRequestError
-from langgraph_mcp.humans.answers import to_elicit_result
-from langgraph_mcp.humans.forms import request_from_params
 from langgraph_mcp.payloads import ElicitationAnswers, ElicitationRequest
+from langgraph_mcp.questions.answers import to_elicit_result
+from langgraph_mcp.questions.elicitation import request_from_params
 
 __all__ = ["round_questions", "round_responses", "sampling_requests"]
 

@@ -43,7 +43,8 @@ from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.config import ServerSpec
 from langgraph_mcp.connection.connection import ServerConnection
 from langgraph_mcp.errors import SamplingRefusedError, UnsupportedRequestError
-from langgraph_mcp.humans.sampling import (
+from langgraph_mcp.payloads import SAMPLING_REVIEW_INTERRUPT_TYPE, CompletionDecision, SamplingInterrupt
+from langgraph_mcp.questions.sampling import (
     CompletionDecisionModel,
     SamplingDecisionModel,
     review_card,
@@ -54,7 +55,6 @@ from langgraph_mcp.humans.sampling import (
     sampling_payload,
     sampling_texts,
 )
-from langgraph_mcp.payloads import SAMPLING_REVIEW_INTERRUPT_TYPE, CompletionDecision, SamplingInterrupt
 
 __all__ = ["answer_sampling", "refusal"]
 

@@ -32,8 +32,8 @@ from langgraph_mcp.approval.memory import StoredApproval, list_approvals, revoke
 from langgraph_mcp.cli.inputs import db_path
 from langgraph_mcp.cli.runner import EXIT_FAILED, EXIT_OK, CliError
 from langgraph_mcp.cli.store import approval_secret
-from langgraph_mcp.humans.binding import APPROVAL_KEY_ENV, ApprovalKey
 from langgraph_mcp.payloads import RememberScope
+from langgraph_mcp.policy.binding import APPROVAL_KEY_ENV, ApprovalKey
 
 __all__ = ["STORE_ENV", "cmd_approvals", "cmd_audit", "open_store"]
 

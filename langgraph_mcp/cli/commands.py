@@ -41,8 +41,8 @@ from langgraph_mcp.cli.runner import (
 )
 from langgraph_mcp.cli.store import ThreadRecord, load_thread, new_thread_id, save_thread
 from langgraph_mcp.examples.demo_graph import build_graph
-from langgraph_mcp.humans.policy import ApprovalPolicy
-from langgraph_mcp.humans.resume import pending_interrupts
+from langgraph_mcp.policy.policy import ApprovalPolicy
+from langgraph_mcp.questions.resume import pending_interrupts
 
 __all__ = ["cmd_call", "cmd_pending", "cmd_resume", "cmd_tools", "load_policy"]
 

@@ -35,7 +35,7 @@ from langgraph_mcp.cli.store import ThreadRecord, new_thread_id, save_thread
 from langgraph_mcp.errors import LangGraphMcpError
 from langgraph_mcp.examples.demo_graph import build_graph
 from langgraph_mcp.examples.scripted_model import DEMO_PROMPT, ScriptedChatModel, demo_call_ids
-from langgraph_mcp.humans.policy import ApprovalPolicy
+from langgraph_mcp.policy.policy import ApprovalPolicy
 
 __all__ = ["cmd_demo"]
 

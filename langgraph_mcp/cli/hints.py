@@ -20,7 +20,7 @@ from rich.text import Text
 
 from langgraph_mcp.cli.runner import EXIT_PENDING
 from langgraph_mcp.cli.store import default_db_path
-from langgraph_mcp.humans.resume import PendingMcpInterrupt
+from langgraph_mcp.questions.resume import PendingMcpInterrupt
 
 __all__ = ["pending_hint", "print_hint", "program", "report_pending", "resume_hint"]
 

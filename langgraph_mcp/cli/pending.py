@@ -1,8 +1,8 @@
 """The replies the CLI collects for pending interrupts, and a few helpers over the typed pending view.
 
-What a thread waits for is read with :func:`langgraph_mcp.humans.resume.apending_for_thread` (typed
-:class:`~langgraph_mcp.humans.resume.PendingMcpInterrupt` items); each gets one :class:`Reply` (a decision for an
-approval, answers for an elicitation), and :func:`langgraph_mcp.humans.resume.resume_command` turns them into the one
+What a thread waits for is read with :func:`langgraph_mcp.questions.resume.apending_for_thread` (typed
+:class:`~langgraph_mcp.questions.resume.PendingMcpInterrupt` items); each gets one :class:`Reply` (a decision for an
+approval, answers for an elicitation), and :func:`langgraph_mcp.questions.resume.resume_command` turns them into the one
 ``Command`` that resumes the thread.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 
 from langgraph.types import Command
 
-from langgraph_mcp.humans.resume import PendingMcpInterrupt, resume_command
+from langgraph_mcp.questions.resume import PendingMcpInterrupt, resume_command
 
 __all__ = ["PendingMcpInterrupt", "Reply", "command_for", "published_name"]
 

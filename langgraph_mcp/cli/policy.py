@@ -24,8 +24,8 @@ from rich.text import Text
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.cli.exits import EXIT_OK, EXIT_USAGE
 from langgraph_mcp.errors import CliError
-from langgraph_mcp.humans.policy import ApprovalPolicy, Explanation, Verdict
-from langgraph_mcp.humans.policy_rules import RuleTest
+from langgraph_mcp.policy.policy import ApprovalPolicy, Explanation, Verdict
+from langgraph_mcp.policy.rules import RuleTest
 
 if TYPE_CHECKING:
     from langchain_core.messages import ToolCall

@@ -7,7 +7,7 @@ ends there): the answer carries it.
 Forms are typed from the request's ``requested_schema``: defaults are pre-filled (Enter keeps them), enums are
 offered as choices, booleans as yes/no, numbers are parsed, and fields the payload marks ``sensitive`` are
 read without echo. Each value is checked on its own as soon as it is typed (with the same rules that check the
-whole answer before LangGraph saves it, :func:`~langgraph_mcp.humans.answers.validate_answers`), so a bad
+whole answer before LangGraph saves it, :func:`~langgraph_mcp.questions.answers.validate_answers`), so a bad
 value is asked again right away; the complete answer is checked once more before it is returned.
 
 A URL request shows the message, the URL and its host, and is **never opened** by the CLI: the user opens it
@@ -33,11 +33,6 @@ from rich.prompt import Confirm, Prompt
 from rich.text import Text
 
 from langgraph_mcp.errors import AnswerError, DecisionError
-from langgraph_mcp.humans.answers import validate_answers
-from langgraph_mcp.humans.decisions import validate_decision
-from langgraph_mcp.humans.forms import field_options
-from langgraph_mcp.humans.inspection import inspect_url
-from langgraph_mcp.humans.sign_in import check_sign_in_answer
 from langgraph_mcp.payloads import (
     ApprovalInterrupt,
     AuthorizationInterrupt,
@@ -49,6 +44,11 @@ from langgraph_mcp.payloads import (
     SignInAnswer,
     UrlRequest,
 )
+from langgraph_mcp.questions.answers import validate_answers
+from langgraph_mcp.questions.decisions import validate_decision
+from langgraph_mcp.questions.elicitation import field_options
+from langgraph_mcp.questions.inspection import inspect_url
+from langgraph_mcp.questions.sign_in import check_sign_in_answer
 
 __all__ = ["ask_approval", "ask_elicitation", "ask_form", "ask_sign_in"]
 

@@ -25,9 +25,9 @@ from langgraph_mcp.catalog import McpTool, SkippedTool
 from langgraph_mcp.cli.pending import PendingMcpInterrupt, Reply
 from langgraph_mcp.cli.sampling import render_sampling, sampling_reply_text
 from langgraph_mcp.config import ServerSpec
-from langgraph_mcp.humans.forms import field_options
-from langgraph_mcp.humans.inspection import inspect_url
-from langgraph_mcp.humans.policy import ApprovalPolicy, Verdict
+from langgraph_mcp.policy.policy import ApprovalPolicy, Verdict
+from langgraph_mcp.questions.elicitation import field_options
+from langgraph_mcp.questions.inspection import inspect_url
 
 __all__ = ["RunView", "content_text", "render_tools", "server_target", "structured_content", "verdict_text"]
 

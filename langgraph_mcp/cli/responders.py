@@ -41,16 +41,16 @@ from langgraph_mcp.cli.pending import PendingMcpInterrupt, Reply, published_name
 from langgraph_mcp.cli.prompts import ask_approval, ask_elicitation, ask_sign_in
 from langgraph_mcp.cli.sampling import ask_sampling, check_sampling_answer
 from langgraph_mcp.errors import AnswerError, AnswersFileError, DecisionError, ResumeError
-from langgraph_mcp.humans.answers import validate_answers
-from langgraph_mcp.humans.decisions import validate_decision
-from langgraph_mcp.humans.forms import field_options
-from langgraph_mcp.humans.sign_in import check_sign_in_answer
 from langgraph_mcp.payloads import (
     ApprovalInterrupt,
     ElicitationAnswer,
     ElicitationInterrupt,
     ElicitationRequest,
 )
+from langgraph_mcp.questions.answers import validate_answers
+from langgraph_mcp.questions.decisions import validate_decision
+from langgraph_mcp.questions.elicitation import field_options
+from langgraph_mcp.questions.sign_in import check_sign_in_answer
 
 __all__ = [
     "AnswersFile",

@@ -2,7 +2,7 @@
 
 :func:`drive` runs the graph until it finishes or pauses, shows what it waits for, gets a reply per pending
 interrupt from the responders (answers file, ``--yes``, the terminal), resumes with one ``Command`` built by
-:func:`langgraph_mcp.humans.resume.resume_command`, and repeats. A pause nobody answers (``--no-input``, Ctrl-C or
+:func:`langgraph_mcp.questions.resume.resume_command`, and repeats. A pause nobody answers (``--no-input``, Ctrl-C or
 end of input at a prompt) leaves the thread pending in the database, to be resumed by ``langgraph-mcp resume``
 in another process. Answers given before a Ctrl-C at a later prompt are kept: the thread is resumed with them
 (the unanswered interrupts stay pending under the same ids) and stops at its next pause.
@@ -63,10 +63,10 @@ from langgraph_mcp.examples.demo_graph import DEMO_SERVER_CONFIG
 from langgraph_mcp.graph.gate import create_approval_gate
 from langgraph_mcp.graph.messages import last_ai_message
 from langgraph_mcp.graph.node import McpToolNode, ToolCallRouter
-from langgraph_mcp.humans.binding import APPROVAL_KEY_ENV
-from langgraph_mcp.humans.policy import ApprovalPolicy
-from langgraph_mcp.humans.resume import pending_interrupts
-from langgraph_mcp.humans.schemas import argument_problems
+from langgraph_mcp.policy.binding import APPROVAL_KEY_ENV
+from langgraph_mcp.policy.policy import ApprovalPolicy
+from langgraph_mcp.questions.resume import pending_interrupts
+from langgraph_mcp.questions.schemas import argument_problems
 from langgraph_mcp.servers.mcp_servers import ConnectionErrorPolicy, McpServers
 from langgraph_mcp.servers.sync import BackgroundLoop
 

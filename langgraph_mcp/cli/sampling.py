@@ -4,7 +4,7 @@ A sampling request (``mcp_sampling``) shows the server, the tool, the system pro
 figures (what the model may use, what the server asked for); the answer is ``approve``, ``edit`` (a new prompt: one
 user message) or ``reject``. A completion review (``mcp_sampling_review``, ``review_completion=True``) shows the
 model's text and the prompt it answers; the answer is ``approve``, ``edit`` (the text the server gets instead) or
-``reject``. An answers-file entry is checked exactly as :func:`~langgraph_mcp.humans.resume.resume_command` checks
+``reject``. An answers-file entry is checked exactly as :func:`~langgraph_mcp.questions.resume.resume_command` checks
 it (``{"type": "edit", "messages": [...]}`` for a request, ``{"type": "edit", "text": ...}`` for a review).
 """
 
@@ -18,8 +18,8 @@ from rich.console import Console, Group
 from rich.prompt import Prompt
 from rich.text import Text
 
-from langgraph_mcp.humans.resume import PendingMcpInterrupt, sampling_decision
-from langgraph_mcp.humans.sampling import sampling_texts
+from langgraph_mcp.questions.resume import PendingMcpInterrupt, sampling_decision
+from langgraph_mcp.questions.sampling import sampling_texts
 
 __all__ = ["ask_sampling", "check_sampling_answer", "render_sampling", "sampling_reply_text"]
 

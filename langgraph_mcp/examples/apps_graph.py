@@ -36,7 +36,7 @@ from langgraph_mcp.examples.scripted_model import ScriptedChatModel
 from langgraph_mcp.graph.apps import AppTurnDone, McpAppsState
 from langgraph_mcp.graph.gate import create_approval_gate, route_through_gate
 from langgraph_mcp.graph.node import McpToolNode
-from langgraph_mcp.humans.policy import ApprovalPolicy
+from langgraph_mcp.policy.policy import ApprovalPolicy
 from langgraph_mcp.servers.mcp_servers import McpServers
 
 __all__ = ["APPS_GRAPH_ID", "APPS_TOOL_CALLS", "apps_server_config", "build_apps_graph", "make_apps_graph"]

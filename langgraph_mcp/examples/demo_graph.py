@@ -37,7 +37,7 @@ from langgraph.store.base import BaseStore
 
 from langgraph_mcp.graph.gate import create_approval_gate, route_through_gate
 from langgraph_mcp.graph.node import McpToolNode, ToolCallsDone
-from langgraph_mcp.humans.policy import ApprovalPolicy
+from langgraph_mcp.policy.policy import ApprovalPolicy
 from langgraph_mcp.servers.mcp_servers import McpServers
 
 __all__ = ["DEMO_SERVER_CONFIG", "build_graph", "demo_server_config"]

@@ -46,7 +46,7 @@ from langgraph_sdk.runtime import ServerRuntime
 from langgraph_mcp.examples.demo_graph import build_graph
 from langgraph_mcp.examples.scripted_model import ScriptedChatModel
 from langgraph_mcp.examples.studio_servers import SERVERS
-from langgraph_mcp.humans.policy import ApprovalPolicy
+from langgraph_mcp.policy.policy import ApprovalPolicy
 
 __all__ = ["CHAT_GRAPH_ID", "CHAT_TOOL_CALLS", "GRAPH_ID", "SERVERS", "make_chat_graph", "make_graph"]
 

@@ -82,14 +82,14 @@ from langgraph_mcp.approval.memory import (
 from langgraph_mcp.approval.oversight import Oversight, apply_key, register_policy, resolve
 from langgraph_mcp.approval.owners import Owner, cached_owners, establish_owner, owner_verdict
 from langgraph_mcp.calls.observers import judged_as
-from langgraph_mcp.humans.decisions import (
+from langgraph_mcp.payloads import Decision, DecisionType, RememberedDecision
+from langgraph_mcp.policy.policy import ApprovalPolicy
+from langgraph_mcp.questions.decisions import (
     DecisionResponse,
     decision_response_schema,
     only_decision,
     validate_decision,
 )
-from langgraph_mcp.humans.policy import ApprovalPolicy
-from langgraph_mcp.payloads import Decision, DecisionType, RememberedDecision
 from langgraph_mcp.servers.identities import current_store
 from langgraph_mcp.servers.mcp_servers import McpServers, server_access
 

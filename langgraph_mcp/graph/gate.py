@@ -19,14 +19,14 @@ After the gate, route each call still without a ``ToolMessage`` to the tool node
 the model should still see those ``ToolMessage``\\s.
 
 For every tool call of the last ``AIMessage`` that has no ``ToolMessage`` yet, the gate asks the
-:class:`~langgraph_mcp.humans.policy.ApprovalPolicy` for a verdict:
+:class:`~langgraph_mcp.policy.policy.ApprovalPolicy` for a verdict:
 
 * ``allow`` - the call passes untouched;
 * ``deny`` - the call gets an error ``ToolMessage`` carrying the reason, nobody is asked (also when the
   call would need a human but the graph has no checkpointer, or when two servers publish its name);
 * ``ask`` - an ``mcp_approval`` interrupt (:class:`~langgraph_mcp.payloads.ApprovalInterrupt`) in a task of
   its own, so each paused call has its own interrupt id and one ``Command(resume={id: decision, ...})`` (see
-  :func:`langgraph_mcp.humans.resume.resume_command`) answers any number of them.
+  :func:`langgraph_mcp.questions.resume.resume_command`) answers any number of them.
 
 The owner of a called name is established fail-closed (:mod:`langgraph_mcp.approval.owners`): if a server
 that could publish the name can't be listed (failed, cut short, stale), or the lookup fails in any way, the
@@ -60,13 +60,13 @@ private channels stay inside the subgraph: the parent only sees ``messages``.
 Each node has its module: ``check`` in :mod:`~langgraph_mcp.graph.gate_check`, ``review`` in
 :mod:`~langgraph_mcp.graph.gate_review`, ``apply`` (the records and ``ToolMessage``\\s it writes) in
 :mod:`~langgraph_mcp.graph.gate_apply`, the private channels in :mod:`~langgraph_mcp.graph.gate_state`; the
-``mcp_approval`` payload is :mod:`langgraph_mcp.humans.approval_request`'s. This module wires them.
+``mcp_approval`` payload is :mod:`langgraph_mcp.questions.approval`'s. This module wires them.
 
 With ``compat=True`` each payload also carries LangChain's ``HITLRequest`` keys (``action_requests`` and
 ``review_configs``, one item each) and is answered with ``{"decisions": [decision]}``, which is what Agent
 Chat UI renders and sends; calls are then asked **one at a time**, because that UI resumes without an
 interrupt id and so supports a single pending interrupt. An edit's string values are coerced by the tool's
-inputSchema where unambiguous (:mod:`langgraph_mcp.humans.coercion`). Set the same switch on
+inputSchema where unambiguous (:mod:`langgraph_mcp.questions.coercion`). Set the same switch on
 :func:`route_through_gate` and :class:`~langgraph_mcp.graph.node.McpToolNode` for a whole graph with never more than
 one pending interrupt.
 
@@ -75,7 +75,7 @@ included (they are not asked about, but they wait for the answers about their si
 :func:`route_through_gate` instead to send allowed calls straight to the tools in the same step. Elicitation happens in the tool node, after the
 gate: a call that passes the gate and then asks the user a question pauses again there, so a turn with both
 approvals and questions takes two resumes: first the decisions, then the answers (each one ``Command``, for
-any number of calls, built by :func:`~langgraph_mcp.humans.resume.resume_command`).
+any number of calls, built by :func:`~langgraph_mcp.questions.resume.resume_command`).
 """
 
 from __future__ import annotations
@@ -107,8 +107,8 @@ from langgraph_mcp.graph.messages import (
     with_audit_context,
     with_gate_records,
 )
-from langgraph_mcp.humans.approval_request import approval_payload
-from langgraph_mcp.humans.policy import ApprovalPolicy
+from langgraph_mcp.policy.policy import ApprovalPolicy
+from langgraph_mcp.questions.approval import approval_payload
 from langgraph_mcp.servers.mcp_servers import McpServers, server_access
 
 __all__ = [
@@ -142,7 +142,7 @@ def create_approval_gate(
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Build the approval gate: a compiled subgraph over ``messages``, added between the model and the tools.
 
-    ``policy`` is an :class:`~langgraph_mcp.humans.policy.ApprovalPolicy`, or what
+    ``policy`` is an :class:`~langgraph_mcp.policy.policy.ApprovalPolicy`, or what
     :meth:`ApprovalPolicy.load` accepts (a JSON file path or a mapping); ``None`` means the default policy
     (ask about destructive tools, allow the rest). Tools are looked up in ``servers`` by the called name; a
     name no server publishes gets the policy's ``non_mcp`` verdict. ``agent_chat_ui=True`` adds LangChain's

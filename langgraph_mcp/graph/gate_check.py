@@ -28,8 +28,6 @@ from langgraph_mcp.calls.asker import InterruptAsker
 from langgraph_mcp.catalog import McpTool, ToolDefinition
 from langgraph_mcp.graph.gate_state import REVIEW, Review, of_calls
 from langgraph_mcp.graph.messages import GateRecord, messages_of, pending_calls
-from langgraph_mcp.humans.policy import ApprovalPolicy, Verdict
-from langgraph_mcp.humans.sign_in import MAX_SIGN_INS_PER_CALL, authorization_payload, sign_in_result
 from langgraph_mcp.payloads import (
     ApprovalInterrupt,
     BindingVerdict,
@@ -37,6 +35,8 @@ from langgraph_mcp.payloads import (
     DecisionBinding,
     RememberedDecision,
 )
+from langgraph_mcp.policy.policy import ApprovalPolicy, Verdict
+from langgraph_mcp.questions.sign_in import MAX_SIGN_INS_PER_CALL, authorization_payload, sign_in_result
 from langgraph_mcp.servers.identities import current_store
 from langgraph_mcp.servers.mcp_servers import McpServers, server_access
 
@@ -73,7 +73,7 @@ class GateCheck:
 
     def calls(self, state: Any) -> list[ToolCall]:
         """Every runnable pending call: judged on every pass, whatever record it carries (a record is a claim
-        anyone who can write the thread can make; see :mod:`langgraph_mcp.humans.binding`)."""
+        anyone who can write the thread can make; see :mod:`langgraph_mcp.policy.binding`)."""
         return pending_calls(messages_of(state, self.messages_key)).runnable
 
     def sign(

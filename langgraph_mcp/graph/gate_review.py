@@ -20,13 +20,13 @@ from langgraph_mcp.approval.judge import effect, shown_call
 from langgraph_mcp.approval.memory import aremember, remember, signed_entry
 from langgraph_mcp.graph.gate_check import GateCheck
 from langgraph_mcp.graph.gate_state import REVIEW, ReviewInput, review_field, reviews_of
-from langgraph_mcp.humans.decisions import (
+from langgraph_mcp.payloads import ApprovalInterrupt, Decision, RememberedDecision
+from langgraph_mcp.questions.decisions import (
     DecisionResponse,
     decision_response_schema,
     only_decision,
     validate_decision,
 )
-from langgraph_mcp.payloads import ApprovalInterrupt, Decision, RememberedDecision
 from langgraph_mcp.servers.identities import current_store
 
 __all__ = ["GateReview"]

@@ -9,7 +9,7 @@ Such calls are *refused*, never run: each group of calls sharing an id (``""`` f
 The approval gate records what it judged in the ``AIMessage`` itself (``response_metadata["mcp_gate"]``, keyed by
 tool call id: the server and tool it resolved the call to, and the signed decision), so the record survives
 checkpoints and restarts. A record is a *claim*: anyone who can write the thread can write one. The tool node
-acts on a record only through its signed binding (:mod:`langgraph_mcp.humans.binding`), and the gate and the
+acts on a record only through its signed binding (:mod:`langgraph_mcp.policy.binding`), and the gate and the
 routers judge every call on every pass, whatever record it carries.
 
 The calls of one turn may finish in different tasks of one step (one ``Send`` per call), and a conditional edge

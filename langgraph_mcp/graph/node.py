@@ -78,9 +78,9 @@ from langgraph_mcp.graph.messages import (
     with_batch,
 )
 from langgraph_mcp.graph.routing import ToolCallRouter, ToolCallsDone, note_batch, route_tool_calls
-from langgraph_mcp.humans.policy import ApprovalPolicy
-from langgraph_mcp.humans.sign_in import MAX_SIGN_INS_PER_CALL, authorization_payload, sign_in_result
 from langgraph_mcp.payloads import DecisionRecord, DecisionType
+from langgraph_mcp.policy.policy import ApprovalPolicy
+from langgraph_mcp.questions.sign_in import MAX_SIGN_INS_PER_CALL, authorization_payload, sign_in_result
 from langgraph_mcp.servers.identities import current_store
 from langgraph_mcp.servers.mcp_servers import McpServers, server_access
 
@@ -146,7 +146,7 @@ class McpToolNode(RunnableCallable):
     * ``agent_chat_ui=True`` (Agent Chat UI mode, also on the gate and ``route_through_gate``; ``compat=True`` is
       its deprecated spelling): a task's calls run one after another (at most one question pending, at the cost of
       parallelism); each ``mcp_elicitation`` carries its ``HITLRequest`` card and is answered with ``{"decisions":
-      [...]}`` (:mod:`langgraph_mcp.humans.hitl`); results are plain strings, since that UI shows a list of blocks
+      [...]}`` (:mod:`langgraph_mcp.questions.agent_chat_ui`); results are plain strings, since that UI shows a list of blocks
       as ``[object Object]``.
     """
 

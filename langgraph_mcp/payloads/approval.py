@@ -97,7 +97,7 @@ class DecisionBinding(TypedDict):
     """A decision bound to exactly one call, signed (HMAC-SHA256) where it was taken.
 
     The tool node runs a call on a binding only if the signature verifies with its key and every field matches
-    the call about to be sent (see :mod:`langgraph_mcp.humans.binding`)."""
+    the call about to be sent (see :mod:`langgraph_mcp.policy.binding`)."""
 
     v: Literal[1]
     verdict: BindingVerdict

@@ -26,7 +26,7 @@ class ReviewConfig(TypedDict):
 
 class Cards(TypedDict):
     """What Agent Chat UI mode (``McpToolNode(agent_chat_ui=True)``) adds to a payload: LangChain ``HITLRequest``
-    keys (see :mod:`langgraph_mcp.humans.hitl`; each payload says what its cards hold)."""
+    keys (see :mod:`langgraph_mcp.questions.agent_chat_ui`; each payload says what its cards hold)."""
 
     action_requests: NotRequired[list[ActionRequest]]
     review_configs: NotRequired[list[ReviewConfig]]

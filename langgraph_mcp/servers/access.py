@@ -25,8 +25,8 @@ from langgraph_mcp.connection.connection import ServerConnection
 from langgraph_mcp.connection.owner import ClientOwner
 from langgraph_mcp.credentials import Identity, is_per_run
 from langgraph_mcp.errors import CredentialError, ServersClosedError
-from langgraph_mcp.humans.binding import ApprovalKey, server_identity
-from langgraph_mcp.humans.sign_in import SignInResult
+from langgraph_mcp.policy.binding import ApprovalKey, server_identity
+from langgraph_mcp.questions.sign_in import SignInResult
 from langgraph_mcp.servers.connections import LiveConnections
 from langgraph_mcp.servers.listings import ListingCache
 from langgraph_mcp.servers.names import NameResolver
@@ -61,7 +61,7 @@ class ServerAccess:
         """Wrap every tool call, the first outermost (see :mod:`langgraph_mcp.calls.interceptors`)."""
         secret = config.approval_key
         self.approval_key = ApprovalKey(secret.get_secret_value() if secret is not None else None)
-        """Signs and verifies decisions (see :mod:`langgraph_mcp.humans.binding`)."""
+        """Signs and verifies decisions (see :mod:`langgraph_mcp.policy.binding`)."""
         self._identities: dict[str, str] = {}
         self._routing = {name: config.routing_for(name) for name in config.servers}
         """Where each server's tool output goes, read once from the config (as its catalog is)."""

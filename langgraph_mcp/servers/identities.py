@@ -28,7 +28,7 @@ from langgraph_mcp.credentials import (
     warn_client_principal,
 )
 from langgraph_mcp.errors import AnswerError, ConfigError, CredentialError
-from langgraph_mcp.humans.sign_in import SignInResult, check_sign_in_answer, sign_in_result
+from langgraph_mcp.questions.sign_in import SignInResult, check_sign_in_answer, sign_in_result
 
 
 def current_store() -> BaseStore | None:

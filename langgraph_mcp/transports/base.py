@@ -7,7 +7,7 @@ abstract: :func:`register_transport` refuses a class that leaves one out, naming
 - :meth:`Transport.open_client`: the unentered ``mcp.Client`` for one start of the server;
 - :meth:`Transport.binding`: everything in its config that selects the backend (a URL and every static header; a
   command line, its working directory and environment). A decision about a call is bound to a keyed hash of it
-  (:func:`~langgraph_mcp.humans.binding.server_identity`), so a config that points the same server name at another
+  (:func:`~langgraph_mcp.policy.binding.server_identity`), so a config that points the same server name at another
   backend (another tenant's API key, a prod environment instead of staging) is another server: nothing decided
   about the old one carries over. Forget a field here and remembered approvals follow the name to a new backend;
   hence a method every transport must write, not a default;

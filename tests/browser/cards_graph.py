@@ -29,7 +29,7 @@ from langgraph_sdk.runtime import ServerRuntime
 from langgraph_mcp.examples.demo_graph import build_graph
 from langgraph_mcp.examples.scripted_model import ScriptedChatModel, ScriptedSamplingModel
 from langgraph_mcp.examples.studio import CHAT_TOOL_CALLS
-from langgraph_mcp.humans.policy import ApprovalPolicy
+from langgraph_mcp.policy.policy import ApprovalPolicy
 from langgraph_mcp.servers.mcp_servers import McpServers
 
 REMEMBER_GRAPH_ID = "cards_remember"

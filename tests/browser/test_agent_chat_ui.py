@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from langgraph_mcp.examples.studio import CHAT_GRAPH_ID
-from langgraph_mcp.humans.cards import REDRAW_WARNING
+from langgraph_mcp.questions.cards import REDRAW_WARNING
 from tests.browser.agent_chat_ui import (
     REQUIRE_ENV,
     Browser,

@@ -31,7 +31,7 @@ from langgraph_sdk.client import LangGraphClient
 
 from langgraph_mcp.examples.scripted_model import DEMO_PROMPT, demo_call_ids
 from langgraph_mcp.examples.studio import GRAPH_ID
-from langgraph_mcp.humans.resume import pending_interrupts, resume_command
+from langgraph_mcp.questions.resume import pending_interrupts, resume_command
 from tests.engine import engine_setup
 from tests.support.helpers import wait_exit
 

@@ -20,8 +20,8 @@ from langgraph.types import Command, Interrupt
 from langgraph_mcp import McpServers, McpToolNode, ToolCallRouter
 from langgraph_mcp.graph.gate import create_approval_gate
 from langgraph_mcp.graph.messages import last_ai_message
-from langgraph_mcp.humans.policy import ApprovalPolicy
-from langgraph_mcp.humans.resume import resume_command
+from langgraph_mcp.policy.policy import ApprovalPolicy
+from langgraph_mcp.questions.resume import resume_command
 
 FINAL_ANSWER = "done"
 

@@ -38,7 +38,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from mcp import MCPError
 
 from langgraph_mcp import McpServers
-from langgraph_mcp.humans.policy import ApprovalPolicy
+from langgraph_mcp.policy.policy import ApprovalPolicy
 from langgraph_mcp.servers.mcp_servers import server_access
 
 pytestmark = [pytest.mark.interop, pytest.mark.anyio]

@@ -28,7 +28,7 @@ from mcp import MCPError
 
 from langgraph_mcp import McpServers
 from langgraph_mcp.errors import ServerDiscoveryError
-from langgraph_mcp.humans.policy import ApprovalPolicy
+from langgraph_mcp.policy.policy import ApprovalPolicy
 from langgraph_mcp.servers.mcp_servers import server_access
 
 pytestmark = [pytest.mark.interop, pytest.mark.anyio]

@@ -26,8 +26,8 @@ from langgraph.prebuilt import tools_condition
 
 from langgraph_mcp import McpServers, McpToolNode, ToolCallRouter
 from langgraph_mcp.graph.gate import create_approval_gate
-from langgraph_mcp.humans.policy import ApprovalPolicy
-from langgraph_mcp.humans.resume import pending_for_thread, pending_interrupts, resume_command
+from langgraph_mcp.policy.policy import ApprovalPolicy
+from langgraph_mcp.questions.resume import pending_for_thread, pending_interrupts, resume_command
 
 CALLS: list[Any] = [
     {"name": "demo_delete_file", "args": {"path": "todo.txt"}, "id": "c-delete", "type": "tool_call"},

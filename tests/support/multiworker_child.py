@@ -47,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from langgraph_mcp import ApprovalPolicy, McpServers, PendingMcpInterrupt, pending_interrupts, resume_command
 from langgraph_mcp.examples.demo_graph import build_graph
 from langgraph_mcp.examples.scripted_model import DEMO_PROMPT, ScriptedChatModel
-from langgraph_mcp.humans.resume import apending_for_thread
+from langgraph_mcp.questions.resume import apending_for_thread
 
 
 def _pending(items: list[PendingMcpInterrupt]) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ A policy is a file an operator writes (TOML or JSON, :meth:`ApprovalPolicy.load`
     "fs_*" = "ask"
     fs_move_file = "deny"
 
-    [[rules]]                     # see langgraph_mcp.humans.policy_rules for every key
+    [[rules]]                     # see langgraph_mcp.policy.rules for every key
     id = "scratch-deletes"
     tool = "demo_delete_file"
     args = { "/path" = { regex = '^scratch/[^/]+$' } }
@@ -49,9 +49,9 @@ Tiers 2-5 give one verdict; the final one is the stricter of it and the locked f
 established gets :meth:`ApprovalPolicy.unresolved_verdict` (before tier 1); a remembered decision answers an ``ask``
 that no locked rule gave; an approval later than the verdict's ``expires_after`` counts as a rejection.
 
-Where the parts live: the verdicts in :mod:`langgraph_mcp.humans.verdicts`, one function per tier in
-:mod:`langgraph_mcp.humans.precedence`, reading a file and running its ``[[tests]]`` in
-:mod:`langgraph_mcp.humans.policy_file`; this module holds the policy model that ties them together.
+Where the parts live: the verdicts in :mod:`langgraph_mcp.policy.verdicts`, one function per tier in
+:mod:`langgraph_mcp.policy.precedence`, reading a file and running its ``[[tests]]`` in
+:mod:`langgraph_mcp.policy.file`; this module holds the policy model that ties them together.
 """
 
 from __future__ import annotations
@@ -78,16 +78,17 @@ from pydantic import (
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.credentials import current_principal, principal_origin
 from langgraph_mcp.errors import ConfigError, PolicyError
-from langgraph_mcp.humans.policy_file import format_errors, read_source, self_test_failures
-from langgraph_mcp.humans.policy_rules import Rule, RuleTest, VerdictKind, check_decisions, compile_rules
-from langgraph_mcp.humans.precedence import (
+from langgraph_mcp.payloads import ALL_DECISIONS, DecisionType
+from langgraph_mcp.policy.file import format_errors, read_source, self_test_failures
+from langgraph_mcp.policy.precedence import (
     CompiledRules,
     OverrideValue,
     ToolOverride,
     decide,
     unresolved_verdict,
 )
-from langgraph_mcp.humans.verdicts import (
+from langgraph_mcp.policy.rules import Rule, RuleTest, VerdictKind, check_decisions, compile_rules
+from langgraph_mcp.policy.verdicts import (
     Explanation,
     Predicate,
     PredicateResult,
@@ -95,7 +96,6 @@ from langgraph_mcp.humans.verdicts import (
     RuleMatch,
     Verdict,
 )
-from langgraph_mcp.payloads import ALL_DECISIONS, DecisionType
 
 __all__ = [
     "ApprovalPolicy",
@@ -146,9 +146,9 @@ class ApprovalPolicy(BaseModel):
     default_decisions: list[DecisionType] = Field(default_factory=lambda: list(ALL_DECISIONS))
     """The decisions a human may answer an ``ask`` with, unless an override or predicate says otherwise."""
     rules: tuple[Rule, ...] = ()
-    """The ``[[rules]]`` (see :class:`~langgraph_mcp.humans.policy_rules.Rule`)."""
+    """The ``[[rules]]`` (see :class:`~langgraph_mcp.policy.rules.Rule`)."""
     tests: tuple[RuleTest, ...] = ()
-    """The ``[[tests]]`` :meth:`load` runs (see :class:`~langgraph_mcp.humans.policy_rules.RuleTest`)."""
+    """The ``[[tests]]`` :meth:`load` runs (see :class:`~langgraph_mcp.policy.rules.RuleTest`)."""
     principal: PrincipalFn | None = Field(default=None, exclude=True)
     """Who runs the graph, from the run's config; ``None``: :func:`langgraph_mcp.credentials.current_principal`
     (``configurable.langgraph_auth_user_id``, else ``configurable.user_id``)."""

@@ -1,9 +1,9 @@
 """Verdicts: what the approval policy answers for one tool call (allow, ask or deny), and why.
 
 A :class:`Verdict` names the rule that gave it; :class:`Explanation` is a verdict with every rule that matched it
-(:meth:`~langgraph_mcp.humans.policy.ApprovalPolicy.explain`). ``allow`` < ``ask`` < ``deny``: :func:`stricter`
+(:meth:`~langgraph_mcp.policy.policy.ApprovalPolicy.explain`). ``allow`` < ``ask`` < ``deny``: :func:`stricter`
 is how a locked floor combines with the ordinary verdict (the precedence table is in
-:mod:`langgraph_mcp.humans.policy`).
+:mod:`langgraph_mcp.policy.policy`).
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from langchain_core.runnables import RunnableConfig
 
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.errors import ConfigError
-from langgraph_mcp.humans.policy_rules import MemoryScope, VerdictKind, check_decisions, strictness
 from langgraph_mcp.payloads import ALL_DECISIONS, DecisionType
+from langgraph_mcp.policy.rules import MemoryScope, VerdictKind, check_decisions, strictness
 
 __all__ = [
     "Explanation",

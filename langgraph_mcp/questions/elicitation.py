@@ -2,7 +2,7 @@
 
 An MCP server asks for input with ``elicitation/create`` (a *form* with a flat ``requestedSchema``, or a
 *URL* to open). :func:`request_from_params` turns one into an :class:`~langgraph_mcp.payloads.ElicitationRequest`
-(with what :mod:`~langgraph_mcp.humans.inspection` finds: the URL's real host, secret fields);
+(with what :mod:`~langgraph_mcp.questions.inspection` finds: the URL's real host, secret fields);
 :func:`field_options` and :func:`describe_field` read a field's schema the way a form shows it; and
 :func:`answers_json_schema` is the shape of a whole answer, shown to clients as the interrupt's response schema.
 Legacy (2025-era) elicitation has no server-chosen request keys; :func:`question_key` derives stable ones.
@@ -19,8 +19,8 @@ from typing import Any, Literal, cast
 import mcp.types as types
 
 from langgraph_mcp.errors import ConfigError
-from langgraph_mcp.humans.inspection import inspect_url, sensitive_fields
 from langgraph_mcp.payloads import ElicitationRequest, FormRequest, UrlRequest
+from langgraph_mcp.questions.inspection import inspect_url, sensitive_fields
 
 __all__ = [
     "FORMAT_HINTS",
@@ -41,9 +41,9 @@ def request_from_params(
     """Turn an MCP ``elicitation/create`` request into the payload entry a UI renders.
 
     A form becomes ``{"mode": "form", "message", "requested_schema", "sensitive", "asks_for_secrets"}``
-    (``sensitive`` from :func:`~langgraph_mcp.humans.inspection.sensitive_fields`; the schema is copied,
+    (``sensitive`` from :func:`~langgraph_mcp.questions.inspection.sensitive_fields`; the schema is copied,
     exactly as the server sent it); a URL request becomes ``{"mode": "url", "message", "url", "host", "scheme",
-    "openable"}`` and a ``warning`` when there is one (see :func:`~langgraph_mcp.humans.inspection.inspect_url`:
+    "openable"}`` and a ``warning`` when there is one (see :func:`~langgraph_mcp.questions.inspection.inspect_url`:
     the host a browser would go to; only ``openable`` URLs may be offered as links).
     """
     if isinstance(params, types.ElicitRequestFormParams):

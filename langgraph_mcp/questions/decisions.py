@@ -26,22 +26,6 @@ import jsonschema  # type: ignore[import-untyped,unused-ignore]  # stubs may be 
 from referencing.exceptions import Unresolvable
 
 from langgraph_mcp.errors import AnswerError, DecisionError, SchemaTooComplexError
-from langgraph_mcp.humans.approval_request import (
-    REMEMBER_FIELD,
-    REMEMBER_NOT,
-    approval_card_keys,
-    offered_words,
-)
-from langgraph_mcp.humans.cards import card_word, untouched
-from langgraph_mcp.humans.coercion import coerce_edit
-from langgraph_mcp.humans.schemas import (
-    MAX_VALUE_DEPTH,
-    CheckedResponse,
-    argument_problems,
-    checked_response,
-    depth_exceeds,
-    refused_on_card,
-)
 from langgraph_mcp.payloads import (
     ALL_DECISIONS,
     REMEMBER_SCOPES,
@@ -52,6 +36,22 @@ from langgraph_mcp.payloads import (
     EditDecision,
     RejectDecision,
     RememberScope,
+)
+from langgraph_mcp.questions.approval import (
+    REMEMBER_FIELD,
+    REMEMBER_NOT,
+    approval_card_keys,
+    offered_words,
+)
+from langgraph_mcp.questions.cards import card_word, untouched
+from langgraph_mcp.questions.coercion import coerce_edit
+from langgraph_mcp.questions.schemas import (
+    MAX_VALUE_DEPTH,
+    CheckedResponse,
+    argument_problems,
+    checked_response,
+    depth_exceeds,
+    refused_on_card,
 )
 
 __all__ = [
@@ -143,7 +143,7 @@ def validate_decision(payload: ApprovalInterrupt, decision: object) -> Decision:
     published name (renaming it, i.e. calling another tool, is not allowed) and its ``args`` must be an object
     that matches ``payload["input_schema"]`` when there is one (JSON Schema Draft 2020-12, or the draft the
     schema's ``$schema`` names; ``format`` is not asserted; ``$ref`` is never fetched over the network; a
-    server's ``pattern`` is never run, see :mod:`langgraph_mcp.humans.schemas`); a ``respond`` needs a
+    server's ``pattern`` is never run, see :mod:`langgraph_mcp.questions.schemas`); a ``respond`` needs a
     non-empty ``message``; a ``reject`` ``message`` is optional but must be a string. A key a decision type
     does not define is refused (a misspelt ``mesage`` must not silently drop the reason).
 
@@ -453,7 +453,7 @@ def decision_response_schema(payload: ApprovalInterrupt, *, compat: bool = False
 
 
 def _card_decision(payload: ApprovalInterrupt, decision: object) -> object:
-    """The decision an Agent Chat UI card's answer stands for (see :mod:`langgraph_mcp.humans.approval_request`).
+    """The decision an Agent Chat UI card's answer stands for (see :mod:`langgraph_mcp.questions.approval`).
 
     The card allows ``edit`` only, so what it sends is its boxes: the word typed in Decision decides. ``approve``
     runs the call with the argument boxes as they stand (unchanged: an ``approve``, changed: an ``edit``), with the

@@ -1,7 +1,7 @@
 """A policy file: reading it (TOML or JSON), saying which fields are wrong, and running its ``[[tests]]``.
 
-:meth:`~langgraph_mcp.humans.policy.ApprovalPolicy.load` and ``check`` are built from these; what the file may
-hold is documented in :mod:`langgraph_mcp.humans.policy` and :mod:`langgraph_mcp.humans.policy_rules`.
+:meth:`~langgraph_mcp.policy.policy.ApprovalPolicy.load` and ``check`` are built from these; what the file may
+hold is documented in :mod:`langgraph_mcp.policy.policy` and :mod:`langgraph_mcp.policy.rules`.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from pydantic import ValidationError
 
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.errors import ConfigError
-from langgraph_mcp.humans.policy_rules import RuleTest
-from langgraph_mcp.humans.verdicts import Verdict
+from langgraph_mcp.policy.rules import RuleTest
+from langgraph_mcp.policy.verdicts import Verdict
 
 __all__ = ["format_errors", "read_source", "self_test_failures"]
 

@@ -8,10 +8,10 @@ resume raise ``pydantic.ValidationError`` (whose text carries the :class:`~langg
 message, naming the request key and the field), nothing is saved, and the same interrupt can be answered
 again.
 
-Form content is checked with ``jsonschema`` (Draft 2020-12, bounded: :mod:`langgraph_mcp.humans.schemas`, so a
+Form content is checked with ``jsonschema`` (Draft 2020-12, bounded: :mod:`langgraph_mcp.questions.schemas`, so a
 server's ``pattern`` is never run) plus a format checker that really checks the four formats MCP allows:
 ``date`` and ``date-time`` (RFC 3339), ``email`` (the WHATWG ``<input type=email>`` rule) and ``uri``
-(absolute RFC 3986 URI), with our own checkers (:mod:`langgraph_mcp.humans.formats`) whatever optional
+(absolute RFC 3986 URI), with our own checkers (:mod:`langgraph_mcp.questions.formats`) whatever optional
 ``jsonschema`` extras are installed.
 """
 
@@ -27,16 +27,6 @@ import jsonschema
 import mcp.types as types
 
 from langgraph_mcp.errors import AnswerError
-from langgraph_mcp.humans.formats import FORMAT_CHECKER
-from langgraph_mcp.humans.forms import answers_json_schema, describe_field, show_value
-from langgraph_mcp.humans.inspection import sensitive_fields
-from langgraph_mcp.humans.schemas import (
-    CheckedResponse,
-    bounded_validator,
-    check,
-    checked_response,
-    depth_exceeds,
-)
 from langgraph_mcp.payloads import (
     AcceptAnswer,
     CancelAnswer,
@@ -45,6 +35,16 @@ from langgraph_mcp.payloads import (
     ElicitationAnswers,
     ElicitationRequest,
     FormRequest,
+)
+from langgraph_mcp.questions.elicitation import answers_json_schema, describe_field, show_value
+from langgraph_mcp.questions.formats import FORMAT_CHECKER
+from langgraph_mcp.questions.inspection import sensitive_fields
+from langgraph_mcp.questions.schemas import (
+    CheckedResponse,
+    bounded_validator,
+    check,
+    checked_response,
+    depth_exceeds,
 )
 
 __all__ = [
@@ -66,7 +66,7 @@ _ANSWER_ENTRIES = frozenset({"action", "content"})
 def _validator(canonical_schema: str) -> Any:
     """A compiled validator for one schema (raises ``jsonschema.SchemaError`` for an invalid schema).
 
-    Bounded (:mod:`langgraph_mcp.humans.schemas`): a server's ``pattern`` is never run (MCP's elicitation
+    Bounded (:mod:`langgraph_mcp.questions.schemas`): a server's ``pattern`` is never run (MCP's elicitation
     schema has none; a backtracking regex chosen by the server would stall the event loop).
     """
     schema = json.loads(canonical_schema)

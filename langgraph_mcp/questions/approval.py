@@ -3,14 +3,14 @@
 The gate (:mod:`langgraph_mcp.graph.gate`), the tool node's own asks (:mod:`langgraph_mcp.approval.judge`) and
 ``McpApprovalMiddleware`` all build it here, so a human sees the same question wherever it is asked.
 
-In Agent Chat UI mode the payload also carries a card (see :mod:`langgraph_mcp.humans.cards` for why every card
+In Agent Chat UI mode the payload also carries a card (see :mod:`langgraph_mcp.questions.cards` for why every card
 allows ``edit`` only): a **How To Answer** box, the call's arguments as editable boxes, a **Reason** box (where the
 policy allows ``reject`` or ``respond``), a ``Remember`` box where the payload offers ``remember``
 (:func:`with_remember_field`), and last an empty **Decision** box. Nothing runs until the person types ``approve``
 there (the call runs with the boxes as they stand: changed boxes are an ``edit``); ``reject`` refuses it (with the
 Reason, if any), ``respond`` answers the model with the Reason instead. The policy's ``allowed_decisions`` say which
 of those words the card takes and whether its boxes may be changed (``edit``);
-:func:`langgraph_mcp.humans.decisions.decision_response_schema` reads the answer back.
+:func:`langgraph_mcp.questions.decisions.decision_response_schema` reads the answer back.
 """
 
 from __future__ import annotations
@@ -22,7 +22,9 @@ from typing import Any, NamedTuple
 from langchain_core.messages import ToolCall
 
 from langgraph_mcp.catalog import McpTool
-from langgraph_mcp.humans.cards import (
+from langgraph_mcp.payloads import APPROVAL_INTERRUPT_TYPE, ApprovalInterrupt, DecisionType
+from langgraph_mcp.policy.verdicts import Verdict
+from langgraph_mcp.questions.cards import (
     DECISION_FIELD,
     HELP_KEY,
     REASON_FIELD,
@@ -31,8 +33,6 @@ from langgraph_mcp.humans.cards import (
     free_key,
     words_help,
 )
-from langgraph_mcp.humans.verdicts import Verdict
-from langgraph_mcp.payloads import APPROVAL_INTERRUPT_TYPE, ApprovalInterrupt, DecisionType
 
 __all__ = [
     "REMEMBER_FIELD",
@@ -121,7 +121,7 @@ class ApprovalCardKeys(NamedTuple):
 
 
 def approval_card_keys(payload: ApprovalInterrupt) -> ApprovalCardKeys:
-    """The keys of ``payload``'s card boxes: :data:`~langgraph_mcp.humans.cards.HELP_KEY`, ``reason`` and
+    """The keys of ``payload``'s card boxes: :data:`~langgraph_mcp.questions.cards.HELP_KEY`, ``reason`` and
     ``decision``, each with ``_`` appended while the tool has an argument (or schema property) of that name."""
     schema = payload.get("input_schema") or {}
     properties = schema.get("properties") if isinstance(schema, Mapping) else None
@@ -183,7 +183,7 @@ def with_remember_field(payload: ApprovalInterrupt) -> None:
     """Give an Agent Chat UI card a ``Remember`` box (``"no - type thread ..."``) when the payload offers ``remember``.
 
     Only on a card whose tool has no argument of that name; the answer is read back by
-    :func:`langgraph_mcp.humans.decisions.decision_response_schema` (with ``approve`` or ``reject`` typed in
+    :func:`langgraph_mcp.questions.decisions.decision_response_schema` (with ``approve`` or ``reject`` typed in
     Decision).
     """
     offered = list(payload.get("remember") or [])

@@ -7,7 +7,7 @@ one action request per question in ``requests`` (the asker puts one question in 
 several is asked one at a time, see :class:`~langgraph_mcp.calls.asker.InterruptAsker`):
 
 Every card allows ``edit`` only, and what a person decides is the word they type in the card's empty **Decision**
-box (last on the card); see :mod:`langgraph_mcp.humans.cards` for why (a card that allows ``approve`` or
+box (last on the card); see :mod:`langgraph_mcp.questions.cards` for why (a card that allows ``approve`` or
 ``reject`` lets an empty "Submit rejection" send a "yes"):
 
 * **form** — ``args`` are a help box (:data:`HELP_KEY`: what to type, then one line per field with its title,
@@ -24,11 +24,11 @@ box (last on the card); see :mod:`langgraph_mcp.humans.cards` for why (a card th
 A form that asks for secrets says so in its description: Agent Chat UI cannot mask what is typed.
 
 The resume value maps back to the MCP answers, ``{request_key: {"action": ...}}``: form content is first
-coerced by the requested schema (:func:`~langgraph_mcp.humans.coercion.coerce_to_schema`: the UI sends every edited
+coerced by the requested schema (:func:`~langgraph_mcp.questions.coercion.coerce_to_schema`: the UI sends every edited
 value as a string), optional fields left empty are dropped, and then the answers are validated against the
 requested schema exactly like any other answer
-(:func:`~langgraph_mcp.humans.answers.validate_answers`). A plain ``ElicitationAnswers`` value is accepted
-too, so :func:`~langgraph_mcp.humans.resume.resume_command` and the CLI answer compat-mode questions unchanged.
+(:func:`~langgraph_mcp.questions.answers.validate_answers`). A plain ``ElicitationAnswers`` value is accepted
+too, so :func:`~langgraph_mcp.questions.resume.resume_command` and the CLI answer compat-mode questions unchanged.
 """
 
 from __future__ import annotations
@@ -39,19 +39,6 @@ from typing import Any, ClassVar, cast
 from urllib.parse import urlsplit
 
 from langgraph_mcp.errors import AnswerError, AnswerRefusedError
-from langgraph_mcp.humans.answers import ElicitationAnswersModel, validate_answers
-from langgraph_mcp.humans.cards import (
-    DECISION_FIELD,
-    HELP_KEY,
-    Word,
-    card_config,
-    card_word,
-    free_key,
-    words_help,
-)
-from langgraph_mcp.humans.coercion import coerce_to_schema
-from langgraph_mcp.humans.forms import describe_field, field_options, show_value
-from langgraph_mcp.humans.schemas import checked_response, refused_on_card
 from langgraph_mcp.payloads import (
     ActionRequest,
     ElicitationAnswer,
@@ -62,6 +49,19 @@ from langgraph_mcp.payloads import (
     ReviewConfig,
     UrlRequest,
 )
+from langgraph_mcp.questions.answers import ElicitationAnswersModel, validate_answers
+from langgraph_mcp.questions.cards import (
+    DECISION_FIELD,
+    HELP_KEY,
+    Word,
+    card_config,
+    card_word,
+    free_key,
+    words_help,
+)
+from langgraph_mcp.questions.coercion import coerce_to_schema
+from langgraph_mcp.questions.elicitation import describe_field, field_options, show_value
+from langgraph_mcp.questions.schemas import checked_response, refused_on_card
 
 __all__ = [
     "answers_from_decisions",

@@ -28,7 +28,7 @@ A new condition, e.g. a time window::
     register_condition(Weekdays())
 
 **Fail closed on what a condition cannot tell** (``None``): it counts as matched for an ``ask`` or ``deny`` rule and
-as not matched for an ``allow`` rule (:meth:`langgraph_mcp.humans.policy_rules.CompiledRule.decides`).
+as not matched for an ``allow`` rule (:meth:`langgraph_mcp.policy.rules.CompiledRule.decides`).
 **Regex cost is bounded**: operator regexes run on Google's RE2 (linear time, no backtracking); patterns are capped
 at :data:`MAX_PATTERN_CHARS` and matched texts at :data:`MAX_MATCHED_CHARS`. RE2 is imported only by a policy that
 has a regex.

@@ -4,7 +4,7 @@ A rule matches a call when every condition it names matches (a rule that names n
 ``tool`` (glob on the published name), ``original_tool`` (glob on the server's own tool name), ``server`` (glob),
 ``hints`` (effective annotations, each ``true``/``false``), ``args`` (a JSON pointer into the arguments → a glob,
 ``{regex = "..."}`` or ``{equals = ...}``) and ``principal`` (glob); more conditions are registered through
-:mod:`langgraph_mcp.humans.rule_conditions`, the extension point every condition (these included) goes through. Globs are ``fnmatch`` globs, case-sensitive,
+:mod:`langgraph_mcp.policy.conditions`, the extension point every condition (these included) goes through. Globs are ``fnmatch`` globs, case-sensitive,
 compiled at load; ``*`` matches ``/`` too, and a glob matches the argument's text as sent (``scratch/../etc``
 matches ``scratch/*``): use a regex such as ``^scratch/[^/]+$`` where that matters.
 
@@ -17,7 +17,7 @@ and *not matched* for an ``allow`` rule: not knowing never loosens anything. Hin
 **Regex cost is bounded.** Operator regexes run on Google's RE2 (``google-re2``), which matches in time linear in
 the text (no backtracking: no catastrophic patterns, and no lookaround or backreferences either); patterns are
 capped at :data:`MAX_PATTERN_CHARS` and matched texts at :data:`MAX_MATCHED_CHARS`, so one match is bounded.
-RE2 is imported only by a policy that has a regex (the matchers live in :mod:`~langgraph_mcp.humans.rule_conditions`).
+RE2 is imported only by a policy that has a regex (the matchers live in :mod:`~langgraph_mcp.policy.conditions`).
 """
 
 from __future__ import annotations
@@ -43,7 +43,8 @@ from pydantic import (
 
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.errors import ConfigError
-from langgraph_mcp.humans.rule_conditions import (
+from langgraph_mcp.payloads import ALL_DECISIONS, DecisionType
+from langgraph_mcp.policy.conditions import (
     MAX_MATCHED_CHARS,
     MAX_PATTERN_CHARS,
     TOOL_ONLY,
@@ -56,7 +57,6 @@ from langgraph_mcp.humans.rule_conditions import (
     conditions,
     reserve_keys,
 )
-from langgraph_mcp.payloads import ALL_DECISIONS, DecisionType
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -318,7 +318,7 @@ class RuleTest(BaseModel):
 
 
 class CompiledRule:
-    """A :class:`Rule` with its conditions compiled (:mod:`~langgraph_mcp.humans.rule_conditions`), split by what
+    """A :class:`Rule` with its conditions compiled (:mod:`~langgraph_mcp.policy.conditions`), split by what
     they read: :meth:`static_match` runs the conditions that read only the tool (the policy caches it per tool),
     :meth:`call_match` the others, on every call."""
 

@@ -1,7 +1,7 @@
 """The precedence tiers of an approval policy, one function each, and the compiled lookups they read.
 
 The table itself (locked → code → rules → tools → built-in, and how the locked floor combines with the rest) is
-in :mod:`langgraph_mcp.humans.policy`; :func:`decide` walks it for one call. Each tier returns its first verdict
+in :mod:`langgraph_mcp.policy.policy`; :func:`decide` walks it for one call. Each tier returns its first verdict
 (``None``: no opinion); given a ``trace``, it appends every rule of its own that matched (predicates are all
 called) and :func:`decide` goes on through the later tiers, which is what ``explain`` shows.
 
@@ -20,10 +20,10 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Tag, field_validator
 
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.errors import PolicyError
-from langgraph_mcp.humans.policy_rules import CompiledRule, Rule, VerdictKind, check_decisions, compile_rules
-from langgraph_mcp.humans.rule_conditions import CallInputs
-from langgraph_mcp.humans.verdicts import Predicate, RuleMatch, Verdict, stricter
 from langgraph_mcp.payloads import DecisionType
+from langgraph_mcp.policy.conditions import CallInputs
+from langgraph_mcp.policy.rules import CompiledRule, Rule, VerdictKind, check_decisions, compile_rules
+from langgraph_mcp.policy.verdicts import Predicate, RuleMatch, Verdict, stricter
 
 __all__ = [
     "CompiledRules",

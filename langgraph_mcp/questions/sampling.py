@@ -18,16 +18,6 @@ import mcp.types as types
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from langgraph_mcp.errors import AnswerError, AnswerRefusedError
-from langgraph_mcp.humans.cards import (
-    DECISION_FIELD,
-    HELP_KEY,
-    REASON_FIELD,
-    Word,
-    card_config,
-    card_word,
-    words_help,
-)
-from langgraph_mcp.humans.schemas import refused_on_card
 from langgraph_mcp.payloads import (
     SAMPLING_INTERRUPT_TYPE,
     SAMPLING_REVIEW_INTERRUPT_TYPE,
@@ -40,6 +30,16 @@ from langgraph_mcp.payloads import (
     SamplingReject,
     SamplingReviewInterrupt,
 )
+from langgraph_mcp.questions.cards import (
+    DECISION_FIELD,
+    HELP_KEY,
+    REASON_FIELD,
+    Word,
+    card_config,
+    card_word,
+    words_help,
+)
+from langgraph_mcp.questions.schemas import refused_on_card
 
 __all__ = [
     "CompletionDecisionModel",
@@ -161,7 +161,7 @@ _WORDS: dict[Word, str] = {"approve": "approve", "reject": "reject"}
 
 def _with_card(payload: _Payload, args: dict[str, Any], description: str, what: str) -> _Payload:
     """``payload`` plus the ``HITLRequest`` keys of its one card: a help box, ``args``, Reason and Decision (the
-    card allows ``edit`` only: the word typed in Decision decides, see :mod:`langgraph_mcp.humans.cards`)."""
+    card allows ``edit`` only: the word typed in Decision decides, see :mod:`langgraph_mcp.questions.cards`)."""
     lines = [
         "Nothing is sent until you type your decision in the Decision box (at the bottom) and Submit.",
         f"approve: {what}.",

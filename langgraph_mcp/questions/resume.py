@@ -49,15 +49,6 @@ from langgraph.types import Command, Interrupt, StateSnapshot
 from pydantic import BaseModel, ValidationError
 
 from langgraph_mcp.errors import AnswerError, AnswerRefusedError, DecisionError, ResumeError, ResumeTypeError
-from langgraph_mcp.humans.answers import answers_response_schema, validate_answers
-from langgraph_mcp.humans.decisions import decision_response_schema, only_decision, validate_decision
-from langgraph_mcp.humans.sampling import (
-    CompletionDecisionModel,
-    SamplingDecisionModel,
-    review_card_model,
-    sampling_card_model,
-)
-from langgraph_mcp.humans.sign_in import check_sign_in_answer, sign_in_response_schema
 from langgraph_mcp.payloads import (
     APPROVAL_INTERRUPT_TYPE,
     AUTHORIZATION_INTERRUPT_TYPE,
@@ -70,6 +61,15 @@ from langgraph_mcp.payloads import (
     SamplingInterrupt,
     SamplingReviewInterrupt,
 )
+from langgraph_mcp.questions.answers import answers_response_schema, validate_answers
+from langgraph_mcp.questions.decisions import decision_response_schema, only_decision, validate_decision
+from langgraph_mcp.questions.sampling import (
+    CompletionDecisionModel,
+    SamplingDecisionModel,
+    review_card_model,
+    sampling_card_model,
+)
+from langgraph_mcp.questions.sign_in import check_sign_in_answer, sign_in_response_schema
 
 __all__ = [
     "AnswerArgument",

@@ -8,7 +8,7 @@ sign-in's ``state`` and a ``code`` (or the authorization server's ``error``). A 
 refused, and the same interrupt stays pending.
 
 In Agent Chat UI mode (``compat=True``) the payload also carries a ``HITLRequest`` card (``edit`` only, see
-:mod:`langgraph_mcp.humans.cards`): the URL to open, an empty **Callback URL** box and an empty **Decision** box.
+:mod:`langgraph_mcp.questions.cards`): the URL to open, an empty **Callback URL** box and an empty **Decision** box.
 ``accept`` with the address pasted signs in; ``decline`` declines; anything else (an empty Decision included) is
 refused in words with the card kept. Programs may still answer with a ``respond`` decision whose message is the
 callback URL, or ``reject``.
@@ -23,9 +23,6 @@ from typing import Any, cast
 from urllib.parse import parse_qs, urlparse
 
 from langgraph_mcp.errors import AnswerError
-from langgraph_mcp.humans.cards import DECISION_FIELD, HELP_KEY, Word, card_config, card_word, words_help
-from langgraph_mcp.humans.inspection import inspect_url
-from langgraph_mcp.humans.schemas import CheckedResponse, checked_response, refused_on_card
 from langgraph_mcp.payloads import (
     AUTHORIZATION_INTERRUPT_TYPE,
     ActionRequest,
@@ -33,6 +30,9 @@ from langgraph_mcp.payloads import (
     ReviewConfig,
     SignInAnswer,
 )
+from langgraph_mcp.questions.cards import DECISION_FIELD, HELP_KEY, Word, card_config, card_word, words_help
+from langgraph_mcp.questions.inspection import inspect_url
+from langgraph_mcp.questions.schemas import CheckedResponse, checked_response, refused_on_card
 
 __all__ = [
     "MAX_SIGN_INS_PER_CALL",

@@ -1,1 +1,0 @@
-"""What a human is asked and may answer, with no I/O: policy, decisions, forms, answers, resume."""
