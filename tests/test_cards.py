@@ -13,6 +13,7 @@ from pydantic import TypeAdapter
 from langgraph_mcp.errors import AnswerRefusedError
 from langgraph_mcp.payloads import DecisionType
 from langgraph_mcp.policy.verdicts import Verdict
+from langgraph_mcp.questions.agent_chat_ui import AGENT_CHAT_UI
 from langgraph_mcp.questions.approval import approval_payload, with_remember_field
 from langgraph_mcp.questions.decisions import decision_response_schema
 from langgraph_mcp.questions.sampling import (
@@ -36,7 +37,9 @@ def _sent(card: Any, name: str, **typed: str) -> dict[str, Any]:
 
 def _approval(allowed: list[DecisionType], **args: Any) -> Any:
     call = {"name": "srv_pay", "args": args or {"amount": 20, "note": "rent"}, "id": "c1"}
-    return approval_payload(call, None, Verdict.ask("because", allowed_decisions=allowed), compat=True)  # type: ignore[arg-type]
+    return AGENT_CHAT_UI.approval(
+        approval_payload(call, None, Verdict.ask("because", allowed_decisions=allowed))
+    )  # type: ignore[arg-type]
 
 
 def _decide(payload: Any, value: object) -> Any:
@@ -52,13 +55,14 @@ def test_every_card_allows_edit_only_and_ends_with_an_empty_decision_box() -> No
         list(boxes) == ["how_to_answer", "amount", "note", "reason", "decision"] and boxes["decision"] == ""
     )
     assert boxes["how_to_answer"].startswith("Nothing runs until you type your decision in the Decision box")
-    sign_in = authorization_payload(
-        server="s",
-        authorization_url="https://auth.example/a?state=x",
-        principal="p",
-        scopes=[],
-        tool_call_id="c",
-        compat=True,
+    sign_in = AGENT_CHAT_UI.sign_in(
+        authorization_payload(
+            server="s",
+            authorization_url="https://auth.example/a?state=x",
+            principal="p",
+            scopes=[],
+            tool_call_id="c",
+        )
     )
     sampling: Any = {
         "type": "mcp_sampling",
@@ -161,13 +165,14 @@ def test_remember_goes_with_a_word_and_a_program_s_plain_decision_is_read_as_it_
 
 @pytest.mark.parametrize("typed", BLANKS)
 def test_sign_in_sampling_and_review_cards_send_nothing_without_a_word(typed: str) -> None:
-    sign_in = authorization_payload(
-        server="s",
-        authorization_url="https://auth.example/a?state=st&redirect_uri=http://127.0.0.1:9/cb",
-        principal="p",
-        scopes=[],
-        tool_call_id="c",
-        compat=True,
+    sign_in = AGENT_CHAT_UI.sign_in(
+        authorization_payload(
+            server="s",
+            authorization_url="https://auth.example/a?state=st&redirect_uri=http://127.0.0.1:9/cb",
+            principal="p",
+            scopes=[],
+            tool_call_id="c",
+        )
     )
     model = sign_in_response_schema(sign_in)
     pasted = "http://127.0.0.1:9/cb?code=abc&state=st"

@@ -116,7 +116,7 @@ async def test_a_registered_kind_is_listed_typed_and_answered_with_an_approval_i
     assert asked.tool_call_id == "budget-1" and asked.payload["allowed_decisions"] == ["raise_limit", "keep"]
     [raised] = [i for i in out["__interrupt__"] if i.id == asked.interrupt_id]
     assert raised.response_schema == BudgetAnswer.model_json_schema()  # what clients are shown
-    assert not asked.compat
+    assert not asked.is_card
 
     # a wrong answer is refused in words, before anything is sent ...
     wrong: list[tuple[object, str]] = [

@@ -18,6 +18,7 @@ from langgraph_mcp import McpServers, McpToolNode, ToolCallRouter
 from langgraph_mcp.examples.demo_server import DemoServer, build_server
 from langgraph_mcp.graph.gate import approval_payload, create_approval_gate
 from langgraph_mcp.policy.policy import ApprovalPolicy, Verdict
+from langgraph_mcp.questions.agent_chat_ui import AGENT_CHAT_UI
 from langgraph_mcp.questions.resume import pending_for_thread, pending_interrupts, resume_command
 from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import OpenServers, OpenServersSync
@@ -484,8 +485,8 @@ async def test_without_a_checkpointer_asked_calls_are_denied(demo: Demo) -> None
 
 
 def test_payload_of_a_predicate_verdict() -> None:
-    payload = approval_payload(
-        call("x_tool", "c1", a=1), None, Verdict.ask("because", ["reject"]), compat=True
+    payload = AGENT_CHAT_UI.approval(
+        approval_payload(call("x_tool", "c1", a=1), None, Verdict.ask("because", ["reject"]))
     )
     assert payload["allowed_decisions"] == ["reject"]
     [request] = payload["action_requests"]

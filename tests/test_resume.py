@@ -118,9 +118,9 @@ def test_pending_interrupts_is_typed_and_skips_other_interrupts(pending: list[In
         (ID_B, "elicitation", "c2"),
         (ID_C, "approval", "c2"),
     ]
-    assert items[0].approval["tool"] == "delete_file" and not items[0].compat
+    assert items[0].approval["tool"] == "delete_file" and not items[0].is_card
     assert items[1].elicitation["round"] == 1
-    assert items[2].compat
+    assert items[2].is_card
     with pytest.raises(TypeError):
         _ = items[0].elicitation
 

@@ -39,13 +39,9 @@ from langgraph_mcp.credentials import warn_client_principal
 from langgraph_mcp.payloads import ApprovalInterrupt, Decision, DecisionBinding, DefinitionChange
 from langgraph_mcp.policy.binding import binding_problem, definition_changes
 from langgraph_mcp.policy.policy import ApprovalPolicy, Verdict
+from langgraph_mcp.questions.agent_chat_ui import QuestionShapes
 from langgraph_mcp.questions.approval import approval_payload
-from langgraph_mcp.questions.decisions import (
-    DecisionResponse,
-    decision_response_schema,
-    only_decision,
-    validate_decision,
-)
+from langgraph_mcp.questions.decisions import DecisionResponse
 from langgraph_mcp.servers.access import ServerAccess
 
 __all__ = [
@@ -175,14 +171,14 @@ def ask_payload(
     verdict: Verdict,
     policy: ApprovalPolicy,
     *,
-    compat: bool,
+    shapes: QuestionShapes,
     config: Any = None,
 ) -> ApprovalInterrupt:
     """The ``mcp_approval`` payload every path asks with: the call, the rule and its reason, ``expires_at`` (the
     policy's clock), and the principal with where it comes from (:class:`~langgraph_mcp.payloads.PrincipalInfo`)."""
     if config is None:
         config = _config()
-    payload = approval_payload(call, tool, verdict, compat=compat, now=policy.clock())
+    payload = shapes.approval(approval_payload(call, tool, verdict, now=policy.clock()))
     principal = policy.principal_for(config)
     origin = policy.principal_origin_for(config)
     if principal is not None and origin is not None:
@@ -312,9 +308,9 @@ class NodeDecision:
     """The approval's place among the task's interrupts (the call's questions come after it)."""
 
 
-def _stored_decision(payload: ApprovalInterrupt, value: Any, compat: bool) -> bool:
+def _stored_decision(payload: ApprovalInterrupt, value: Any, shapes: QuestionShapes) -> bool:
     try:
-        validate_decision(payload, only_decision(payload, value) if compat else value)
+        shapes.decision(payload, value)
     except Exception:  # DecisionError, or a value of another shape altogether
         return False
     return True
@@ -326,7 +322,7 @@ async def ask_node_approval(
     proof: Proof,
     policy: ApprovalPolicy,
     *,
-    compat: bool,
+    shapes: QuestionShapes,
     on_unproven: OnUnproven,
     start: int = 0,
     approved_at: int | None = None,
@@ -341,7 +337,7 @@ async def ask_node_approval(
         configurable = get_config().get("configurable", {})
     except RuntimeError:  # called outside a graph
         configurable = {}
-    payload = ask_payload(call, tool, proof.verdict, policy, compat=compat)
+    payload = ask_payload(call, tool, proof.verdict, policy, shapes=shapes)
     payload["reason"] = unproven_reason(proof)
     payload["description"] = payload["description"].replace(proof.verdict.reason, payload["reason"], 1)
     if proof.changes:
@@ -359,26 +355,24 @@ async def ask_node_approval(
     fresh = fresh_resume_index(scratchpad, configurable) if scratchpad is not None else None
     at = start
     later = stored[start:]
-    if later and compat:
+    if later and shapes.cards:
         # A card's answer to a question looks like a decision ({"decisions": [...]}): where the approval was
         # answered is told by what was asked, never guessed from an answer's shape.
-        found = await _approval_place(call, payload, later, start, approved_at, fresh, configurable)
+        found = await _approval_place(call, payload, later, start, approved_at, fresh, configurable, shapes)
         for _ in range(found):  # consumed without a schema: validated when saved, for their own questions
             interrupt(None)
         at = start + found
-    elif later and not _stored_decision(payload, later[0], compat):
+    elif later and not _stored_decision(payload, later[0], shapes):
         # The task paused before this approval was needed (a sign-in, a server's question; or it was proven then
         # and is not now: another worker's key, a changed policy). Pauses chain: those answers stay theirs, the
         # approval is asked after them, and the call's questions come after the approval.
-        found = next((i for i, v in enumerate(later) if _stored_decision(payload, v, compat)), len(later))
+        found = next((i for i, v in enumerate(later) if _stored_decision(payload, v, shapes)), len(later))
         for _ in range(found):  # consumed without a schema: validated when saved, for their own questions
             interrupt(None)
         at = start + found
-    answer = interrupt(payload, response_schema=decision_response_schema(payload, compat=compat))
+    answer = interrupt(payload, response_schema=shapes.decision_model(payload))
     decision: Decision = (
-        answer.decision()
-        if isinstance(answer, DecisionResponse)
-        else validate_decision(payload, only_decision(payload, answer) if compat else answer)
+        answer.decision() if isinstance(answer, DecisionResponse) else shapes.decision(payload, answer)
     )
     shown: Mapping[str, Any] | None = None
     if fresh == at:  # a decision given just now, for the payload shown when the task paused
@@ -399,8 +393,9 @@ async def _approval_place(
     approved_at: int | None,
     fresh: int | None,
     configurable: Mapping[str, Any],
+    shapes: QuestionShapes,
 ) -> int:
-    """Agent Chat UI mode: where, among the task's stored answers after ``start`` (``later``), its approval was
+    """Agent Chat UI mode (``shapes``): where, among the task's stored answers after ``start`` (``later``), its approval was
     answered; ``len(later)`` when it was not (yet): it is asked after them.
 
     Known from the execution's consumed marker (``approved_at``), or from what was shown for the answer given
@@ -416,7 +411,7 @@ async def _approval_place(
                 return fresh - start
         elif fresh == start and isinstance(shown, Mapping):  # the only candidate answered something else
             return len(later)
-    if _stored_decision(payload, later[0], True):
+    if _stored_decision(payload, later[0], shapes):
         return 0
     return len(later)
 

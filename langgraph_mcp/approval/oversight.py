@@ -24,6 +24,7 @@ from langgraph.store.base import BaseStore
 from langgraph_mcp.errors import ConfigError
 from langgraph_mcp.policy.binding import ApprovalKey
 from langgraph_mcp.policy.policy import ApprovalPolicy
+from langgraph_mcp.questions.agent_chat_ui import QuestionShapes, shapes_for
 
 __all__ = ["Oversight", "PolicyInput", "apply_key", "policies_for", "register_policy", "resolve"]
 
@@ -64,11 +65,12 @@ class Oversight:
 
 def resolve(
     oversight: Oversight | None, policy: PolicyInput, agent_chat_ui: bool
-) -> tuple[ApprovalPolicy | None, bool, Oversight | None]:
-    """A constructor's ``(policy, agent_chat_ui, oversight)`` from what it was given: an ``Oversight``, or the
-    separate arguments (not both)."""
+) -> tuple[ApprovalPolicy | None, QuestionShapes, Oversight | None]:
+    """A constructor's ``(policy, question shapes, oversight)`` from what it was given: an ``Oversight``, or the
+    separate arguments (not both). Agent Chat UI mode is chosen here, once: the shapes every question of the
+    constructed part is asked in (:class:`~langgraph_mcp.questions.agent_chat_ui.QuestionShapes`)."""
     if oversight is None:
-        return (ApprovalPolicy.load(policy) if policy is not None else None), agent_chat_ui, None
+        return (ApprovalPolicy.load(policy) if policy is not None else None), shapes_for(agent_chat_ui), None
     if not isinstance(oversight, Oversight):
         raise ConfigError(f"oversight must be an Oversight, got {type(oversight).__name__}")
     if policy is not None:
@@ -78,7 +80,7 @@ def resolve(
         if oversight.policy is not None or not oversight.trust_client_principal
         else None
     )
-    return loaded, oversight.agent_chat_ui or agent_chat_ui, oversight
+    return loaded, shapes_for(oversight.agent_chat_ui or agent_chat_ui), oversight
 
 
 _policies: weakref.WeakKeyDictionary[Any, list[ApprovalPolicy]] = weakref.WeakKeyDictionary()

@@ -12,9 +12,9 @@ back from the checkpoint on the durable path) but not the server's current one.
 A fresh answer is always taken through ``interrupt(payload, response_schema=...)``, so LangGraph validates it
 against the question before saving it: a bad answer is refused and the same interrupt can be answered again.
 
-In Agent Chat UI mode (``compat=True``) the payload also carries its ``HITLRequest`` card and the answer may be a
-``{"decisions": [...]}`` value (:mod:`langgraph_mcp.questions.agent_chat_ui`); stored values of that shape are mapped back to
-answers keyed by request key before they are matched.
+The asker asks in its graph's shapes (:class:`~langgraph_mcp.questions.agent_chat_ui.QuestionShapes`): in Agent Chat
+UI mode the payload also carries its ``HITLRequest`` card and the answer may be a ``{"decisions": [...]}`` value;
+stored values of that shape are mapped back to answers keyed by request key before they are matched.
 """
 
 from __future__ import annotations
@@ -42,12 +42,8 @@ from langgraph_mcp.payloads import (
     ElicitationRequest,
     SignInAnswer,
 )
-from langgraph_mcp.questions.agent_chat_ui import (
-    elicitation_card,
-    hitl_answers_response_schema,
-    stored_answers,
-)
-from langgraph_mcp.questions.answers import ElicitationAnswersModel, answers_response_schema, validate_answers
+from langgraph_mcp.questions.agent_chat_ui import PLAIN, QuestionShapes
+from langgraph_mcp.questions.answers import validate_answers
 from langgraph_mcp.questions.sign_in import check_sign_in_answer, sign_in_response_schema
 
 
@@ -102,16 +98,6 @@ async def _shown_requests(configurable: Mapping[str, Any], index: int) -> Mappin
     return requests if isinstance(requests, Mapping) else None
 
 
-def _question(
-    payload: ElicitationInterrupt, requests: Mapping[str, ElicitationRequest], compat: bool
-) -> tuple[ElicitationInterrupt, type[ElicitationAnswersModel]]:
-    """The interrupt's payload and the model its answer is checked against (Agent Chat UI: a ``HITLRequest`` card)."""
-    if compat:
-        card = elicitation_card({**payload, "requests": dict(requests)})
-        return card, hitl_answers_response_schema(card)
-    return payload, answers_response_schema(requests)
-
-
 def _book(configurable: Mapping[str, Any], offset: int) -> tuple[Any, int | None, bool]:
     """The task's scratchpad, where its new answer sits (past ``offset``, else ``None``), and whether it can pause."""
     scratchpad = task_scratchpad(configurable)
@@ -131,11 +117,11 @@ class InterruptAsker:
     that round's own answer: :meth:`paused_round`); a round that pauses is kept with the index it must resume
     from."""
 
-    def __init__(self, tool_call_id: str, *, compat: bool = False, offset: int = 0) -> None:
+    def __init__(self, tool_call_id: str, *, shapes: QuestionShapes = PLAIN, offset: int = 0) -> None:
         """``offset``: how many interrupts of the task come before the call's questions (the tool node's own
         approval, see :mod:`langgraph_mcp.approval.judge`); their stored values are never read as answers.
-        ``compat``: Agent Chat UI mode (ask with a ``HITLRequest`` card, accept ``{"decisions": [...]}``)."""
-        self.compat = compat
+        ``shapes``: the graph's question shapes (Agent Chat UI mode: a ``HITLRequest`` card, ``{"decisions": [...]}``)."""
+        self.shapes = shapes
         self.offset = offset
         try:
             configurable = get_config().get("configurable", {})
@@ -233,7 +219,7 @@ class InterruptAsker:
         questions is asked one per interrupt (one card at a time); a pause resumes it from its first question."""
         try:
             await self._read_shown()
-            if self.compat and len(requests) > 1:
+            if self.shapes.one_at_a_time and len(requests) > 1:
                 return self._answer_one_by_one(payload, requests)
             return self._answer_round(payload, requests)
         except Exception as exc:
@@ -312,8 +298,7 @@ class InterruptAsker:
                 # A new answer is checked against the question (response_schema), whatever its shape: a
                 # wrong one is refused before it is saved and the same interrupt id stays pending.
                 return self._take(index, payload, requests, stored)
-            if self.compat:
-                stored = stored_answers(requests, stored, name=payload["published_name"])
+            stored = self.shapes.stored_answers(requests, stored, name=payload["published_name"])
             if isinstance(stored, Mapping) and set(stored) == keys:
                 if _fits(requests, stored):
                     return self._take(index, payload, requests, stored)
@@ -392,7 +377,7 @@ class InterruptAsker:
             return validate_answers(requests, stored)
         self._advance_to(index)
         self._raised_at = index
-        if stored is not None and not self.compat:
+        if stored is not None and not self.shapes.cards:
             # The answer interrupt() is about to take is known: one that fits is taken without building the answers
             # model (a pydantic class per distinct question, ~1 ms and ~15 KiB; LangGraph adds a TypeAdapter). One
             # that doesn't goes through the model below, so LangGraph refuses it before saving it, as always.
@@ -404,7 +389,7 @@ class InterruptAsker:
                 interrupt(payload)
                 self.consumed = self._position = index + 1
                 return checked
-        payload, model = _question(payload, requests, self.compat)
+        payload, model = self.shapes.elicitation(payload, requests)
         validated = interrupt(payload, response_schema=model)
         self.consumed = self._position = index + 1
         answers: ElicitationAnswers = validated.answers()

@@ -44,17 +44,7 @@ from langgraph_mcp.config import ServerSpec
 from langgraph_mcp.connection.connection import ServerConnection
 from langgraph_mcp.errors import SamplingRefusedError, UnsupportedRequestError
 from langgraph_mcp.payloads import SAMPLING_REVIEW_INTERRUPT_TYPE, CompletionDecision, SamplingInterrupt
-from langgraph_mcp.questions.sampling import (
-    CompletionDecisionModel,
-    SamplingDecisionModel,
-    review_card,
-    review_card_model,
-    review_payload,
-    sampling_card,
-    sampling_card_model,
-    sampling_payload,
-    sampling_texts,
-)
+from langgraph_mcp.questions.sampling import review_payload, sampling_payload, sampling_texts
 
 __all__ = ["answer_sampling", "refusal"]
 
@@ -181,11 +171,10 @@ def _asked(asker: InterruptAsker | None, payload: SamplingInterrupt) -> list[Any
     the server's messages as they are)."""
     if asker is None:
         return None
-    if asker.compat:  # Agent Chat UI: one HITLRequest card, answered with {"decisions": [...]}
-        card = sampling_card(payload)
-        decided = asker.decide(card, sampling_card_model(card))
-    else:
-        decided = asker.decide(payload, SamplingDecisionModel)
+    asked = asker.shapes.sampling(
+        payload
+    )  # Agent Chat UI: a HITLRequest card, answered with {"decisions": [...]}
+    decided = asker.decide(asked, asker.shapes.sampling_model(asked))
     decision = decided.decision()
     if decision["type"] == "reject":
         return refusal(decision.get("message") or "the user rejected it")
@@ -264,11 +253,8 @@ async def _reviewed(
     text, made_now = await _kept_or_new(run, key, model)
     payload = review_payload(request, messages, text, model, key)
     # A completion made just now was never shown: no stored decision may answer it, so a new interrupt asks.
-    if asker.compat:
-        card = review_card(payload)
-        decided = asker.decide(card, review_card_model(card), anew=made_now)
-    else:
-        decided = asker.decide(payload, CompletionDecisionModel, anew=made_now)
+    asked = asker.shapes.review(payload)
+    decided = asker.decide(asked, asker.shapes.review_model(asked), anew=made_now)
     decision: CompletionDecision = decided.decision()
     if decision["type"] == "reject":
         return refusal(decision.get("message") or "the user rejected the completion")

@@ -29,6 +29,7 @@ from langgraph_mcp.payloads import (
     ElicitationInterrupt,
     ElicitationRequest,
 )
+from langgraph_mcp.questions.agent_chat_ui import PLAIN, QuestionShapes
 
 __all__ = ["Asking", "CallTarget", "DrivenCall", "Questions", "ToolListing"]
 
@@ -117,23 +118,23 @@ class Questions:
     one (a question, a sign-in, the node's own approval, or a round paused on the connection to continue), then kept
     for the call's later attempts in the same run. A call that asks nothing, most calls, never makes one."""
 
-    __slots__ = ("_asker", "compat", "tool_call_id")
+    __slots__ = ("_asker", "shapes", "tool_call_id")
 
-    def __init__(self, tool_call_id: str, *, compat: bool = False) -> None:
-        self.tool_call_id, self.compat = tool_call_id, compat
+    def __init__(self, tool_call_id: str, *, shapes: QuestionShapes = PLAIN) -> None:
+        self.tool_call_id, self.shapes = tool_call_id, shapes
         self._asker: InterruptAsker | None = None
 
     @classmethod
     def of(cls, asker: InterruptAsker) -> Questions:
         """An asker made already (a LangChain tool's, in a graph)."""
-        questions = cls(asker.key[-1], compat=asker.compat)
+        questions = cls(asker.key[-1], shapes=asker.shapes)
         questions._asker = asker
         return questions
 
     @property
     def asker(self) -> InterruptAsker:
         if self._asker is None:
-            self._asker = InterruptAsker(self.tool_call_id, compat=self.compat)
+            self._asker = InterruptAsker(self.tool_call_id, shapes=self.shapes)
         return self._asker
 
     @property

@@ -68,7 +68,7 @@ the user to visit a payment page (a URL card)."""
 
 
 _READ_GRAPHS: dict[bool, CompiledStateGraph[Any, Any, Any, Any]] = {}
-"""The graphs served to read-only contexts (by ``compat``), built once (their servers are never started)."""
+"""The graphs served to read-only contexts (by ``agent_chat_ui``), built once (their servers are never started)."""
 
 
 @asynccontextmanager
@@ -79,7 +79,7 @@ async def make_graph(runtime: ServerRuntime[Any]) -> AsyncIterator[CompiledState
     server starts on the first run's first use and serves every later run. For schema and state reads: the one
     read graph, built on first use; nothing is started.
     """
-    async with _graph(runtime, compat=False) as graph:
+    async with _graph(runtime, agent_chat_ui=False) as graph:
         yield graph
 
 
@@ -92,25 +92,27 @@ async def make_chat_graph(
     Point Agent Chat UI at ``langgraph dev`` with assistant ``mcp_agent_chat``: every pause is one
     ``HITLRequest`` card, resumed with a bare ``{"decisions": [...]}``.
     """
-    async with _graph(runtime, compat=True) as graph:
+    async with _graph(runtime, agent_chat_ui=True) as graph:
         yield graph
 
 
-def _model(compat: bool) -> ScriptedChatModel:
-    return ScriptedChatModel(tool_calls=list(CHAT_TOOL_CALLS)) if compat else ScriptedChatModel()
+def _model(agent_chat_ui: bool) -> ScriptedChatModel:
+    return ScriptedChatModel(tool_calls=list(CHAT_TOOL_CALLS)) if agent_chat_ui else ScriptedChatModel()
 
 
 @asynccontextmanager
 async def _graph(
-    runtime: ServerRuntime[Any], *, compat: bool
+    runtime: ServerRuntime[Any], *, agent_chat_ui: bool
 ) -> AsyncIterator[CompiledStateGraph[Any, Any, Any, Any]]:
     if runtime.execution_runtime is None:
-        if compat not in _READ_GRAPHS:
-            _READ_GRAPHS[compat] = _build(compat)
-        yield _READ_GRAPHS[compat]
+        if agent_chat_ui not in _READ_GRAPHS:
+            _READ_GRAPHS[agent_chat_ui] = _build(agent_chat_ui)
+        yield _READ_GRAPHS[agent_chat_ui]
         return
-    yield _build(compat)
+    yield _build(agent_chat_ui)
 
 
-def _build(compat: bool) -> CompiledStateGraph[Any, Any, Any, Any]:
-    return build_graph(SERVERS, policy=ApprovalPolicy(), model=_model(compat), agent_chat_ui=compat)
+def _build(agent_chat_ui: bool) -> CompiledStateGraph[Any, Any, Any, Any]:
+    return build_graph(
+        SERVERS, policy=ApprovalPolicy(), model=_model(agent_chat_ui), agent_chat_ui=agent_chat_ui
+    )

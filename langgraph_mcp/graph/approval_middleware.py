@@ -84,12 +84,7 @@ from langgraph_mcp.approval.owners import Owner, cached_owners, establish_owner,
 from langgraph_mcp.calls.observers import judged_as
 from langgraph_mcp.payloads import Decision, DecisionType, RememberedDecision
 from langgraph_mcp.policy.policy import ApprovalPolicy
-from langgraph_mcp.questions.decisions import (
-    DecisionResponse,
-    decision_response_schema,
-    only_decision,
-    validate_decision,
-)
+from langgraph_mcp.questions.decisions import DecisionResponse
 from langgraph_mcp.servers.identities import current_store
 from langgraph_mcp.servers.mcp_servers import McpServers, server_access
 
@@ -118,7 +113,7 @@ class McpApprovalMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         super().__init__()
         self.servers = servers
         self._access = server_access(servers)
-        loaded, _, self.oversight = resolve(oversight, policy, True)
+        loaded, self.shapes, self.oversight = resolve(oversight, policy, True)  # always Agent Chat UI's cards
         apply_key(self._access, self.oversight)
         self.policy = loaded if loaded is not None else ApprovalPolicy()
         if loaded is not None:
@@ -212,7 +207,7 @@ class McpApprovalMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
                 "on: create it with one, e.g. create_agent(..., checkpointer=InMemorySaver())"
             )
             return _Judged(answer=_denied(name, call_id, why), outcome="denied")
-        payload = ask_payload(call, owner.tool, verdict, self.policy, compat=True)
+        payload = ask_payload(call, owner.tool, verdict, self.policy, shapes=self.shapes)
         with_offer(
             payload,
             verdict,
@@ -226,12 +221,12 @@ class McpApprovalMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             ),
         )
         mind_client_principal(payload)
-        answer = interrupt(payload, response_schema=decision_response_schema(payload, compat=True))
+        answer = interrupt(payload, response_schema=self.shapes.decision_model(payload))
         decision: Decision
         if isinstance(answer, DecisionResponse):
             decision = answer.decision()
         else:  # defensive: a plain value (it was checked before it was saved)
-            decision = validate_decision(payload, only_decision(payload, answer))
+            decision = self.shapes.decision(payload, answer)
         run.decided_by, run.decision = "human", decision["type"]
         # What the decision does, judged on the card the human saw (a redeploy or a late answer never runs).
         done = effect(call, decision, run.shown or payload, now=self.policy.clock(), tool=owner.tool)

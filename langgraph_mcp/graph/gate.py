@@ -62,7 +62,7 @@ Each node has its module: ``check`` in :mod:`~langgraph_mcp.graph.gate_check`, `
 :mod:`~langgraph_mcp.graph.gate_apply`, the private channels in :mod:`~langgraph_mcp.graph.gate_state`; the
 ``mcp_approval`` payload is :mod:`langgraph_mcp.questions.approval`'s. This module wires them.
 
-With ``compat=True`` each payload also carries LangChain's ``HITLRequest`` keys (``action_requests`` and
+With ``agent_chat_ui=True`` each payload also carries LangChain's ``HITLRequest`` keys (``action_requests`` and
 ``review_configs``, one item each) and is answered with ``{"decisions": [decision]}``, which is what Agent
 Chat UI renders and sends; calls are then asked **one at a time**, because that UI resumes without an
 interrupt id and so supports a single pending interrupt. An edit's string values are coerced by the tool's
@@ -108,6 +108,7 @@ from langgraph_mcp.graph.messages import (
     with_gate_records,
 )
 from langgraph_mcp.policy.policy import ApprovalPolicy
+from langgraph_mcp.questions.agent_chat_ui import QuestionShapes
 from langgraph_mcp.questions.approval import approval_payload
 from langgraph_mcp.servers.mcp_servers import McpServers, server_access
 
@@ -120,15 +121,17 @@ __all__ = [
 ]
 
 
-def _judging(servers: McpServers, oversight: Oversight | None, policy: PolicyInput) -> ApprovalPolicy:
-    """The policy a gate or router judges with; a given one is registered, so a tool node given none over the same
-    servers is never looser (:func:`~langgraph_mcp.approval.oversight.policies_for`)."""
-    loaded, _, oversight = resolve(oversight, policy, False)
+def _judging(
+    servers: McpServers, oversight: Oversight | None, policy: PolicyInput, agent_chat_ui: bool
+) -> tuple[ApprovalPolicy, QuestionShapes]:
+    """The policy a gate or router judges with, and the shapes it asks in; a given policy is registered, so a tool
+    node given none over the same servers is never looser (:func:`~langgraph_mcp.approval.oversight.policies_for`)."""
+    loaded, shapes, oversight = resolve(oversight, policy, agent_chat_ui)
     apply_key(server_access(servers), oversight)
     if loaded is None:
-        return ApprovalPolicy()
+        return ApprovalPolicy(), shapes
     register_policy(servers, loaded)
-    return loaded
+    return loaded, shapes
 
 
 def create_approval_gate(
@@ -156,10 +159,8 @@ def create_approval_gate(
     UI mode at once, instead of ``policy`` and ``agent_chat_ui``. A tool node given no policy judges with this
     gate's policy too (the strictest of every gate's over the same servers): it is never looser than the gate.
     """
-    compat = agent_chat_ui
-    gate = GateCheck(servers, _judging(servers, oversight, policy), compat=compat, messages_key=messages_key)
-    if oversight is not None:
-        compat = gate.compat = oversight.agent_chat_ui or compat
+    judging, shapes = _judging(servers, oversight, policy, agent_chat_ui)
+    gate = GateCheck(servers, judging, shapes=shapes, messages_key=messages_key)
     review = GateReview(gate)
 
     def apply(state: Any) -> dict[str, Any]:
@@ -171,12 +172,12 @@ def create_approval_gate(
     )
     builder.add_node("check", RunnableCallable(gate.check, gate.acheck, name="check", trace=False))
     # No input_schema on "review" (its input is the Send payload): a node's input schema is also what its
-    # conditional edge reads, and the compat-mode router after it must see the whole subgraph state.
+    # conditional edge reads, and the one-at-a-time router after it must see the whole subgraph state.
     builder.add_node("review", RunnableCallable(review.review, review.areview, name="review", trace=False))
     builder.add_node("apply", RunnableCallable(apply, None, name="apply", trace=False))
     builder.add_edge(START, "check")
     builder.add_conditional_edges("check", review.route, ["review", "apply"])
-    if compat:  # one review per step: route to the next call, or to apply
+    if shapes.one_at_a_time:  # one review per step: route to the next call, or to apply
         builder.add_conditional_edges("review", review.route, ["review", "apply"])
     else:  # all reviews run in one step; a branch only sees its own task's writes, so never re-route here
         builder.add_edge("review", "apply")
@@ -221,12 +222,8 @@ def route_through_gate(
     in **one** task, which runs them one after another. The cost: allowed calls wait for the approvals, and
     calls that would run in parallel run in sequence.
     """
-    checker = GateCheck(
-        servers, _judging(servers, oversight, policy), compat=False, messages_key=messages_key
-    )
-    compat = agent_chat_ui
-    if oversight is not None:
-        compat = oversight.agent_chat_ui or compat
+    judging, shapes = _judging(servers, oversight, policy, agent_chat_ui)
+    checker = GateCheck(servers, judging, shapes=shapes, messages_key=messages_key)
 
     def split(state: Any, owners: Mapping[str, Owner], config: RunnableConfig) -> Sequence[Send] | str:
         messages = messages_of(state, messages_key)
@@ -248,12 +245,14 @@ def route_through_gate(
                 direct.append(call)
             else:
                 needs_gate = True
-        if compat and needs_gate:  # the gate judges every call itself, then the tool node runs them in turn
+        if (
+            shapes.one_at_a_time and needs_gate
+        ):  # the gate judges every call itself, then the tool node runs them in turn
             return [Send(gate, {messages_key: messages})]
         ai = with_audit_context(with_gate_records(pending.ai, records), context) if records else pending.ai
         messages = [ai if m is pending.ai else m for m in messages]
         turn = turn_of(messages)
-        if compat and direct:  # one task: the tool node runs the calls one after another
+        if shapes.one_at_a_time and direct:  # one task: the tool node runs the calls one after another
             return [Send(tools, {messages_key: turn})]
         sends = [Send(tools, payload) for payload in calls_with_context(direct, turn, messages_key)]
         if needs_gate:

@@ -36,6 +36,7 @@ from langgraph_mcp.payloads import (
     RememberedDecision,
 )
 from langgraph_mcp.policy.policy import ApprovalPolicy, Verdict
+from langgraph_mcp.questions.agent_chat_ui import QuestionShapes
 from langgraph_mcp.questions.sign_in import MAX_SIGN_INS_PER_CALL, authorization_payload, sign_in_result
 from langgraph_mcp.servers.identities import current_store
 from langgraph_mcp.servers.mcp_servers import McpServers, server_access
@@ -47,12 +48,12 @@ class GateCheck:
     """One gate bound to its servers, policy and options: the ``check`` node and the lookups it shares."""
 
     def __init__(
-        self, servers: McpServers, policy: ApprovalPolicy, *, compat: bool, messages_key: str
+        self, servers: McpServers, policy: ApprovalPolicy, *, shapes: QuestionShapes, messages_key: str
     ) -> None:
         self.servers = servers
         self._access = server_access(servers)
         self.policy = policy
-        self.compat = compat
+        self.shapes = shapes
         self.messages_key = messages_key
 
     # -- tool lookups -------------------------------------------------------------------------------
@@ -195,7 +196,7 @@ class GateCheck:
                 )
             else:
                 payload = ask_payload(
-                    call, owner.tool, verdict, self.policy, compat=self.compat, config=config
+                    call, owner.tool, verdict, self.policy, shapes=self.shapes, config=config
                 )
                 with_offer(
                     payload,
@@ -271,9 +272,9 @@ class GateCheck:
                 principal=needed.principal,
                 scopes=needed.scopes,
                 tool_call_id=call_id,
-                compat=self.compat,
             )
-            result = sign_in_result(InterruptAsker(call_id, compat=self.compat).sign_in(payload))
+            asked = self.shapes.sign_in(payload)
+            result = sign_in_result(InterruptAsker(call_id, shapes=self.shapes).sign_in(asked))
             if result is None or result.error is not None:
                 why = "was declined" if result is None else f"was refused ({result.error})"
                 declined[call_id] = f"signing in to MCP server {needed.server!r} {why}"

@@ -21,12 +21,7 @@ from langgraph_mcp.approval.memory import aremember, remember, signed_entry
 from langgraph_mcp.graph.gate_check import GateCheck
 from langgraph_mcp.graph.gate_state import REVIEW, ReviewInput, review_field, reviews_of
 from langgraph_mcp.payloads import ApprovalInterrupt, Decision, RememberedDecision
-from langgraph_mcp.questions.decisions import (
-    DecisionResponse,
-    decision_response_schema,
-    only_decision,
-    validate_decision,
-)
+from langgraph_mcp.questions.decisions import DecisionResponse
 from langgraph_mcp.servers.identities import current_store
 
 __all__ = ["GateReview"]
@@ -39,11 +34,11 @@ class GateReview:
         self.gate = gate
 
     def route(self, state: Any) -> str | list[Send]:
-        """A ``Send`` per call still waiting for a decision (compat mode: the first only), else ``apply``."""
+        """A ``Send`` per call still waiting for a decision (one at a time in Agent Chat UI mode), else ``apply``."""
         todo = [r["payload"] for r in reviews_of(state).values() if "payload" in r and "decision" not in r]
         if not todo:
             return "apply"
-        if self.gate.compat:
+        if self.gate.shapes.one_at_a_time:
             todo = todo[:1]
         judged = review_field(state, "judged")
         return [
@@ -72,12 +67,12 @@ class GateReview:
     ) -> tuple[dict[str, Any], RememberedDecision | None]:
         gate = self.gate
         payload = state["payload"]
-        answer = interrupt(payload, response_schema=decision_response_schema(payload, compat=gate.compat))
+        answer = interrupt(payload, response_schema=gate.shapes.decision_model(payload))
         decision: Decision
         if isinstance(answer, DecisionResponse):
             decision = answer.decision()
         else:  # defensive: a plain value (validated again; it was checked before it was saved)
-            decision = validate_decision(payload, only_decision(payload, answer) if gate.compat else answer)
+            decision = gate.shapes.decision(payload, answer)
         call_id = payload["tool_call_id"]
         now = gate.policy.clock()  # when the answer came: this task runs again on the resume
         out: dict[str, Any] = {REVIEW: {call_id: {"decision": decision, "answered_at": now}}}

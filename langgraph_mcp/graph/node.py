@@ -143,11 +143,10 @@ class McpToolNode(RunnableCallable):
     * A server's questions (elicitation) become ``mcp_elicitation`` interrupts; the graph needs a checkpointer.
     * ``stream_mode="custom"`` gets the call's progress (``mcp_progress``) and the server's log messages during it
       (``mcp_log``, see :mod:`langgraph_mcp.connection.logs`).
-    * ``agent_chat_ui=True`` (Agent Chat UI mode, also on the gate and ``route_through_gate``; ``compat=True`` is
-      its deprecated spelling): a task's calls run one after another (at most one question pending, at the cost of
-      parallelism); each ``mcp_elicitation`` carries its ``HITLRequest`` card and is answered with ``{"decisions":
-      [...]}`` (:mod:`langgraph_mcp.questions.agent_chat_ui`); results are plain strings, since that UI shows a list of blocks
-      as ``[object Object]``.
+    * ``agent_chat_ui=True`` (Agent Chat UI mode, also on the gate and ``route_through_gate``): a task's calls run
+      one after another (at most one question pending, at the cost of parallelism); each question carries its
+      ``HITLRequest`` card and is answered with ``{"decisions": [...]}`` (:mod:`langgraph_mcp.questions.agent_chat_ui`);
+      results are plain strings, since that UI shows a list of blocks as ``[object Object]``.
     """
 
     def __init__(
@@ -168,9 +167,8 @@ class McpToolNode(RunnableCallable):
         self._access = server_access(servers)
         self.messages_key = messages_key
         self.handle_tool_errors = handle_tool_errors
-        loaded, agent_chat_ui, self.oversight = resolve(oversight, policy, agent_chat_ui)
+        loaded, self.shapes, self.oversight = resolve(oversight, policy, agent_chat_ui)
         apply_key(self._access, self.oversight)
-        self.compat = agent_chat_ui
         self.explicit_policy = loaded
         """The policy given (``None``: none was, see :attr:`policies`)."""
         self.policy = loaded if loaded is not None else ApprovalPolicy()
@@ -192,7 +190,7 @@ class McpToolNode(RunnableCallable):
     def _run_many_sync(self, work: _Work, config: RunnableConfig) -> Any:
         refusals = [group.message() for group in work.refused]
         task_fn = cast(Any, _call_task_sync)
-        if self.compat:  # Agent Chat UI: one after another, so at most one question is pending
+        if self.shapes.one_at_a_time:  # Agent Chat UI: at most one question is pending
             done = [task_fn(self, call, work, config).result() for call in work.runnable]
             return work.answer(self.messages_key, [*refusals, *done])
         futures = [task_fn(self, call, work, config) for call in work.runnable]
@@ -212,7 +210,7 @@ class McpToolNode(RunnableCallable):
             message = await self._run_one(calls[0], work, config)
             return work.answer(self.messages_key, [*refusals, message])
         # Several calls in one task: each runs as its own @task, so one call's pause never re-runs a sibling.
-        if self.compat:  # Agent Chat UI: one after another, so at most one question is pending
+        if self.shapes.one_at_a_time:  # Agent Chat UI: at most one question is pending
             done = [await cast(Any, _call_task)(self, call, work, config) for call in calls]
             return work.answer(self.messages_key, [*refusals, *done])
         futures = [cast(Any, _call_task)(self, call, work, config) for call in calls]
@@ -292,7 +290,7 @@ class _NodeCall:
         self.node, self.call, self.work, self.config = node, call, work, config
         self.id = call.get("id") or ""
         self.name = call["name"]
-        self.questions = Questions(self.id, compat=node.compat)
+        self.questions = Questions(self.id, shapes=node.shapes)
         self.record = work.records.get(self.id) if work.records is not None else None
         """The gate's record of the call (``None``: no gate let it through)."""
         self.approved: dict[str, Any] | None = None
@@ -342,10 +340,9 @@ class _NodeCall:
             principal=needed.principal,
             scopes=needed.scopes,
             tool_call_id=self.id,
-            compat=self.node.compat,
         )
         try:
-            result = sign_in_result(self.questions.asker.sign_in(payload))
+            result = sign_in_result(self.questions.asker.sign_in(self.node.shapes.sign_in(payload)))
         except NoCheckpointerError as exc:
             return self._error(exc)
         if result is None:
@@ -446,7 +443,7 @@ class _NodeCall:
                     tool,
                     proof,
                     policies[0],
-                    compat=node.compat,
+                    shapes=node.shapes,
                     on_unproven=node.on_unproven,
                     start=made.consumed if made is not None else 0,
                     approved_at=approved_at,
@@ -578,7 +575,7 @@ class _NodeCall:
             tool_call_id=self.id,
             name=self.name,
             routing=target.routing,
-            as_text=node.compat,  # Agent Chat UI renders only string content
+            as_text=node.shapes.text_results,  # Agent Chat UI renders only string content
         )
         # An MCP App travels with its tool's result; an app's own call brings no second copy of the app.
         if (

@@ -1,10 +1,16 @@
-"""Agent Chat UI mode: MCP elicitation questions rendered as LangChain ``HITLRequest`` cards, and their answers.
+"""Agent Chat UI mode, chosen once per graph (:class:`QuestionShapes`), and the elicitation cards it asks with.
 
 Agent Chat UI renders an interrupt only when it carries LangChain's ``HITLRequest`` keys (``action_requests``,
-``review_configs``) and answers it with a bare ``{"decisions": [...]}``. With ``compat=True`` on
-:class:`~langgraph_mcp.graph.node.McpToolNode`, an ``mcp_elicitation`` payload keeps all its own keys and also carries
-one action request per question in ``requests`` (the asker puts one question in each interrupt: a round of
-several is asked one at a time, see :class:`~langgraph_mcp.calls.asker.InterruptAsker`):
+``review_configs``) and answers it with a bare ``{"decisions": [...]}``. A graph asks every question in one of two
+shapes, :data:`PLAIN` or :data:`AGENT_CHAT_UI` (``agent_chat_ui=True`` on the constructors, or in an ``Oversight``);
+the object says, per question kind, how a payload gets its card, which answer shape its ``response_schema`` takes
+and how a stored answer is read back, so the modules that ask never branch on the mode themselves. Each kind's card
+is its own module's (:mod:`~langgraph_mcp.questions.approval`, :mod:`~langgraph_mcp.questions.sign_in`,
+:mod:`~langgraph_mcp.questions.sampling`; the elicitation cards are below).
+
+In Agent Chat UI mode an ``mcp_elicitation`` payload keeps all its own keys and also carries one action request per
+question in ``requests`` (the asker puts one question in each interrupt: a round of several is asked one at a time,
+see :class:`~langgraph_mcp.calls.asker.InterruptAsker`):
 
 Every card allows ``edit`` only, and what a person decides is the word they type in the card's empty **Decision**
 box (last on the card); see :mod:`langgraph_mcp.questions.cards` for why (a card that allows ``approve`` or
@@ -28,28 +34,37 @@ coerced by the requested schema (:func:`~langgraph_mcp.questions.coercion.coerce
 value as a string), optional fields left empty are dropped, and then the answers are validated against the
 requested schema exactly like any other answer
 (:func:`~langgraph_mcp.questions.answers.validate_answers`). A plain ``ElicitationAnswers`` value is accepted
-too, so :func:`~langgraph_mcp.questions.resume.resume_command` and the CLI answer compat-mode questions unchanged.
+too, so :func:`~langgraph_mcp.questions.resume.resume_command` and the CLI answer Agent Chat UI questions unchanged.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 from urllib.parse import urlsplit
+
+from pydantic import BaseModel
 
 from langgraph_mcp.errors import AnswerError, AnswerRefusedError
 from langgraph_mcp.payloads import (
     ActionRequest,
+    ApprovalInterrupt,
+    AuthorizationInterrupt,
+    Decision,
     ElicitationAnswer,
     ElicitationAnswers,
     ElicitationInterrupt,
     ElicitationRequest,
     FormRequest,
     ReviewConfig,
+    SamplingInterrupt,
+    SamplingReviewInterrupt,
     UrlRequest,
 )
-from langgraph_mcp.questions.answers import ElicitationAnswersModel, validate_answers
+from langgraph_mcp.questions.answers import ElicitationAnswersModel, answers_response_schema, validate_answers
+from langgraph_mcp.questions.approval import approval_card
 from langgraph_mcp.questions.cards import (
     DECISION_FIELD,
     HELP_KEY,
@@ -60,13 +75,33 @@ from langgraph_mcp.questions.cards import (
     words_help,
 )
 from langgraph_mcp.questions.coercion import coerce_to_schema
+from langgraph_mcp.questions.decisions import (
+    DecisionResponse,
+    decision_response_schema,
+    only_decision,
+    validate_decision,
+)
 from langgraph_mcp.questions.elicitation import describe_field, field_options, show_value
+from langgraph_mcp.questions.sampling import (
+    CompletionDecisionModel,
+    SamplingDecisionModel,
+    review_card,
+    review_card_model,
+    sampling_card,
+    sampling_card_model,
+)
 from langgraph_mcp.questions.schemas import checked_response, refused_on_card
+from langgraph_mcp.questions.sign_in import sign_in_card
 
 __all__ = [
+    "AGENT_CHAT_UI",
+    "PLAIN",
+    "QuestionShapes",
     "answers_from_decisions",
     "elicitation_card",
     "hitl_answers_response_schema",
+    "shapes_for",
+    "shapes_of",
     "stored_answers",
 ]
 
@@ -484,7 +519,7 @@ class HitlAnswersModel(ElicitationAnswersModel):
 
 
 def hitl_answers_response_schema(payload: ElicitationInterrupt) -> type[ElicitationAnswersModel]:
-    """The ``response_schema`` of a compat-mode elicitation: ``{"decisions": [...]}`` (or plain answers) in,
+    """The ``response_schema`` of an Agent Chat UI elicitation: ``{"decisions": [...]}`` (or plain answers) in,
     validated MCP answers out; a bad value fails before LangGraph saves it."""
     requests = dict(payload["requests"])
     name = payload["published_name"]
@@ -507,3 +542,110 @@ def hitl_answers_response_schema(payload: ElicitationInterrupt) -> type[Elicitat
         mcp_requests=requests,
         mcp_name=name,
     )
+
+
+# ------------------------------------------------------------------------------------------------ the mode
+
+
+@dataclass(frozen=True)
+class QuestionShapes:
+    """The shapes one graph asks its questions in: :data:`PLAIN` or :data:`AGENT_CHAT_UI`, chosen once (the
+    constructors' ``agent_chat_ui=``, see :func:`shapes_for`) and handed to everything that asks.
+
+    Per question kind it says how a payload gets its card, which answer its ``response_schema`` takes, and how a
+    stored answer is read back; a new kind's card is added here and in the kind's module. In the plain shapes a
+    payload is asked as it is and answered in its own shape (a decision, the MCP answers, a sign-in answer)."""
+
+    name: str
+    cards: bool
+    """Every payload carries its LangChain ``HITLRequest`` card and is answered with ``{"decisions": [...]}``
+    (plain answers are still taken where the card's schema allows them)."""
+    one_at_a_time: bool
+    """At most one interrupt is pending at a time (Agent Chat UI resumes without an interrupt id): the gate asks one
+    call at a time, a tool node runs its calls one after another and asks a round's questions one by one."""
+    text_results: bool
+    """A result's content is one string (Agent Chat UI shows a list of blocks as ``[object Object]``)."""
+
+    # -- approval (mcp_approval) ------------------------------------------------------------------------
+
+    def approval(self, payload: ApprovalInterrupt) -> ApprovalInterrupt:
+        """The ``mcp_approval`` payload as asked (with its card: :func:`~.approval.approval_card`)."""
+        return approval_card(payload) if self.cards else payload
+
+    def decision_model(self, payload: ApprovalInterrupt) -> type[DecisionResponse]:
+        """The ``response_schema`` an approval is asked with (a card takes ``{"decisions": [decision]}``)."""
+        return decision_response_schema(payload, compat=self.cards)
+
+    def decision(self, payload: ApprovalInterrupt, value: object) -> Decision:
+        """A stored (or plain) answer to ``payload`` read back as its decision; raises
+        :class:`~langgraph_mcp.errors.DecisionError` when it is none."""
+        return validate_decision(payload, only_decision(payload, value) if self.cards else value)
+
+    # -- a server's questions (mcp_elicitation) -----------------------------------------------------------
+
+    def elicitation(
+        self, payload: ElicitationInterrupt, requests: Mapping[str, ElicitationRequest]
+    ) -> tuple[ElicitationInterrupt, type[ElicitationAnswersModel]]:
+        """The ``mcp_elicitation`` payload as asked for ``requests`` and the model its answer is checked against."""
+        if self.cards:
+            card = elicitation_card({**payload, "requests": dict(requests)})
+            return card, hitl_answers_response_schema(card)
+        return payload, answers_response_schema(requests)
+
+    def stored_answers(
+        self, requests: Mapping[str, ElicitationRequest], stored: object, *, name: str = ""
+    ) -> object:
+        """A stored resume value as answers keyed by request key (a card's ``{"decisions": ...}`` is mapped back,
+        see :func:`stored_answers`; in the plain shapes it is returned as it is)."""
+        return stored_answers(requests, stored, name=name) if self.cards else stored
+
+    # -- signing in (mcp_authorization) ---------------------------------------------------------------
+
+    def sign_in(self, payload: AuthorizationInterrupt) -> AuthorizationInterrupt:
+        """The ``mcp_authorization`` payload as asked (with its card: :func:`~.sign_in.sign_in_card`); its answer
+        model takes both shapes (:func:`~.sign_in.sign_in_response_schema`)."""
+        return sign_in_card(payload) if self.cards else payload
+
+    # -- sampling (mcp_sampling, mcp_sampling_review) ------------------------------------------------------
+
+    def sampling(self, payload: SamplingInterrupt) -> SamplingInterrupt:
+        """The ``mcp_sampling`` payload as asked (with its card: :func:`~.sampling.sampling_card`)."""
+        return sampling_card(payload) if self.cards else payload
+
+    def sampling_model(self, payload: Mapping[str, Any]) -> type[BaseModel]:
+        """The ``response_schema`` of an ``mcp_sampling`` payload as asked (a card's is built from the card)."""
+        return sampling_card_model(payload) if self.cards else SamplingDecisionModel
+
+    def review(self, payload: SamplingReviewInterrupt) -> SamplingReviewInterrupt:
+        """The ``mcp_sampling_review`` payload as asked (with its card: :func:`~.sampling.review_card`)."""
+        return review_card(payload) if self.cards else payload
+
+    def review_model(self, payload: Mapping[str, Any]) -> type[BaseModel]:
+        """The ``response_schema`` of an ``mcp_sampling_review`` payload as asked."""
+        return review_card_model(payload) if self.cards else CompletionDecisionModel
+
+    def answer(self, value: object) -> object:
+        """A decision as this shape's answer: inside ``{"decisions": [...]}`` on a card (unless it is one already),
+        as it is otherwise (what :func:`~.resume.resume_command` sends)."""
+        if not self.cards or (isinstance(value, Mapping) and "decisions" in value and "type" not in value):
+            return value
+        return {"decisions": [value]}
+
+
+PLAIN = QuestionShapes("plain", cards=False, one_at_a_time=False, text_results=False)
+"""Every question in its own shape (the default): what programs, the CLI and Studio answer."""
+
+AGENT_CHAT_UI = QuestionShapes("agent_chat_ui", cards=True, one_at_a_time=True, text_results=True)
+"""Agent Chat UI mode: ``HITLRequest`` cards answered with ``{"decisions": [...]}``, one pending interrupt at a time,
+results as plain strings."""
+
+
+def shapes_for(agent_chat_ui: bool) -> QuestionShapes:
+    """The shapes a graph built with ``agent_chat_ui=`` asks in."""
+    return AGENT_CHAT_UI if agent_chat_ui else PLAIN
+
+
+def shapes_of(payload: Mapping[str, Any]) -> QuestionShapes:
+    """The shapes a pending payload was asked in, read from the payload itself: a card carries ``action_requests``
+    (what :mod:`~.resume` answers by, since it sees nothing but payloads)."""
+    return AGENT_CHAT_UI if "action_requests" in payload else PLAIN

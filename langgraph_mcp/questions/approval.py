@@ -38,6 +38,7 @@ __all__ = [
     "REMEMBER_FIELD",
     "REMEMBER_NOT",
     "ApprovalCardKeys",
+    "approval_card",
     "approval_card_keys",
     "approval_payload",
     "offered_words",
@@ -74,14 +75,12 @@ def approval_payload(
     tool: McpTool | None,
     verdict: Verdict,
     *,
-    compat: bool = False,
     now: float | None = None,
 ) -> ApprovalInterrupt:
     """The ``mcp_approval`` interrupt value for one call the policy asks about.
 
     It names the rule that asks and its reason; with ``now`` (the policy's clock) and a verdict that expires,
-    ``expires_at``. With ``compat=True`` it also carries LangChain's ``HITLRequest`` keys (one action request,
-    one review config), so Agent Chat UI renders it.
+    ``expires_at``. Agent Chat UI mode adds its card (:func:`approval_card`).
     """
     name = call["name"]
     args = dict(call.get("args") or {})
@@ -105,11 +104,20 @@ def approval_payload(
     if tool is not None:
         payload["input_schema"] = tool.input_schema
         payload["definition_hash"] = tool.definition_hash
-    if compat:
-        payload["action_requests"] = [{"name": name, "args": {}, "description": description}]
-        payload["review_configs"] = [card_config(name)]
-        _arrange(payload, {})
     return payload
+
+
+def approval_card(payload: ApprovalInterrupt) -> ApprovalInterrupt:
+    """``payload`` plus LangChain's ``HITLRequest`` keys (one action request, one review config), so Agent Chat UI
+    renders it: the card this module's doc describes."""
+    name = payload["published_name"]
+    card: ApprovalInterrupt = {
+        **payload,
+        "action_requests": [{"name": name, "args": {}, "description": payload["description"]}],
+        "review_configs": [card_config(name)],
+    }
+    _arrange(card, {})
+    return card
 
 
 class ApprovalCardKeys(NamedTuple):

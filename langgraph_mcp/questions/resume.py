@@ -27,7 +27,7 @@ returns, or what :func:`pending_interrupts` and :func:`pending_for_thread` retur
 Approvals and elicitations of one tool call are told apart by the argument they come in (``decisions`` or
 ``answers``), so the same ``tool_call_id`` can be used for both. ``decisions`` also answers a pending sampling
 request (``{"type": "approve"}``, ``{"type": "edit", "messages": [...]}``, ``{"type": "reject"}``) or completion
-review (``{"type": "edit", "text": ...}`` sends that text instead). A decision for a compatibility-mode card (its
+review (``{"type": "edit", "text": ...}`` sends that text instead). A decision for an Agent Chat UI card (its
 payload has ``action_requests``) is wrapped as ``{"decisions": [decision]}`` automatically.
 
 **Question kinds are a registry** (:class:`QuestionKind`, :func:`register_question_kind`): each kind names its
@@ -61,14 +61,9 @@ from langgraph_mcp.payloads import (
     SamplingInterrupt,
     SamplingReviewInterrupt,
 )
+from langgraph_mcp.questions.agent_chat_ui import shapes_of
 from langgraph_mcp.questions.answers import answers_response_schema, validate_answers
-from langgraph_mcp.questions.decisions import decision_response_schema, only_decision, validate_decision
-from langgraph_mcp.questions.sampling import (
-    CompletionDecisionModel,
-    SamplingDecisionModel,
-    review_card_model,
-    sampling_card_model,
-)
+from langgraph_mcp.questions.decisions import only_decision, validate_decision
 from langgraph_mcp.questions.sign_in import check_sign_in_answer, sign_in_response_schema
 
 __all__ = [
@@ -150,10 +145,10 @@ class PendingMcpInterrupt:
         return cast(SamplingReviewInterrupt, self.payload)
 
     @property
-    def compat(self) -> bool:
+    def is_card(self) -> bool:
         """True for an approval or sampling card in LangChain ``HITLRequest`` mode (answered as
-        ``{"decisions": [...]}``)."""
-        return _KINDS[self.kind].argument == "decisions" and "action_requests" in self.payload
+        ``{"decisions": [...]}``), read from the payload (:func:`~.agent_chat_ui.shapes_of`)."""
+        return _KINDS[self.kind].argument == "decisions" and shapes_of(self.payload).cards
 
 
 @dataclass(frozen=True)
@@ -383,7 +378,7 @@ def _approval_value(item: PendingMcpInterrupt, decision: object, argument: str) 
         clean = validate_decision(payload, decision)
     except DecisionError as exc:
         raise ResumeError(f"{argument}[{item.tool_call_id!r}]: {exc}") from exc
-    return {"decisions": [clean]} if item.compat else clean
+    return shapes_of(payload).answer(clean)
 
 
 _SAMPLING_SHAPES = {
@@ -404,13 +399,9 @@ def sampling_decision(item: PendingMcpInterrupt, decision: object, argument: str
     """A sampling or completion-review decision, checked with the model the interrupt's ``response_schema`` is
     (normalized); raises :class:`~langgraph_mcp.errors.ResumeError` saying what was wrong and what fits."""
     review = item.kind == "sampling_review"
-    model: type[BaseModel]
-    if item.compat:
-        model = review_card_model(item.payload) if review else sampling_card_model(item.payload)
-        if not (isinstance(decision, Mapping) and "decisions" in decision and "type" not in decision):
-            decision = {"decisions": [decision]}
-    else:
-        model = CompletionDecisionModel if review else SamplingDecisionModel
+    shapes = shapes_of(item.payload)
+    model = shapes.review_model(item.payload) if review else shapes.sampling_model(item.payload)
+    decision = shapes.answer(decision)
     cause: Exception
     try:
         return model.model_validate(decision).model_dump(mode="json", exclude_none=True)
@@ -422,7 +413,7 @@ def sampling_decision(item: PendingMcpInterrupt, decision: object, argument: str
             for error in exc.errors()
         )
         cause = exc
-    shape = _SAMPLING_SHAPES[(item.kind, item.compat)].replace(
+    shape = _SAMPLING_SHAPES[(item.kind, shapes.cards)].replace(
         "NAME", json.dumps(str(item.payload.get("published_name", "")))
     )
     what = "completion review" if review else "sampling request"
@@ -514,16 +505,12 @@ def resume_command(
 # ------------------------------------------------------------------------------------------------ the kinds
 
 
-def _is_card(payload: Mapping[str, Any]) -> bool:
-    return "action_requests" in payload
-
-
 for _kind in (
     QuestionKind(
         "approval",
         APPROVAL_INTERRUPT_TYPE,
         "decisions",
-        lambda p: decision_response_schema(cast(ApprovalInterrupt, p), compat=_is_card(p)),
+        lambda p: shapes_of(p).decision_model(cast(ApprovalInterrupt, p)),
         _approval_value,
     ),
     QuestionKind(
@@ -544,14 +531,14 @@ for _kind in (
         "sampling",
         SAMPLING_INTERRUPT_TYPE,
         "decisions",
-        lambda p: sampling_card_model(p) if _is_card(p) else SamplingDecisionModel,
+        lambda p: shapes_of(p).sampling_model(p),
         sampling_decision,
     ),
     QuestionKind(
         "sampling_review",
         SAMPLING_REVIEW_INTERRUPT_TYPE,
         "decisions",
-        lambda p: review_card_model(p) if _is_card(p) else CompletionDecisionModel,
+        lambda p: shapes_of(p).review_model(p),
         sampling_decision,
     ),
 ):

@@ -7,7 +7,7 @@ interrupt's ``response_schema``): it must lead to the redirect URI the sign-in w
 sign-in's ``state`` and a ``code`` (or the authorization server's ``error``). A wrong or replayed ``state`` is
 refused, and the same interrupt stays pending.
 
-In Agent Chat UI mode (``compat=True``) the payload also carries a ``HITLRequest`` card (``edit`` only, see
+In Agent Chat UI mode the payload also carries a ``HITLRequest`` card (``edit`` only, see
 :mod:`langgraph_mcp.questions.cards`): the URL to open, an empty **Callback URL** box and an empty **Decision** box.
 ``accept`` with the address pasted signs in; ``decline`` declines; anything else (an empty Decision included) is
 refused in words with the card kept. Programs may still answer with a ``respond`` decision whose message is the
@@ -40,6 +40,7 @@ __all__ = [
     "SignInResult",
     "authorization_payload",
     "check_sign_in_answer",
+    "sign_in_card",
     "sign_in_response_schema",
     "sign_in_result",
 ]
@@ -63,9 +64,8 @@ def authorization_payload(
     principal: str,
     scopes: list[str],
     tool_call_id: str,
-    compat: bool = False,
 ) -> AuthorizationInterrupt:
-    """The ``mcp_authorization`` payload for one sign-in (with its ``HITLRequest`` card when ``compat``)."""
+    """The ``mcp_authorization`` payload for one sign-in (Agent Chat UI mode adds its card: :func:`sign_in_card`)."""
     payload: AuthorizationInterrupt = {
         "type": AUTHORIZATION_INTERRUPT_TYPE,
         "server": server,
@@ -75,29 +75,34 @@ def authorization_payload(
         "principal": principal,
         "scopes": list(scopes),
     }
-    if compat:
-        where = payload["host"] or "the authorization server"
-        lines = [
-            f"Open the authorization URL yourself and sign in to {server!r} at {where}; then paste the full address "
-            "your browser shows into Callback Url, type accept in the Decision box (at the bottom) and Submit.",
-            "decline: no sign-in (the call ends). Nothing is sent until you type one of them.",
-        ]
-        action: ActionRequest = {
-            "name": SIGN_IN_ACTION,
-            "args": {
-                HELP_KEY: words_help(lines),
-                "server": server,
-                "authorization_url": authorization_url,
-                "host": payload["host"],
-                CALLBACK_FIELD: "",
-                DECISION_FIELD: "",
-            },
-            "description": "\n".join(lines),
-        }
-        config: ReviewConfig = card_config(SIGN_IN_ACTION)
-        payload["action_requests"] = [action]
-        payload["review_configs"] = [config]
     return payload
+
+
+def sign_in_card(payload: AuthorizationInterrupt) -> AuthorizationInterrupt:
+    """``payload`` plus its ``HITLRequest`` card: the URL to open, an empty Callback URL box and an empty Decision
+    box (see the module doc)."""
+    server, authorization_url = payload["server"], payload["authorization_url"]
+    where = payload["host"] or "the authorization server"
+    lines = [
+        f"Open the authorization URL yourself and sign in to {server!r} at {where}; then paste the full address "
+        "your browser shows into Callback Url, type accept in the Decision box (at the bottom) and Submit.",
+        "decline: no sign-in (the call ends). Nothing is sent until you type one of them.",
+    ]
+    action: ActionRequest = {
+        "name": SIGN_IN_ACTION,
+        "args": {
+            HELP_KEY: words_help(lines),
+            "server": server,
+            "authorization_url": authorization_url,
+            "host": payload["host"],
+            CALLBACK_FIELD: "",
+            DECISION_FIELD: "",
+        },
+        "description": "\n".join(lines),
+    }
+    config: ReviewConfig = card_config(SIGN_IN_ACTION)
+    card: AuthorizationInterrupt = {**payload, "action_requests": [action], "review_configs": [config]}
+    return card
 
 
 def _query(url: str) -> dict[str, str]:
