@@ -37,9 +37,8 @@ def _sent(card: Any, name: str, **typed: str) -> dict[str, Any]:
 
 def _approval(allowed: list[DecisionType], **args: Any) -> Any:
     call = {"name": "srv_pay", "args": args or {"amount": 20, "note": "rent"}, "id": "c1"}
-    return AGENT_CHAT_UI.approval(
-        approval_payload(call, None, Verdict.ask("because", allowed_decisions=allowed))
-    )  # type: ignore[arg-type]
+    verdict = Verdict.ask("because", allowed_decisions=allowed)
+    return AGENT_CHAT_UI.approval(approval_payload(call, None, verdict))  # type: ignore[arg-type]
 
 
 def _decide(payload: Any, value: object) -> Any:

@@ -395,8 +395,8 @@ async def _approval_place(
     configurable: Mapping[str, Any],
     shapes: QuestionShapes,
 ) -> int:
-    """Agent Chat UI mode (``shapes``): where, among the task's stored answers after ``start`` (``later``), its approval was
-    answered; ``len(later)`` when it was not (yet): it is asked after them.
+    """Agent Chat UI mode (``shapes``): where, among the task's stored answers after ``start`` (``later``), its
+    approval was answered; ``len(later)`` when it was not (yet): it is asked after them.
 
     Known from the execution's consumed marker (``approved_at``), or from what was shown for the answer given
     just now (an ``mcp_approval`` of this call). Else a first answer that is a decision for this card is the

@@ -120,7 +120,8 @@ class InterruptAsker:
     def __init__(self, tool_call_id: str, *, shapes: QuestionShapes = PLAIN, offset: int = 0) -> None:
         """``offset``: how many interrupts of the task come before the call's questions (the tool node's own
         approval, see :mod:`langgraph_mcp.approval.judge`); their stored values are never read as answers.
-        ``shapes``: the graph's question shapes (Agent Chat UI mode: a ``HITLRequest`` card, ``{"decisions": [...]}``)."""
+        ``shapes``: the graph's question shapes (Agent Chat UI mode: a ``HITLRequest`` card, ``{"decisions":
+        [...]}`` answers, a round's questions one at a time)."""
         self.shapes = shapes
         self.offset = offset
         try:

@@ -20,8 +20,8 @@ The artifact is a list of entries: a block whose kind :class:`~langgraph_mcp.con
 ``{"type": "mcp_structured_content", "data": ...}``; the result ``_meta`` becomes
 ``{"type": "mcp_meta", "data": ...}``.
 
-Agent Chat UI mode (``as_text=True`` on :func:`to_tool_message`, what ``McpToolNode(agent_chat_ui=True)`` uses): the
-content is one plain string, because that UI renders a list of blocks as ``[object Object]``. Text blocks are
+Agent Chat UI mode (``as_text=True`` on :func:`to_tool_message`, what ``McpToolNode(agent_chat_ui=True)`` uses):
+the content is one plain string, because that UI renders a list of blocks as ``[object Object]``. Text blocks are
 joined with newlines; every block that is not plain text (an image, audio, a file, a resource link, an embedded
 resource with its ``uri``) leaves a ``[<type> content (<mime type>): in the artifact]`` line in the string and is
 kept whole in the artifact as ``{"type": "mcp_content", "block": <block>}``, before the other entries. The default

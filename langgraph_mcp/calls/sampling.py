@@ -171,9 +171,8 @@ def _asked(asker: InterruptAsker | None, payload: SamplingInterrupt) -> list[Any
     the server's messages as they are)."""
     if asker is None:
         return None
-    asked = asker.shapes.sampling(
-        payload
-    )  # Agent Chat UI: a HITLRequest card, answered with {"decisions": [...]}
+    # Agent Chat UI: a HITLRequest card, answered with {"decisions": [...]}
+    asked = asker.shapes.sampling(payload)
     decided = asker.decide(asked, asker.shapes.sampling_model(asked))
     decision = decided.decision()
     if decision["type"] == "reject":

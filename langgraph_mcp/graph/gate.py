@@ -125,7 +125,8 @@ def _judging(
     servers: McpServers, oversight: Oversight | None, policy: PolicyInput, agent_chat_ui: bool
 ) -> tuple[ApprovalPolicy, QuestionShapes]:
     """The policy a gate or router judges with, and the shapes it asks in; a given policy is registered, so a tool
-    node given none over the same servers is never looser (:func:`~langgraph_mcp.approval.oversight.policies_for`)."""
+    node given none over the same servers is never looser
+    (:func:`~langgraph_mcp.approval.oversight.policies_for`)."""
     loaded, shapes, oversight = resolve(oversight, policy, agent_chat_ui)
     apply_key(server_access(servers), oversight)
     if loaded is None:
@@ -245,9 +246,8 @@ def route_through_gate(
                 direct.append(call)
             else:
                 needs_gate = True
-        if (
-            shapes.one_at_a_time and needs_gate
-        ):  # the gate judges every call itself, then the tool node runs them in turn
+        # One at a time: the gate judges every call itself, then the tool node runs them in turn.
+        if shapes.one_at_a_time and needs_gate:
             return [Send(gate, {messages_key: messages})]
         ai = with_audit_context(with_gate_records(pending.ai, records), context) if records else pending.ai
         messages = [ai if m is pending.ai else m for m in messages]

@@ -145,8 +145,9 @@ class McpToolNode(RunnableCallable):
       (``mcp_log``, see :mod:`langgraph_mcp.connection.logs`).
     * ``agent_chat_ui=True`` (Agent Chat UI mode, also on the gate and ``route_through_gate``): a task's calls run
       one after another (at most one question pending, at the cost of parallelism); each question carries its
-      ``HITLRequest`` card and is answered with ``{"decisions": [...]}`` (:mod:`langgraph_mcp.questions.agent_chat_ui`);
-      results are plain strings, since that UI shows a list of blocks as ``[object Object]``.
+      ``HITLRequest`` card and is answered with ``{"decisions": [...]}``
+      (:class:`~langgraph_mcp.questions.agent_chat_ui.QuestionShapes`); results are plain strings, since that UI
+      shows a list of blocks as ``[object Object]``.
     """
 
     def __init__(
