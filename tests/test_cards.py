@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from langgraph_mcp.errors import AnswerRefusedError
+from langgraph_mcp.approval.oversight import Oversight, resolve
+from langgraph_mcp.errors import AnswerRefusedError, DecisionError
 from langgraph_mcp.payloads import DecisionType
 from langgraph_mcp.policy.verdicts import Verdict
-from langgraph_mcp.questions.agent_chat_ui import AGENT_CHAT_UI
+from langgraph_mcp.questions.agent_chat_ui import AGENT_CHAT_UI, PLAIN, shapes_of
 from langgraph_mcp.questions.approval import approval_payload, with_remember_field
 from langgraph_mcp.questions.decisions import decision_response_schema
 from langgraph_mcp.questions.sampling import (
@@ -224,3 +225,51 @@ def test_sign_in_sampling_and_review_cards_send_nothing_without_a_word(typed: st
         "type": "edit",
         "text": "bye",
     }
+
+
+def test_a_graph_asks_every_kind_in_the_shapes_chosen_once_plain_as_is_or_with_only_its_card_added() -> None:
+    assert resolve(None, None, False)[1] is PLAIN and resolve(None, None, True)[1] is AGENT_CHAT_UI
+    assert resolve(Oversight(agent_chat_ui=True), None, False)[1] is AGENT_CHAT_UI
+    approval = approval_payload(
+        {"name": "srv_pay", "args": {"amount": 20}, "id": "c1"}, None, Verdict.ask("why")
+    )
+    sign_in = authorization_payload(
+        server="s",
+        authorization_url="https://auth.example/a?state=x",
+        principal="p",
+        scopes=[],
+        tool_call_id="c",
+    )
+    sampling: Any = {
+        "type": "mcp_sampling",
+        "tool_call_id": "c",
+        "server": "s",
+        "tool": "t",
+        "published_name": "s_t",
+        "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
+        "system_prompt": None,
+        "model_preferences": None,
+        "max_tokens": 10,
+        "requested_max_tokens": 10,
+    }
+    review: Any = {**sampling, "type": "mcp_sampling_review", "completion": "hello", "model": "m"}
+    for ask, payload in (
+        ("approval", approval),
+        ("sign_in", sign_in),
+        ("sampling", sampling),
+        ("review", review),
+    ):
+        assert getattr(PLAIN, ask)(payload) is payload and shapes_of(payload) is PLAIN
+        card = getattr(AGENT_CHAT_UI, ask)(payload)
+        assert {k: v for k, v in card.items() if k not in ("action_requests", "review_configs")} == payload
+        assert (
+            len(card["action_requests"]) == len(card["review_configs"]) == 1
+            and shapes_of(card) is AGENT_CHAT_UI
+        )
+    card = AGENT_CHAT_UI.approval(approval)
+    assert PLAIN.decision(approval, {"type": "approve"}) == {"type": "approve"}
+    assert AGENT_CHAT_UI.decision(card, {"decisions": [{"type": "approve"}]}) == {"type": "approve"}
+    with pytest.raises(DecisionError):  # a card's answer is never guessed from a bare decision's shape
+        AGENT_CHAT_UI.decision(card, {"type": "approve"})
+    assert AGENT_CHAT_UI.answer({"type": "approve"}) == {"decisions": [{"type": "approve"}]}
+    assert PLAIN.answer({"type": "approve"}) == {"type": "approve"}
