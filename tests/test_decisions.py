@@ -187,7 +187,7 @@ def test_response_json_schema_is_a_union_of_the_allowed_decisions() -> None:
     }
     assert [branch["title"] for branch in schema["oneOf"]] == ["approve", "edit", "reject"]
     edit_branch = schema["oneOf"][1]["properties"]["edited_action"]["properties"]
-    assert edit_branch["name"] == {"const": "fs_write_file"}
+    assert edit_branch["name"] == {"const": "fs_write_file", "type": "string"}
     # the tool's $defs are inlined, so the args schema stands on its own
     assert edit_branch["args"]["properties"]["edits"]["items"]["properties"]["line"] == {
         "type": "integer",

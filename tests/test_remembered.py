@@ -281,7 +281,7 @@ def test_remember_is_checked_against_what_the_payload_offers() -> None:
         )
     schema = decision_json_schema(payload)
     approve = next(b for b in schema["oneOf"] if b["title"] == "approve")
-    assert approve["properties"]["remember"] == {"enum": ["thread"]}
+    assert approve["properties"]["remember"] == {"const": "thread", "type": "string"}  # the one offered
     del payload["remember"]
     with pytest.raises(DecisionError, match="no scope is offered"):
         validate_decision(payload, {"type": "approve", "remember": "thread"})

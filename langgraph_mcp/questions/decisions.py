@@ -18,11 +18,25 @@ that the node rejected *after* ``interrupt()`` returned would be stored and repl
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
-from typing import Any, ClassVar, cast
+import json
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any, ClassVar, Literal, TypeAlias, Union, cast, get_args
 from urllib.parse import unquote
 
 import jsonschema  # type: ignore[import-untyped,unused-ignore]  # stubs may be missing
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictStr,
+    TypeAdapter,
+    ValidationError,
+    WithJsonSchema,
+    create_model,
+)
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue, SkipJsonSchema
+from pydantic_core import ErrorDetails
 from referencing.exceptions import Unresolvable
 
 from langgraph_mcp.errors import AnswerError, DecisionError, SchemaTooComplexError
@@ -33,7 +47,6 @@ from langgraph_mcp.payloads import (
     ApproveDecision,
     Decision,
     DecisionType,
-    EditDecision,
     RejectDecision,
     RememberScope,
 )
@@ -55,24 +68,263 @@ from langgraph_mcp.questions.schemas import (
 )
 
 __all__ = [
+    "DECISION_TYPES",
+    "Approve",
+    "DecisionModel",
     "DecisionResponse",
+    "Edit",
+    "EditedAction",
+    "Reject",
+    "Respond",
     "decision_json_schema",
     "decision_response_schema",
     "only_decision",
+    "register_decision_type",
+    "unregister_decision_type",
     "validate_decision",
 ]
 
 _MAX_REPORTED_ERRORS = 5
-_DECISION_KEYS: dict[str, tuple[str, ...]] = {
-    "approve": ("type", "remember"),
-    "edit": ("type", "edited_action"),
-    "reject": ("type", "message", "remember"),
-    "respond": ("type", "message"),
-}
+
+
+# ------------------------------------------------------------------------------------------ the decision types
+
+
+DecisionClass: TypeAlias = "type[DecisionModel]"
+"""A decision type's model class (a name for it: inside the models, ``type`` is their discriminator field)."""
+
+
+class DecisionModel(BaseModel):
+    """Base of a decision type: its fields are the decision's keys, ``type: Literal[...]`` its discriminator.
+
+    A decision type is this model plus what a payload pins on it (:meth:`for_payload`) and the words that refuse a
+    wrong answer (:meth:`refusal`); :func:`validate_decision`, the ``response_schema`` and the JSON Schema clients
+    see all come from the models of a payload's ``allowed_decisions``. Keys a type does not define are refused.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+        hide_input_in_errors=True,
+        model_title_generator=lambda model: _title(model),
+    )
+
+    @classmethod
+    def kind(cls) -> str:
+        """The ``type`` this model stands for (its ``type`` field's one literal)."""
+        (value,) = get_args(cls.model_fields["type"].annotation)
+        return str(value)
+
+    @classmethod
+    def for_payload(cls, payload: ApprovalInterrupt) -> DecisionClass:
+        """This type's model with what ``payload`` pins (offered scopes, the tool's name and arguments)."""
+        return cls
+
+    @classmethod
+    def refusal(cls, payload: ApprovalInterrupt, error: ErrorDetails) -> str:
+        """The words for one pydantic ``error`` (its ``loc`` starts inside the decision): what is wrong."""
+        where = ".".join(str(part) for part in error["loc"])
+        return f"a {cls.kind()!r} decision's {where!r}: {error['msg']}"
+
+    def decision(self) -> Decision:
+        """The clean decision (the TypedDict shape): the keys given, unset optional ones left out."""
+        return cast(Decision, self.model_dump(exclude_none=True))
+
+
+def _title(model: type[BaseModel]) -> str:
+    """A decision type's schema is titled by its ``type`` (a nested model by its class)."""
+    if issubclass(model, DecisionModel) and "type" in model.model_fields:
+        return model.kind()
+    return model.__name__
+
+
+def _pinned_model(base: DecisionClass, **fields: Any) -> DecisionClass:
+    """``base`` with ``fields`` pinned by a payload: same name, description and checks."""
+    return create_model(base.__name__, __base__=base, __doc__=base.__doc__, **fields)
+
+
+def _remember_pinned(payload: ApprovalInterrupt) -> Any:
+    """A ``remember`` field taking only the scopes ``payload`` offers (none offered: no value at all)."""
+    offered = tuple(payload.get("remember") or ())
+    one_of: Any = Literal  # types built at run time: the scopes offered, and "no scope" (shown to nobody)
+    unset: Any = SkipJsonSchema[None]  # type: ignore[misc]
+    scopes: Any = unset | one_of[offered] if offered else unset
+    return (scopes, None)
+
+
+def _remember_refusal(payload: ApprovalInterrupt, scope: object) -> str:
+    """Why the ``remember`` scope of an approve or reject is refused here, and what to answer instead."""
+    if scope not in REMEMBER_SCOPES:
+        return f"'remember' must be one of {', '.join(repr(s) for s in REMEMBER_SCOPES)}, got {scope!r}"
+    offered = list(payload.get("remember") or [])
+    why = (payload.get("remember_unavailable") or {}).get(str(scope), "it is not offered for this call")
+    rest = f"offered: {', '.join(offered)}" if offered else "no scope is offered for this call"
+    return f"cannot remember this decision for the {scope}: {why} ({rest}); answer without 'remember'" + (
+        " or with an offered scope" if offered else ""
+    )
+
+
+class Approve(DecisionModel):
+    """Run the call as shown; with remember, later calls of this tool too (for the scope given)."""
+
+    type: Literal["approve"]
+    remember: SkipJsonSchema[None] | RememberScope = None
+
+    @classmethod
+    def for_payload(cls, payload: ApprovalInterrupt) -> DecisionClass:
+        return _pinned_model(cls, remember=_remember_pinned(payload))
+
+    @classmethod
+    def refusal(cls, payload: ApprovalInterrupt, error: ErrorDetails) -> str:
+        if error["loc"][0] == "remember":
+            return _remember_refusal(payload, error["input"])
+        return super().refusal(payload, error)
+
+
+class EditedAction(DecisionModel):
+    """The call as edited: the same tool (its published name), other arguments."""
+
+    name: StrictStr
+    args: dict[str, Any]
+
+
+class _ArgsRefused(ValueError):
+    """Edited arguments refused by the tool's inputSchema (the words, without the call: the refusal adds it)."""
+
+
+def _checked_args(schema: object) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """The check of edited args against the tool's inputSchema (Draft 2020-12 unless the schema names another):
+    bounded depth, a copy, no network ``$ref``, no server regex (:mod:`langgraph_mcp.questions.schemas`)."""
+
+    def check(args: dict[str, Any]) -> dict[str, Any]:
+        if depth_exceeds(args, MAX_VALUE_DEPTH):  # before copying or checking (both recurse)
+            raise _ArgsRefused(f"edited_action.args nest deeper than {MAX_VALUE_DEPTH} levels")
+        args = copy.deepcopy(args)
+        if not isinstance(schema, dict):
+            return args
+        try:
+            problems = argument_problems(schema, args)
+        except jsonschema.exceptions.SchemaError as exc:
+            raise _ArgsRefused(
+                "edited arguments cannot be checked because the tool's inputSchema is invalid "
+                f"({exc.message}); approve or reject the call instead"
+            ) from None
+        except Unresolvable as exc:  # a $ref we won't fetch: never go to the network for a schema
+            raise _ArgsRefused(
+                f"edited arguments cannot be checked: the tool's inputSchema has an unresolvable $ref ({exc})"
+            ) from None
+        except SchemaTooComplexError as exc:
+            raise _ArgsRefused(
+                f"edited arguments cannot be checked: {exc} in the tool's inputSchema; approve or reject the "
+                "call instead"
+            ) from None
+        if problems:
+            shown = "; ".join(f"{_arg_path(p.path)}: {p.message}" for p in problems[:_MAX_REPORTED_ERRORS])
+            more = len(problems) - _MAX_REPORTED_ERRORS
+            extra = f" (and {more} more)" if more > 0 else ""
+            raise _ArgsRefused(f"edited arguments do not match the tool's inputSchema: {shown}{extra}")
+        return args
+
+    return check
+
+
+class Edit(DecisionModel):
+    """Run the call with other arguments: the same tool, its args checked against its inputSchema."""
+
+    type: Literal["edit"]
+    edited_action: EditedAction
+
+    @classmethod
+    def for_payload(cls, payload: ApprovalInterrupt) -> DecisionClass:
+        schema = payload.get("input_schema")
+        shown = _args_schema(schema) if isinstance(schema, dict) else {"type": "object"}
+        args: Any = Annotated[dict[str, Any], WithJsonSchema(shown), AfterValidator(_checked_args(schema))]
+        name: Any = Literal[payload["published_name"]]  # renaming it would call another tool
+        action = _pinned_model(EditedAction, name=(name, ...), args=(args, ...))
+        return _pinned_model(cls, edited_action=(action, ...))
+
+    @classmethod
+    def refusal(cls, payload: ApprovalInterrupt, error: ErrorDetails) -> str:
+        loc, given = error["loc"], error["input"]
+        published = payload["published_name"]
+        if len(loc) == 1:
+            return f"an edit decision needs 'edited_action': {{'name': {published!r}, 'args': {{...}}}}"
+        if loc[1] == "name":
+            got = None if error["type"] == "missing" else given
+            return (
+                f"edited_action.name must stay {published!r} (an edit may change the arguments, not the tool), "
+                f"got {got!r}"
+            )
+        if loc[1] == "args" and error["type"] == "value_error":
+            return str(error["ctx"]["error"])
+        if loc[1] == "args":
+            got = None if error["type"] == "missing" else given
+            return f"edited_action.args must be an object, got {type(got).__name__}"
+        return super().refusal(payload, error)
+
+    def decision(self) -> Decision:
+        action = self.edited_action
+        return {"type": "edit", "edited_action": {"name": action.name, "args": action.args}}
+
+
+class Reject(DecisionModel):
+    """Don't run the call; message says why (optional); with remember, refuse later calls of this tool too."""
+
+    type: Literal["reject"]
+    message: SkipJsonSchema[None] | StrictStr = None
+    remember: SkipJsonSchema[None] | RememberScope = None
+
+    @classmethod
+    def for_payload(cls, payload: ApprovalInterrupt) -> DecisionClass:
+        return _pinned_model(cls, remember=_remember_pinned(payload))
+
+    @classmethod
+    def refusal(cls, payload: ApprovalInterrupt, error: ErrorDetails) -> str:
+        if error["loc"][0] == "remember":
+            return _remember_refusal(payload, error["input"])
+        if error["loc"][0] == "message":
+            return f"a reject 'message' must be a string, got {type(error['input']).__name__}"
+        return super().refusal(payload, error)
+
+
+def _not_blank(message: str) -> str:
+    if not message.strip():
+        raise ValueError("the message is blank")
+    return message
+
+
+class Respond(DecisionModel):
+    """Don't run the call; the model gets message instead of the tool's result."""
+
+    type: Literal["respond"]
+    message: Annotated[StrictStr, Field(min_length=1), AfterValidator(_not_blank)]
+
+    @classmethod
+    def refusal(cls, payload: ApprovalInterrupt, error: ErrorDetails) -> str:
+        if error["loc"][0] == "message":
+            return (
+                "a respond decision needs a non-empty 'message' (the answer the model gets instead of the "
+                "tool's result)"
+            )
+        return super().refusal(payload, error)
+
+
+DECISION_TYPES: dict[str, type[DecisionModel]] = {m.kind(): m for m in (Approve, Edit, Reject, Respond)}
+"""The decision types an approval card may offer, by ``type`` (the payload's ``allowed_decisions`` pick some)."""
+
+
+def register_decision_type(model: type[DecisionModel]) -> None:
+    """Add a decision type (a :class:`DecisionModel` subclass) that a payload's ``allowed_decisions`` may name."""
+    DECISION_TYPES[model.kind()] = model
+
+
+def unregister_decision_type(kind: str) -> None:
+    """Remove a decision type added with :func:`register_decision_type` (the four built-in ones stay)."""
+    if kind not in ALL_DECISIONS:
+        DECISION_TYPES.pop(kind, None)
 
 
 def _allowed(payload: ApprovalInterrupt) -> list[DecisionType]:
-    return [d for d in dict.fromkeys(payload["allowed_decisions"]) if d in ALL_DECISIONS]
+    return [d for d in dict.fromkeys(payload["allowed_decisions"]) if d in DECISION_TYPES]
 
 
 def _who(payload: ApprovalInterrupt) -> str:
@@ -87,59 +339,82 @@ def _arg_path(path: Any) -> str:
     return out
 
 
-def _check_args(payload: ApprovalInterrupt, args: dict[str, Any]) -> None:
-    """Check edited args against the tool's inputSchema (Draft 2020-12 unless the schema names another)."""
-    schema = payload.get("input_schema")
-    if not isinstance(schema, dict):
-        return
-    who = _who(payload)
-    try:
-        problems = argument_problems(schema, args)
-    except jsonschema.exceptions.SchemaError as exc:
-        raise DecisionError(
-            f"{who}: edited arguments cannot be checked because the tool's inputSchema is invalid "
-            f"({exc.message}); approve or reject the call instead"
-        ) from exc
-    except Unresolvable as exc:  # a $ref we won't fetch: never go to the network for a schema
-        raise DecisionError(
-            f"{who}: edited arguments cannot be checked: the tool's inputSchema has an unresolvable "
-            f"$ref ({exc})"
-        ) from exc
-    except SchemaTooComplexError as exc:
-        raise DecisionError(
-            f"{who}: edited arguments cannot be checked: {exc} in the tool's inputSchema; approve or reject "
-            "the call instead"
-        ) from None
-    if problems:
-        shown = "; ".join(f"{_arg_path(p.path)}: {p.message}" for p in problems[:_MAX_REPORTED_ERRORS])
-        more = len(problems) - _MAX_REPORTED_ERRORS
-        extra = f" (and {more} more)" if more > 0 else ""
-        raise DecisionError(f"{who}: edited arguments do not match the tool's inputSchema: {shown}{extra}")
+_PINNED = ("allowed_decisions", "published_name", "input_schema", "remember")
+"""What of a payload its decision types are pinned by (:meth:`DecisionModel.for_payload` sees only these): not the
+call's id or arguments, so one union serves every call to the same tool."""
 
 
-def _remember(payload: ApprovalInterrupt, scope: object) -> RememberScope:
-    """The ``remember`` scope of an approve or reject, if the payload offers it (else a clear error)."""
-    offered = list(payload.get("remember") or [])
-    if scope in offered:
-        return scope
+def _pinned(payload: ApprovalInterrupt) -> dict[str, Any]:
+    view = {key: payload[key] for key in _PINNED if key in payload}  # type: ignore[literal-required]
+    view["allowed_decisions"] = _allowed(payload)
+    return view
+
+
+_UNIONS: dict[tuple[str, tuple[type[DecisionModel], ...]], TypeAdapter[DecisionModel] | None] = {}
+_MAX_UNIONS = 64
+
+
+def _union_for(payload: ApprovalInterrupt) -> TypeAdapter[DecisionModel] | None:
+    """The discriminated union of ``payload``'s allowed decision types, each pinned by it (``None``: none
+    allowed); cached by exactly what pins them."""
+    pinned = _pinned(payload)
+    models = tuple(DECISION_TYPES[d] for d in pinned["allowed_decisions"])
+    key = (json.dumps(pinned, default=repr), models)
+    if key not in _UNIONS:
+        branches = tuple(model.for_payload(cast(ApprovalInterrupt, pinned)) for model in models)
+        union: Any = Union[branches] if branches else None  # noqa: UP007  # a runtime tuple of classes
+        if len(_UNIONS) >= _MAX_UNIONS:
+            del _UNIONS[next(iter(_UNIONS))]
+        _UNIONS[key] = TypeAdapter(Annotated[union, Field(discriminator="type")]) if branches else None
+    return _UNIONS[key]
+
+
+def _refusal(
+    payload: ApprovalInterrupt, decision: Mapping[str, Any], error: ValidationError
+) -> DecisionError:
+    """The :class:`DecisionError` for a decision the payload's union refused: the call, what is wrong (in the
+    decision type's own words), and what to do."""
     who = _who(payload)
-    if scope not in REMEMBER_SCOPES:
-        raise DecisionError(
-            f"{who}: 'remember' must be one of {', '.join(repr(s) for s in REMEMBER_SCOPES)}, got {scope!r}"
+    details = error.errors(include_url=False)
+    first = details[0]
+    if first["type"] in ("union_tag_not_found", "union_tag_invalid"):
+        kind = decision.get("type")
+        allowed = _allowed(payload)
+        what = (
+            f"decision type {kind!r} is not allowed"
+            if isinstance(kind, str) and kind in DECISION_TYPES
+            else f"unknown decision {kind!r}"
         )
-    why = (payload.get("remember_unavailable") or {}).get(str(scope), "it is not offered for this call")
-    rest = f"offered: {', '.join(offered)}" if offered else "no scope is offered for this call"
-    raise DecisionError(
-        f"{who}: cannot remember this decision for the {scope}: {why} ({rest}); answer without 'remember'"
-        + (" or with an offered scope" if offered else "")
-    )
+        return DecisionError(f"{who}: {what}; allowed: {', '.join(allowed) or '(none)'}")
+    kind = str(first["loc"][0])
+    model = DECISION_TYPES[kind]
+    extra = [e for e in details if e["type"] == "extra_forbidden"]
+    if extra:  # a misspelt key must not silently drop what it held
+        parent = extra[0]["loc"][1:-1]
+        names = ", ".join(repr(e["loc"][-1]) for e in extra if e["loc"][1:-1] == parent)
+        keys = ", ".join(_nested(model, parent).model_fields)
+        where = f"a {kind!r} decision" if not parent else ".".join(str(p) for p in parent)
+        return DecisionError(f"{who}: {where} has no {names} (its keys: {keys})")
+    return DecisionError(f"{who}: {model.refusal(payload, {**first, 'loc': first['loc'][1:]})}")
+
+
+def _nested(model: type[BaseModel], path: tuple[Any, ...]) -> type[BaseModel]:
+    """The model at ``path`` inside ``model`` (``("edited_action",)`` → :class:`EditedAction`)."""
+    for part in path:
+        field = model.model_fields[str(part)].annotation
+        if not (isinstance(field, type) and issubclass(field, BaseModel)):
+            break
+        model = field
+    return model
 
 
 def validate_decision(payload: ApprovalInterrupt, decision: object) -> Decision:
     """Check ``decision`` against the approval interrupt ``payload`` and return a clean copy of it.
 
-    Rules: the ``type`` must be one of ``payload["allowed_decisions"]``; an ``approve`` or ``reject`` may carry
-    ``remember`` with a scope ``payload["remember"]`` offers (see :mod:`langgraph_mcp.approval.memory`); an ``edit`` must keep the tool's
+    The checks are the models of the payload's ``allowed_decisions`` (:class:`Approve`, :class:`Edit`,
+    :class:`Reject`, :class:`Respond`, and any :func:`register_decision_type` added), one discriminated union on
+    ``type``, each pinned by the payload: an ``approve`` or ``reject`` may carry ``remember`` with a scope
+    ``payload["remember"]`` offers (see :mod:`langgraph_mcp.approval.memory`); an ``edit`` must keep the tool's
     published name (renaming it, i.e. calling another tool, is not allowed) and its ``args`` must be an object
     that matches ``payload["input_schema"]`` when there is one (JSON Schema Draft 2020-12, or the draft the
     schema's ``$schema`` names; ``format`` is not asserted; ``$ref`` is never fetched over the network; a
@@ -150,7 +425,6 @@ def validate_decision(payload: ApprovalInterrupt, decision: object) -> Decision:
     Raises :class:`~langgraph_mcp.errors.DecisionError`, whose message names the tool call id and the problem.
     """
     who = _who(payload)
-    allowed = _allowed(payload)
     if depth_exceeds(
         decision, MAX_VALUE_DEPTH + 3
     ):  # decision → edited_action → args → the args' own nesting
@@ -159,80 +433,13 @@ def validate_decision(payload: ApprovalInterrupt, decision: object) -> Decision:
         raise DecisionError(
             f"{who}: a decision must be an object like {{'type': 'approve'}}, got {type(decision).__name__}"
         )
-    kind = decision.get("type")
-    if kind not in allowed:
-        what = (
-            f"decision type {kind!r} is not allowed"
-            if kind in ALL_DECISIONS
-            else f"unknown decision {kind!r}"
-        )
-        raise DecisionError(f"{who}: {what}; allowed: {', '.join(allowed) or '(none)'}")
-    extra = [k for k in decision if k not in _DECISION_KEYS[kind]]
-    if extra:
-        raise DecisionError(
-            f"{who}: a {kind!r} decision has no {', '.join(repr(k) for k in extra)} "
-            f"(its keys: {', '.join(_DECISION_KEYS[kind])})"
-        )
-    if kind == "approve":
-        approve: ApproveDecision = {"type": "approve"}
-        if "remember" in decision:
-            approve["remember"] = _remember(payload, decision["remember"])
-        return approve
-    if kind == "reject":
-        return _reject(payload, decision, who)
-    if kind == "respond":
-        return _respond(decision, who)
-    return _edit(payload, decision, who)
-
-
-def _reject(payload: ApprovalInterrupt, decision: Mapping[str, Any], who: str) -> RejectDecision:
-    message = decision.get("message")
-    if message is not None and not isinstance(message, str):
-        raise DecisionError(f"{who}: a reject 'message' must be a string, got {type(message).__name__}")
-    reject: RejectDecision = {"type": "reject"}
-    if message is not None:
-        reject["message"] = message
-    if "remember" in decision:
-        reject["remember"] = _remember(payload, decision["remember"])
-    return reject
-
-
-def _respond(decision: Mapping[str, Any], who: str) -> Decision:
-    message = decision.get("message")
-    if not isinstance(message, str) or not message.strip():
-        raise DecisionError(
-            f"{who}: a respond decision needs a non-empty 'message' (the answer the model gets instead "
-            "of the tool's result)"
-        )
-    return {"type": "respond", "message": message}
-
-
-def _edit(payload: ApprovalInterrupt, decision: Mapping[str, Any], who: str) -> EditDecision:
-    action = decision.get("edited_action")
-    if not isinstance(action, Mapping):
-        raise DecisionError(
-            f"{who}: an edit decision needs 'edited_action': {{'name': {payload['published_name']!r}, "
-            "'args': {...}}"
-        )
-    extra = [k for k in action if k not in ("name", "args")]
-    if extra:
-        raise DecisionError(
-            f"{who}: edited_action has no {', '.join(repr(k) for k in extra)} (its keys: name, args)"
-        )
-    name = action.get("name")
-    if name != payload["published_name"]:
-        raise DecisionError(
-            f"{who}: edited_action.name must stay {payload['published_name']!r} (an edit may change the "
-            f"arguments, not the tool), got {name!r}"
-        )
-    args = action.get("args")
-    if not isinstance(args, Mapping):
-        raise DecisionError(f"{who}: edited_action.args must be an object, got {type(args).__name__}")
-    if depth_exceeds(args, MAX_VALUE_DEPTH):  # before copying or checking (both recurse)
-        raise DecisionError(f"{who}: edited_action.args nest deeper than {MAX_VALUE_DEPTH} levels")
-    args = copy.deepcopy(dict(args))
-    _check_args(payload, args)
-    return {"type": "edit", "edited_action": {"name": payload["published_name"], "args": args}}
+    union = _union_for(payload)
+    if union is None:
+        raise DecisionError(f"{who}: unknown decision {decision.get('type')!r}; allowed: (none)")
+    try:
+        return union.validate_python(dict(decision)).decision()
+    except ValidationError as error:
+        raise _refusal(payload, decision, error) from None
 
 
 # ------------------------------------------------------------------------------------------ response schema
@@ -308,65 +515,49 @@ def _args_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return result if isinstance(result, dict) else {"type": "object"}
 
 
-def decision_json_schema(payload: ApprovalInterrupt, *, compat: bool = False) -> dict[str, Any]:
-    """The JSON Schema of an answer to ``payload``: a ``oneOf`` over the allowed decision shapes.
+class _ShownSchema(GenerateJsonSchema):
+    """The models' JSON Schema as clients are shown it: no per-field titles, no ``default: null``."""
 
-    The edit branch pins ``edited_action.name`` to the published name and uses the tool's inputSchema for
-    ``args``. With ``compat=True`` it is LangChain's ``HITLResponse``: ``{"decisions": [<one decision>]}``.
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
+
+    def default_schema(self, schema: Any) -> JsonSchemaValue:
+        return self.generate_inner(schema["schema"])
+
+
+def _inlined(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with pydantic's ``#/$defs/...`` refs replaced by what they name (no ``$defs`` left).
+
+    The args schema inside holds no string ``$ref`` (:func:`_args_schema` inlined or dropped them), so every ref
+    left is pydantic's own, and the decision models do not refer to themselves."""
+    defs = schema.pop("$defs", {})
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in defs:
+            return walk(defs[ref[8:]]) | {k: walk(v) for k, v in node.items() if k != "$ref"}
+        return {key: walk(value) for key, value in node.items()}
+
+    result: dict[str, Any] = walk(schema)
+    return result
+
+
+def decision_json_schema(payload: ApprovalInterrupt, *, compat: bool = False) -> dict[str, Any]:
+    """The JSON Schema of an answer to ``payload``: a ``oneOf`` over the allowed decision types' models.
+
+    It is the models' own schema (:func:`validate_decision`'s union), with ``$defs`` inlined: the edit branch pins
+    ``edited_action.name`` to the published name and uses the tool's inputSchema for ``args``, ``remember`` lists
+    the offered scopes. With ``compat=True`` it is LangChain's ``HITLResponse``: ``{"decisions": [<one decision>]}``.
     """
-    branches: dict[DecisionType, dict[str, Any]] = {
-        "approve": {
-            "title": "approve",
-            "type": "object",
-            "properties": {"type": {"const": "approve"}},
-            "required": ["type"],
-            "additionalProperties": False,
-        },
-        "edit": {
-            "title": "edit",
-            "type": "object",
-            "properties": {
-                "type": {"const": "edit"},
-                "edited_action": {
-                    "type": "object",
-                    "properties": {
-                        "name": {"const": payload["published_name"]},
-                        "args": (
-                            _args_schema(payload["input_schema"])
-                            if isinstance(payload.get("input_schema"), dict)
-                            else {"type": "object"}
-                        ),
-                    },
-                    "required": ["name", "args"],
-                    "additionalProperties": False,
-                },
-            },
-            "required": ["type", "edited_action"],
-            "additionalProperties": False,
-        },
-        "reject": {
-            "title": "reject",
-            "type": "object",
-            "properties": {"type": {"const": "reject"}, "message": {"type": "string"}},
-            "required": ["type"],
-            "additionalProperties": False,
-        },
-        "respond": {
-            "title": "respond",
-            "type": "object",
-            "properties": {"type": {"const": "respond"}, "message": {"type": "string", "minLength": 1}},
-            "required": ["type", "message"],
-            "additionalProperties": False,
-        },
-    }
-    offered = list(payload.get("remember") or [])
-    if offered:
-        for kind in ("approve", "reject"):
-            branches[kind]["properties"]["remember"] = {"enum": offered}
-    allowed = _allowed(payload)
-    decision: dict[str, Any] = (
-        {"oneOf": [branches[d] for d in allowed]} if len(allowed) != 1 else branches[allowed[0]]
-    )
+    union = _union_for(payload)
+    shown = _inlined(union.json_schema(schema_generator=_ShownSchema)) if union is not None else {"oneOf": []}
+    shown.pop("discriminator", None)  # OpenAPI's, and its mapping pointed into the $defs now inlined
+    branches = shown.get("oneOf", [shown])
+    decision: dict[str, Any] = branches[0] if len(branches) == 1 else shown  # one allowed: its plain schema
     if compat:
         keys = approval_card_keys(payload)
         card = {
