@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, TypedDict
+from typing import Any, TypedDict, get_args, get_type_hints
 
 import pytest
 from langgraph.errors import is_invalid_resume
@@ -12,8 +12,18 @@ from langgraph.types import Command, interrupt
 from pydantic import TypeAdapter, ValidationError
 
 from langgraph_mcp.errors import AnswerRefusedError, DecisionError
-from langgraph_mcp.payloads import ApprovalInterrupt, DecisionType
+from langgraph_mcp.payloads import (
+    ALL_DECISIONS,
+    ApprovalInterrupt,
+    ApproveDecision,
+    DecisionType,
+    EditDecision,
+    EditedAction,
+    RejectDecision,
+    RespondDecision,
+)
 from langgraph_mcp.questions.decisions import (
+    DECISION_TYPES,
     decision_json_schema,
     decision_response_schema,
     validate_decision,
@@ -309,3 +319,58 @@ def test_compat_mode_in_a_graph_takes_an_unkeyed_hitl_response() -> None:
     assert pending_ids(graph, config) == [pending.id]
     result = graph.invoke(Command(resume={"decisions": [{"type": "reject", "message": "not now"}]}), config)
     assert result["decision"] == {"type": "reject", "message": "not now"}
+
+
+# ------------------------------------------------------------------------------------------ one shape
+
+
+def test_each_built_in_type_has_one_model_whose_keys_are_its_typeddicts() -> None:
+    shapes = {
+        "approve": ApproveDecision,
+        "edit": EditDecision,
+        "reject": RejectDecision,
+        "respond": RespondDecision,
+    }
+    assert ALL_DECISIONS == get_args(DecisionType) == tuple(shapes)
+    for kind, shape in shapes.items():
+        model = DECISION_TYPES[kind]
+        assert model.kind() == kind
+        assert list(model.model_fields) == list(get_type_hints(shape)), kind
+    assert list(DECISION_TYPES["edit"].model_fields["edited_action"].annotation.model_fields) == list(  # type: ignore[union-attr]
+        get_type_hints(EditedAction)
+    )
+
+
+def test_a_clean_decision_checks_again_as_itself() -> None:
+    """A resume value is checked wherever it is read (the node re-reads stored answers): clean stays clean."""
+    p = payload()
+    p["remember"] = ["thread", "principal"]
+    answers: list[dict[str, Any]] = [
+        {"type": "approve", "remember": "principal"},
+        {"type": "reject", "message": "not now", "remember": "thread"},
+        {"type": "respond", "message": "42"},
+        edit({"path": "/tmp/b.txt", "content": "bye", "edits": [{"line": 2}]}),
+    ]
+    for answer in answers:
+        clean = validate_decision(p, answer)
+        assert clean == answer
+        assert validate_decision(p, clean) == clean
+    schema = decision_json_schema(p)
+    for branch in ("approve", "reject"):
+        shown = next(b for b in schema["oneOf"] if b["title"] == branch)
+        assert shown["properties"]["remember"] == {"enum": ["thread", "principal"], "type": "string"}
+        assert shown["additionalProperties"] is False
+
+
+def test_refusals_of_several_problems_name_the_first_in_the_old_order() -> None:
+    p = payload()
+    with pytest.raises(DecisionError, match=r"edited_action has no 'mode' \(its keys: name, args\)"):
+        validate_decision(p, {"type": "edit", "edited_action": {"name": "other", "args": [], "mode": "w"}})
+    with pytest.raises(
+        DecisionError, match=r"'reject' decision has no 'mesage', 'why' \(its keys: type, message, remember\)"
+    ):
+        validate_decision(p, {"type": "reject", "mesage": "typo", "why": 1})
+    with pytest.raises(DecisionError, match=r"must stay 'fs_write_file'.*got None"):
+        validate_decision(p, {"type": "edit", "edited_action": {"args": {}}})
+    with pytest.raises(DecisionError, match=r"edited_action\.args must be an object, got NoneType"):
+        validate_decision(p, {"type": "edit", "edited_action": {"name": "fs_write_file"}})

@@ -48,7 +48,7 @@ from langgraph_mcp.payloads import (
     ElicitationRequest,
 )
 from langgraph_mcp.questions.answers import validate_answers
-from langgraph_mcp.questions.decisions import validate_decision
+from langgraph_mcp.questions.decisions import clean_answer
 from langgraph_mcp.questions.elicitation import field_options
 from langgraph_mcp.questions.sign_in import check_sign_in_answer
 
@@ -279,7 +279,7 @@ class AnswersFile:
                         'this call waits for an approval decision such as {"type": "approve"}, '
                         f"got {json.dumps(value)[:120]}"
                     )
-                return Reply(validate_decision(cast(ApprovalInterrupt, item.payload), value), self.how)
+                return Reply(clean_answer(cast(ApprovalInterrupt, item.payload), value), self.how)
             if item.kind == "elicitation":
                 requests = cast(Mapping[str, ElicitationRequest], item.payload.get("requests") or {})
                 if isinstance(value, Mapping) and "action" in value and "action" not in requests:

@@ -47,6 +47,7 @@ from langgraph_mcp.payloads.apps import (
     visible_to_model,
 )
 from langgraph_mcp.payloads.base import (
+    ADDED_DECISIONS,
     ALL_DECISIONS,
     ActionRequest,
     DecisionType,
@@ -101,6 +102,7 @@ from langgraph_mcp.payloads.sign_in import (
 )
 
 __all__ = [
+    "ADDED_DECISIONS",
     "ALL_DECISIONS",
     "APPROVAL_INTERRUPT_TYPE",
     "APPS_EXTENSION",

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
+from typing import Any, Literal, NotRequired, TypeAlias, TypedDict, get_args
 
 DecisionType: TypeAlias = Literal["approve", "edit", "reject", "respond"]
-ALL_DECISIONS: tuple[DecisionType, ...] = ("approve", "edit", "reject", "respond")
+"""The built-in decision types (LangChain's): their shapes are the TypedDicts of
+:mod:`langgraph_mcp.payloads.approval`, their models those of :mod:`langgraph_mcp.questions.decisions`."""
+ALL_DECISIONS: tuple[DecisionType, ...] = get_args(DecisionType)
+ADDED_DECISIONS: set[str] = set()
+"""Decision types an extension added with ``langgraph_mcp.questions.decisions.register_decision_type`` (each stands
+for one built-in decision): a policy's verdict may offer them too."""
 
 
 class ActionRequest(TypedDict):

@@ -43,7 +43,7 @@ from pydantic import (
 
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.errors import ConfigError
-from langgraph_mcp.payloads import ALL_DECISIONS, DecisionType
+from langgraph_mcp.payloads import ADDED_DECISIONS, ALL_DECISIONS, DecisionType
 from langgraph_mcp.policy.conditions import (
     MAX_MATCHED_CHARS,
     MAX_PATTERN_CHARS,
@@ -99,11 +99,10 @@ def check_decisions(decisions: object, what: str) -> tuple[DecisionType, ...]:
     """Deduplicate (keeping order) and check decision types; raise :class:`ConfigError` naming ``what``."""
     if isinstance(decisions, str) or not isinstance(decisions, list | tuple):
         raise ConfigError(f"{what} must be a list of decision types, got {type(decisions).__name__}")
-    unknown = [d for d in decisions if d not in ALL_DECISIONS]
+    known = [*ALL_DECISIONS, *sorted(ADDED_DECISIONS)]  # the built-in ones and those an extension added
+    unknown = [d for d in decisions if d not in known]
     if unknown:
-        raise ConfigError(
-            f"{what}: unknown decision type(s) {unknown!r}; expected some of {list(ALL_DECISIONS)}"
-        )
+        raise ConfigError(f"{what}: unknown decision type(s) {unknown!r}; expected some of {known}")
     unique: tuple[DecisionType, ...] = tuple(dict.fromkeys(decisions))
     if not unique:
         raise ConfigError(

@@ -18,6 +18,7 @@ that the node rejected *after* ``interrupt()`` returned would be stored and repl
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, ClassVar, Literal, TypeAlias, Union, cast, get_args
@@ -39,8 +40,9 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue, SkipJsonSc
 from pydantic_core import ErrorDetails
 from referencing.exceptions import Unresolvable
 
-from langgraph_mcp.errors import AnswerError, DecisionError, SchemaTooComplexError
+from langgraph_mcp.errors import AnswerError, ConfigError, DecisionError, SchemaTooComplexError
 from langgraph_mcp.payloads import (
+    ADDED_DECISIONS,
     ALL_DECISIONS,
     REMEMBER_SCOPES,
     ApprovalInterrupt,
@@ -76,6 +78,7 @@ __all__ = [
     "EditedAction",
     "Reject",
     "Respond",
+    "clean_answer",
     "decision_json_schema",
     "decision_response_schema",
     "only_decision",
@@ -125,8 +128,14 @@ class DecisionModel(BaseModel):
         where = ".".join(str(part) for part in error["loc"])
         return f"a {cls.kind()!r} decision's {where!r}: {error['msg']}"
 
-    def decision(self) -> Decision:
-        """The clean decision (the TypedDict shape): the keys given, unset optional ones left out."""
+    def decision(self, payload: ApprovalInterrupt) -> Decision:
+        """What this answer does, as one of the four built-in decisions (the TypedDict shapes, :data:`Decision`).
+
+        A built-in type is itself: the keys given, unset optional ones left out. A type added with
+        :func:`register_decision_type` says here what it does to the call shown in ``payload`` (run it as shown,
+        run it with other arguments, refuse it, answer the model instead); :func:`validate_decision` checks that
+        decision against the payload like any other (an ``edit`` still keeps the tool and fits its inputSchema).
+        """
         return cast(Decision, self.model_dump(exclude_none=True))
 
 
@@ -261,7 +270,7 @@ class Edit(DecisionModel):
             return f"edited_action.args must be an object, got {type(got).__name__}"
         return super().refusal(payload, error)
 
-    def decision(self) -> Decision:
+    def decision(self, payload: ApprovalInterrupt) -> Decision:
         action = self.edited_action
         return {"type": "edit", "edited_action": {"name": action.name, "args": action.args}}
 
@@ -312,15 +321,23 @@ DECISION_TYPES: dict[str, type[DecisionModel]] = {m.kind(): m for m in (Approve,
 """The decision types an approval card may offer, by ``type`` (the payload's ``allowed_decisions`` pick some)."""
 
 
-def register_decision_type(model: type[DecisionModel]) -> None:
-    """Add a decision type (a :class:`DecisionModel` subclass) that a payload's ``allowed_decisions`` may name."""
-    DECISION_TYPES[model.kind()] = model
+def register_decision_type(model: DecisionClass) -> None:
+    """Add a decision type: a :class:`DecisionModel` subclass whose :meth:`~DecisionModel.decision` says what it
+    does as one of the four built-in decisions. A policy's verdict (``Verdict.ask(..., allowed_decisions=[...])``)
+    may then offer it, and answers of its shape are checked, shown to clients and applied like the others.
+    """
+    kind = model.kind()
+    if kind in ALL_DECISIONS:
+        raise ConfigError(f"{kind!r} is a built-in decision type: give the new one a name of its own")
+    DECISION_TYPES[kind] = model
+    ADDED_DECISIONS.add(kind)
 
 
 def unregister_decision_type(kind: str) -> None:
     """Remove a decision type added with :func:`register_decision_type` (the four built-in ones stay)."""
     if kind not in ALL_DECISIONS:
         DECISION_TYPES.pop(kind, None)
+        ADDED_DECISIONS.discard(kind)
 
 
 def _allowed(payload: ApprovalInterrupt) -> list[DecisionType]:
@@ -350,23 +367,34 @@ def _pinned(payload: ApprovalInterrupt) -> dict[str, Any]:
     return view
 
 
-_UNIONS: dict[tuple[str, tuple[type[DecisionModel], ...]], TypeAdapter[DecisionModel] | None] = {}
-_MAX_UNIONS = 64
+class _Pins:
+    """A payload's pinned view (what :meth:`DecisionModel.for_payload` sees), hashed by its JSON text."""
+
+    def __init__(self, view: dict[str, Any]) -> None:
+        self.view = view
+        self.key = json.dumps(view, default=repr)
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Pins) and other.key == self.key
+
+
+@functools.lru_cache(maxsize=64)
+def _pinned_union(pins: _Pins, models: tuple[DecisionClass, ...]) -> TypeAdapter[DecisionModel] | None:
+    branches = tuple(model.for_payload(cast(ApprovalInterrupt, pins.view)) for model in models)
+    if not branches:
+        return None
+    union: Any = Union[branches]  # noqa: UP007  # a runtime tuple of classes
+    return TypeAdapter(Annotated[union, Field(discriminator="type")])
 
 
 def _union_for(payload: ApprovalInterrupt) -> TypeAdapter[DecisionModel] | None:
     """The discriminated union of ``payload``'s allowed decision types, each pinned by it (``None``: none
-    allowed); cached by exactly what pins them."""
-    pinned = _pinned(payload)
-    models = tuple(DECISION_TYPES[d] for d in pinned["allowed_decisions"])
-    key = (json.dumps(pinned, default=repr), models)
-    if key not in _UNIONS:
-        branches = tuple(model.for_payload(cast(ApprovalInterrupt, pinned)) for model in models)
-        union: Any = Union[branches] if branches else None  # noqa: UP007  # a runtime tuple of classes
-        if len(_UNIONS) >= _MAX_UNIONS:
-            del _UNIONS[next(iter(_UNIONS))]
-        _UNIONS[key] = TypeAdapter(Annotated[union, Field(discriminator="type")]) if branches else None
-    return _UNIONS[key]
+    allowed); one per pinned view and set of models (a registered type changes the models)."""
+    pins = _Pins(_pinned(payload))
+    return _pinned_union(pins, tuple(DECISION_TYPES[d] for d in pins.view["allowed_decisions"]))
 
 
 def _refusal(
@@ -422,8 +450,26 @@ def validate_decision(payload: ApprovalInterrupt, decision: object) -> Decision:
     non-empty ``message``; a ``reject`` ``message`` is optional but must be a string. A key a decision type
     does not define is refused (a misspelt ``mesage`` must not silently drop the reason).
 
+    A type added with :func:`register_decision_type` comes back as the built-in decision it stands for.
+
     Raises :class:`~langgraph_mcp.errors.DecisionError`, whose message names the tool call id and the problem.
     """
+    return _checked(payload, decision)[1]
+
+
+def clean_answer(payload: ApprovalInterrupt, decision: object) -> Decision:
+    """``decision`` checked as :func:`validate_decision` does, as it is to be sent: the clean answer of its own type.
+
+    For the built-in types this is :func:`validate_decision`'s result. An added type's answer stays itself (what the
+    person chose, e.g. ``{"type": "sign", "by": "Ada"}``): the built-in decision it stands for is not allowed on the
+    payload by itself, so a resume value (checked again wherever it is read) must be the answer, not its effect.
+    """
+    answer, done = _checked(payload, decision)
+    return done if answer.kind() in ALL_DECISIONS else cast(Decision, answer.model_dump(exclude_none=True))
+
+
+def _checked(payload: ApprovalInterrupt, decision: object) -> tuple[DecisionModel, Decision]:
+    """The validated answer (its model) and the built-in decision it stands for."""
     who = _who(payload)
     if depth_exceeds(
         decision, MAX_VALUE_DEPTH + 3
@@ -437,9 +483,28 @@ def validate_decision(payload: ApprovalInterrupt, decision: object) -> Decision:
     if union is None:
         raise DecisionError(f"{who}: unknown decision {decision.get('type')!r}; allowed: (none)")
     try:
-        return union.validate_python(dict(decision)).decision()
+        answer = union.validate_python(dict(decision))
     except ValidationError as error:
         raise _refusal(payload, decision, error) from None
+    done = answer.decision(payload)
+    if answer.kind() in ALL_DECISIONS and done.get("type") == answer.kind():
+        return answer, done
+    return answer, _stands_for(payload, answer.kind(), done)
+
+
+def _stands_for(payload: ApprovalInterrupt, kind: str, done: object) -> Decision:
+    """The built-in decision an added type's answer stands for, checked against ``payload`` like an answer."""
+    built_in = done.get("type") if isinstance(done, Mapping) else None
+    if built_in not in ALL_DECISIONS or not isinstance(done, Mapping):
+        raise DecisionError(
+            f"{_who(payload)}: a {kind!r} decision must stand for one of {', '.join(ALL_DECISIONS)}, "
+            f"got {built_in!r}"
+        )
+    as_built_in = cast(ApprovalInterrupt, {**payload, "allowed_decisions": [built_in]})
+    try:
+        return validate_decision(as_built_in, done)
+    except DecisionError as error:
+        raise DecisionError(f"{error} (the {built_in} a {kind!r} decision stands for)") from None
 
 
 # ------------------------------------------------------------------------------------------ response schema

@@ -63,7 +63,7 @@ from langgraph_mcp.payloads import (
 )
 from langgraph_mcp.questions.agent_chat_ui import shapes_of
 from langgraph_mcp.questions.answers import answers_response_schema, validate_answers
-from langgraph_mcp.questions.decisions import only_decision, validate_decision
+from langgraph_mcp.questions.decisions import clean_answer, only_decision
 from langgraph_mcp.questions.sign_in import check_sign_in_answer, sign_in_response_schema
 
 __all__ = [
@@ -375,7 +375,7 @@ def _approval_value(item: PendingMcpInterrupt, decision: object, argument: str) 
     try:
         if isinstance(decision, Mapping) and "decisions" in decision and "type" not in decision:
             decision = only_decision(payload, decision)  # already LangChain's HITLResponse shape
-        clean = validate_decision(payload, decision)
+        clean = clean_answer(payload, decision)  # an added type's answer is sent as itself
     except DecisionError as exc:
         raise ResumeError(f"{argument}[{item.tool_call_id!r}]: {exc}") from exc
     return shapes_of(payload).answer(clean)
