@@ -196,33 +196,30 @@ class EditedAction(DecisionModel):
     args: dict[str, Any]
 
 
-class _ArgsRefused(ValueError):
-    """Edited arguments refused by the tool's inputSchema (the words, without the call: the refusal adds it)."""
-
-
 def _checked_args(schema: object) -> Callable[[dict[str, Any]], dict[str, Any]]:
     """The check of edited args against the tool's inputSchema (Draft 2020-12 unless the schema names another):
-    bounded depth, a copy, no network ``$ref``, no server regex (:mod:`langgraph_mcp.questions.schemas`)."""
+    bounded depth, a copy, no network ``$ref``, no server regex (:mod:`langgraph_mcp.questions.schemas`). Its
+    :class:`~langgraph_mcp.errors.DecisionError` holds the words without the call: the refusal names it."""
 
     def check(args: dict[str, Any]) -> dict[str, Any]:
         if depth_exceeds(args, MAX_VALUE_DEPTH):  # before copying or checking (both recurse)
-            raise _ArgsRefused(f"edited_action.args nest deeper than {MAX_VALUE_DEPTH} levels")
+            raise DecisionError(f"edited_action.args nest deeper than {MAX_VALUE_DEPTH} levels")
         args = copy.deepcopy(args)
         if not isinstance(schema, dict):
             return args
         try:
             problems = argument_problems(schema, args)
         except jsonschema.exceptions.SchemaError as exc:
-            raise _ArgsRefused(
+            raise DecisionError(
                 "edited arguments cannot be checked because the tool's inputSchema is invalid "
                 f"({exc.message}); approve or reject the call instead"
             ) from None
         except Unresolvable as exc:  # a $ref we won't fetch: never go to the network for a schema
-            raise _ArgsRefused(
+            raise DecisionError(
                 f"edited arguments cannot be checked: the tool's inputSchema has an unresolvable $ref ({exc})"
             ) from None
         except SchemaTooComplexError as exc:
-            raise _ArgsRefused(
+            raise DecisionError(
                 f"edited arguments cannot be checked: {exc} in the tool's inputSchema; approve or reject the "
                 "call instead"
             ) from None
@@ -230,7 +227,7 @@ def _checked_args(schema: object) -> Callable[[dict[str, Any]], dict[str, Any]]:
             shown = "; ".join(f"{_arg_path(p.path)}: {p.message}" for p in problems[:_MAX_REPORTED_ERRORS])
             more = len(problems) - _MAX_REPORTED_ERRORS
             extra = f" (and {more} more)" if more > 0 else ""
-            raise _ArgsRefused(f"edited arguments do not match the tool's inputSchema: {shown}{extra}")
+            raise DecisionError(f"edited arguments do not match the tool's inputSchema: {shown}{extra}")
         return args
 
     return check
@@ -297,7 +294,7 @@ class Reject(DecisionModel):
 
 def _not_blank(message: str) -> str:
     if not message.strip():
-        raise ValueError("the message is blank")
+        raise DecisionError("the message is blank")  # worded by Respond.refusal
     return message
 
 
