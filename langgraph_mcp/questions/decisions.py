@@ -608,6 +608,15 @@ def _inlined(schema: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+@functools.lru_cache(maxsize=64)
+def _shown_schema(union: TypeAdapter[DecisionModel] | None) -> dict[str, Any]:
+    """The union's JSON Schema as clients see it (one per union: the pins decide it); copy before changing it."""
+    shown = _inlined(union.json_schema(schema_generator=_ShownSchema)) if union is not None else {"oneOf": []}
+    shown.pop("discriminator", None)  # OpenAPI's, and its mapping pointed into the $defs now inlined
+    branches = shown.get("oneOf", [shown])
+    return branches[0] if len(branches) == 1 else shown  # one allowed: its plain schema
+
+
 def decision_json_schema(payload: ApprovalInterrupt, *, compat: bool = False) -> dict[str, Any]:
     """The JSON Schema of an answer to ``payload``: a ``oneOf`` over the allowed decision types' models.
 
@@ -615,11 +624,7 @@ def decision_json_schema(payload: ApprovalInterrupt, *, compat: bool = False) ->
     ``edited_action.name`` to the published name and uses the tool's inputSchema for ``args``, ``remember`` lists
     the offered scopes. With ``compat=True`` it is LangChain's ``HITLResponse``: ``{"decisions": [<one decision>]}``.
     """
-    union = _union_for(payload)
-    shown = _inlined(union.json_schema(schema_generator=_ShownSchema)) if union is not None else {"oneOf": []}
-    shown.pop("discriminator", None)  # OpenAPI's, and its mapping pointed into the $defs now inlined
-    branches = shown.get("oneOf", [shown])
-    decision: dict[str, Any] = branches[0] if len(branches) == 1 else shown  # one allowed: its plain schema
+    decision = copy.deepcopy(_shown_schema(_union_for(payload)))
     if compat:
         keys = approval_card_keys(payload)
         card = {
