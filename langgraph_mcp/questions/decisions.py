@@ -7,7 +7,12 @@ Decisions have LangChain's shapes (see :data:`langgraph_mcp.payloads.Decision`):
     {"type": "reject", "message": "optional reason"}   # + "remember", where offered
     {"type": "respond", "message": "the answer the model gets instead of the tool's result"}
 
-:func:`validate_decision` is the one set of rules; both the approval gate and the resume helper use it.
+Each type is one pydantic model (:class:`Approve`, :class:`Edit`, :class:`Reject`, :class:`Respond`; an extension
+adds its own with :func:`register_decision_type`), pinned by the payload it answers (the offered ``remember``
+scopes, the published name, the tool's inputSchema); a payload's allowed types form one discriminated union on
+``type``. :func:`validate_decision` (the one set of rules: the approval gate, the node, the middleware and the resume
+helper use it), the ``response_schema`` and the JSON Schema clients see (:func:`decision_json_schema`) all come
+from that union; a refusal turns pydantic's error into words (the call, what is wrong, what to answer instead).
 :func:`decision_response_schema` wraps it in a pydantic model for ``interrupt(value, response_schema=...)``:
 LangGraph validates a resume value against that model *before* saving it, so a bad decision fails the
 resume with a ``pydantic.ValidationError`` and the same interrupt (same id) can be answered again (an Agent Chat UI
@@ -119,7 +124,9 @@ class DecisionModel(BaseModel):
 
     @classmethod
     def for_payload(cls, payload: ApprovalInterrupt) -> DecisionClass:
-        """This type's model with what ``payload`` pins (offered scopes, the tool's name and arguments)."""
+        """This type's model with what ``payload`` pins (e.g. the offered scopes, the published name, the args by
+        the inputSchema). It sees only the payload's ``allowed_decisions``, ``published_name``, ``input_schema`` and
+        ``remember``: the model is shared by every call with the same of those."""
         return cls
 
     @classmethod
