@@ -16,7 +16,7 @@ from langgraph_mcp.payloads import DecisionType
 from langgraph_mcp.policy.verdicts import Verdict
 from langgraph_mcp.questions.agent_chat_ui import AGENT_CHAT_UI, PLAIN, shapes_of
 from langgraph_mcp.questions.approval import approval_payload, with_remember_field
-from langgraph_mcp.questions.decisions import decision_response_schema
+from langgraph_mcp.questions.decisions import card_decision_response_schema
 from langgraph_mcp.questions.sampling import (
     review_card,
     review_card_model,
@@ -43,7 +43,7 @@ def _approval(allowed: list[DecisionType], **args: Any) -> Any:
 
 
 def _decide(payload: Any, value: object) -> Any:
-    return decision_response_schema(payload, compat=True).model_validate(value).decision()
+    return card_decision_response_schema(payload).model_validate(value).decision()
 
 
 def test_every_card_allows_edit_only_and_ends_with_an_empty_decision_box() -> None:

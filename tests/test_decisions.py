@@ -24,6 +24,7 @@ from langgraph_mcp.payloads import (
 )
 from langgraph_mcp.questions.decisions import (
     DECISION_TYPES,
+    card_decision_response_schema,
     decision_json_schema,
     decision_response_schema,
     validate_decision,
@@ -230,7 +231,7 @@ def test_recursive_and_remote_refs_do_not_break_the_json_schema() -> None:
 
 
 def test_compat_mode_takes_one_hitl_response_decision() -> None:
-    model = decision_response_schema(payload(), compat=True)
+    model = card_decision_response_schema(payload())
     assert model.model_validate({"decisions": [{"type": "approve"}]}).decision() == {"type": "approve"}
     bad: dict[str, Any]
     for bad in ({"decisions": []}, {"decisions": [{"type": "approve"}, {"type": "reject"}]}):
@@ -260,12 +261,14 @@ class State(TypedDict, total=False):
     decision: dict[str, Any]
 
 
-def review_graph(p: ApprovalInterrupt, *, compat: bool = False) -> Any:
+def review_graph(p: ApprovalInterrupt, *, card: bool = False) -> Any:
     runs: list[int] = []
 
     def review(state: State) -> State:
         runs.append(1)
-        answer = interrupt(p, response_schema=decision_response_schema(p, compat=compat))
+        answer = interrupt(
+            p, response_schema=(card_decision_response_schema if card else decision_response_schema)(p)
+        )
         return {"decision": dict(answer.decision())}
 
     builder = StateGraph(State)
@@ -310,7 +313,7 @@ def test_bad_decision_is_refused_before_saving_and_the_same_interrupt_accepts_a_
 
 
 def test_compat_mode_in_a_graph_takes_an_unkeyed_hitl_response() -> None:
-    graph = review_graph(payload(["approve", "reject"]), compat=True)
+    graph = review_graph(payload(["approve", "reject"]), card=True)
     config = {"configurable": {"thread_id": "t2"}}
     (pending,) = graph.invoke({}, config)["__interrupt__"]
     with pytest.raises(AnswerRefusedError, match="exactly one decision") as info:

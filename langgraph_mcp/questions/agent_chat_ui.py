@@ -77,6 +77,7 @@ from langgraph_mcp.questions.cards import (
 from langgraph_mcp.questions.coercion import coerce_to_schema
 from langgraph_mcp.questions.decisions import (
     DecisionResponse,
+    card_decision_response_schema,
     decision_response_schema,
     only_decision,
     validate_decision,
@@ -574,7 +575,7 @@ class QuestionShapes:
 
     def decision_model(self, payload: ApprovalInterrupt) -> type[DecisionResponse]:
         """The ``response_schema`` an approval is asked with (a card takes ``{"decisions": [decision]}``)."""
-        return decision_response_schema(payload, compat=self.cards)
+        return (card_decision_response_schema if self.cards else decision_response_schema)(payload)
 
     def decision(self, payload: ApprovalInterrupt, value: object) -> Decision:
         """A stored (or plain) answer to ``payload`` read back as its decision; raises

@@ -26,7 +26,7 @@ import copy
 import functools
 import json
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, ClassVar, Literal, TypeAlias, Union, cast, get_args
+from typing import Annotated, Any, Literal, TypeAlias, Union, cast, get_args
 from urllib.parse import unquote
 
 import jsonschema  # type: ignore[import-untyped,unused-ignore]  # stubs may be missing
@@ -77,12 +77,15 @@ from langgraph_mcp.questions.schemas import (
 __all__ = [
     "DECISION_TYPES",
     "Approve",
+    "CardDecisionResponse",
     "DecisionModel",
     "DecisionResponse",
     "Edit",
     "EditedAction",
     "Reject",
     "Respond",
+    "card_decision_json_schema",
+    "card_decision_response_schema",
     "clean_answer",
     "decision_json_schema",
     "decision_response_schema",
@@ -624,79 +627,105 @@ def _shown_schema(union: TypeAdapter[DecisionModel] | None) -> dict[str, Any]:
     return branches[0] if len(branches) == 1 else shown  # one allowed: its plain schema
 
 
-def decision_json_schema(payload: ApprovalInterrupt, *, compat: bool = False) -> dict[str, Any]:
+def decision_json_schema(payload: ApprovalInterrupt) -> dict[str, Any]:
     """The JSON Schema of an answer to ``payload``: a ``oneOf`` over the allowed decision types' models.
 
     It is the models' own schema (:func:`validate_decision`'s union), with ``$defs`` inlined: the edit branch pins
     ``edited_action.name`` to the published name and uses the tool's inputSchema for ``args``, ``remember`` lists
-    the offered scopes. With ``compat=True`` it is LangChain's ``HITLResponse``: ``{"decisions": [<one decision>]}``.
+    the offered scopes.
     """
-    decision = copy.deepcopy(_shown_schema(_union_for(payload)))
-    if compat:
-        keys = approval_card_keys(payload)
-        card = {
-            "title": "card",
-            "description": "What the Agent Chat UI card sends: its boxes; the word typed in Decision decides",
-            "type": "object",
-            "properties": {
-                "type": {"const": "edit"},
-                "edited_action": {
-                    "type": "object",
-                    "properties": {
-                        "name": {"const": payload["published_name"]},
-                        "args": {
-                            "type": "object",
-                            "properties": {keys.decision: {"type": "string"}},
-                            "required": [keys.decision],
-                        },
+    return copy.deepcopy(_shown_schema(_union_for(payload)))
+
+
+def card_decision_json_schema(payload: ApprovalInterrupt) -> dict[str, Any]:
+    """The JSON Schema of an Agent Chat UI card's answer to ``payload``: LangChain's ``HITLResponse``,
+    ``{"decisions": [<one decision>]}``, whose decision is one of :func:`decision_json_schema`'s or the card's
+    boxes (the word typed in Decision decides)."""
+    decision = decision_json_schema(payload)
+    keys = approval_card_keys(payload)
+    card = {
+        "title": "card",
+        "description": "What the Agent Chat UI card sends: its boxes; the word typed in Decision decides",
+        "type": "object",
+        "properties": {
+            "type": {"const": "edit"},
+            "edited_action": {
+                "type": "object",
+                "properties": {
+                    "name": {"const": payload["published_name"]},
+                    "args": {
+                        "type": "object",
+                        "properties": {keys.decision: {"type": "string"}},
+                        "required": [keys.decision],
                     },
-                    "required": ["name", "args"],
                 },
+                "required": ["name", "args"],
             },
-            "required": ["type", "edited_action"],
-        }
-        decision = {"oneOf": [*decision.get("oneOf", [decision]), card]}
-        decision = {
-            "type": "object",
-            "properties": {"decisions": {"type": "array", "items": decision, "minItems": 1, "maxItems": 1}},
-            "required": ["decisions"],
-            "additionalProperties": False,
-        }
-    return decision
+        },
+        "required": ["type", "edited_action"],
+    }
+    return {
+        "type": "object",
+        "properties": {
+            "decisions": {
+                "type": "array",
+                "items": {"oneOf": [*decision.get("oneOf", [decision]), card]},
+                "minItems": 1,
+                "maxItems": 1,
+            }
+        },
+        "required": ["decisions"],
+        "additionalProperties": False,
+    }
 
 
 class DecisionResponse(CheckedResponse):
     """Base of the models :func:`decision_response_schema` builds; the validated answer is :meth:`decision`.
 
-    ``root`` holds the cleaned answer: the decision itself, or ``{"decisions": [decision]}`` in compat mode.
+    ``root`` holds the cleaned decision.
     """
 
-    compat: ClassVar[bool] = False
-
     def decision(self) -> Decision:
-        """The validated decision (in compat mode: the one decision inside ``decisions``)."""
-        if self.compat:
-            return cast(Decision, self.root["decisions"][0])
+        """The validated decision."""
         return cast(Decision, self.root)
 
 
-def decision_response_schema(payload: ApprovalInterrupt, *, compat: bool = False) -> type[DecisionResponse]:
+class CardDecisionResponse(DecisionResponse):
+    """Base of the models :func:`card_decision_response_schema` builds: ``root`` holds ``{"decisions": [decision]}``."""
+
+    def decision(self) -> Decision:
+        """The validated decision: the one inside ``decisions``."""
+        return cast(Decision, self.root["decisions"][0])
+
+
+def decision_response_schema(payload: ApprovalInterrupt) -> type[DecisionResponse]:
     """A pydantic model for ``interrupt(payload, response_schema=...)`` that runs :func:`validate_decision`.
 
     ``interrupt()`` then returns an instance of it: call ``.decision()`` for the validated
     :data:`~langgraph_mcp.payloads.Decision`. A bad answer makes the resume raise ``pydantic.ValidationError``
     (whose message is the :class:`~langgraph_mcp.errors.DecisionError` text) before anything is saved, so the
-    same interrupt stays answerable. With ``compat=True`` the answer is LangChain's ``HITLResponse``,
-    ``{"decisions": [decision]}`` with exactly one decision (what Agent Chat UI sends), and a refused one raises
-    :class:`~langgraph_mcp.errors.AnswerRefusedError` instead (the ``DecisionError``'s text as it is, marked as a
-    refused resume: the same interrupt stays answerable); a value of another shape is a ``DecisionError`` as
-    above. Clients see :func:`decision_json_schema` as the interrupt's ``response_schema``.
+    same interrupt stays answerable. Clients see :func:`decision_json_schema` as the interrupt's
+    ``response_schema``.
+    """
+    snapshot: ApprovalInterrupt = copy.deepcopy(payload)  # later edits to payload must not change the rules
+    return checked_response(
+        DecisionResponse,
+        "ApprovalDecision",
+        lambda value: validate_decision(snapshot, value),
+        decision_json_schema(snapshot),
+    )
+
+
+def card_decision_response_schema(payload: ApprovalInterrupt) -> type[DecisionResponse]:
+    """:func:`decision_response_schema` for an Agent Chat UI card: the answer is LangChain's ``HITLResponse``,
+    ``{"decisions": [decision]}`` with exactly one decision (what Agent Chat UI sends; a card's boxes are read by
+    the word typed in Decision), and a refused one raises :class:`~langgraph_mcp.errors.AnswerRefusedError` (the
+    ``DecisionError``'s text as it is, marked as a refused resume: the same interrupt stays answerable); a value
+    of another shape is a ``DecisionError``. Clients see :func:`card_decision_json_schema`.
     """
     snapshot: ApprovalInterrupt = copy.deepcopy(payload)  # later edits to payload must not change the rules
 
     def check(value: object) -> object:
-        if not compat:
-            return validate_decision(snapshot, value)
         try:
             # Agent Chat UI sends edited values as strings: coerce them by the inputSchema where unambiguous.
             decision = _card_decision(snapshot, only_decision(snapshot, value))
@@ -709,11 +738,7 @@ def decision_response_schema(payload: ApprovalInterrupt, *, compat: bool = False
             raise refused_on_card([(None, str(error))], error) from None
 
     return checked_response(
-        DecisionResponse,
-        "ApprovalDecision",
-        check,
-        decision_json_schema(snapshot, compat=compat),
-        compat=compat,
+        CardDecisionResponse, "ApprovalDecision", check, card_decision_json_schema(snapshot)
     )
 
 
