@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 import pytest
 from langgraph.types import Command
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from langgraph_mcp import McpServers, pending_interrupts, resume_command
 from langgraph_mcp.errors import ConfigError, DecisionError, ResumeError
@@ -112,12 +112,13 @@ async def test_an_added_decision_type_is_offered_shown_checked_and_runs_the_call
     for answer, words in wrong:
         with pytest.raises(ResumeError, match=words):
             resume_command(out, decisions={"w1": answer})
-    # ... and one sent anyway (a client that skips resume_command) runs nothing: the node asks again
-    out = await graph.ainvoke(Command(resume={raised.id: {"type": "sign", "by": ""}}), cfg)
-    [again] = pending_interrupts(out)
-    assert again.kind == "approval" and again.tool_call_id == "w1"
+    # ... and one sent anyway (a client that skips resume_command) is refused by the interrupt's own model,
+    # before it is saved: nothing runs, and the same interrupt stays pending
+    with pytest.raises(ValidationError, match=r"'by': String should have at least 1 character"):
+        await graph.ainvoke(Command(resume={raised.id: {"type": "sign", "by": ""}}), cfg)
     assert srv.events.counts["write_file.enter"] == 0
     still = await graph.aget_state(cfg)
+    assert [i.id for i in still.interrupts] == [raised.id]
 
     out = await graph.ainvoke(resume_command(still, decisions={"w1": {"type": "sign", "by": "Ada"}}), cfg)
     assert "__interrupt__" not in out

@@ -29,6 +29,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolCall, ToolMessa
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import tools_condition
 from langgraph.types import Command
+from pydantic import ValidationError
 
 from langgraph_mcp import (
     ApprovalPolicy,
@@ -245,6 +246,30 @@ async def test_the_tool_nodes_own_approval_runs_the_call_once(
         assert world.runs("delete_file") == 1
         assert tool_messages(out)["c1"].status != "error"
         assert world.server is not None and "todo.txt" not in world.server.workspace
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_wrong_answer_to_the_tool_nodes_own_approval_is_refused_and_the_same_interrupt_stays(
+    open_servers: OpenServers, tmp_path: Path, era: str
+) -> None:
+    """A client that answers the node's own approval interrupt with a bad decision (not through resume_command)
+    is refused by the interrupt's response_schema before anything is saved: nothing runs, the same interrupt id
+    stays pending, and a good answer to it then runs the call once."""
+    async with demo(open_servers, "in_process", era, tmp_path) as world:
+        graph = build("route_through_gate", world.servers)
+        config = cfg()
+        await graph.ainvoke({"messages": [HumanMessage("hi")]}, config)
+        ai = AIMessage("", id="sneaked-1", tool_calls=[call("demo_delete_file", "c1", path="todo.txt")])
+        out = await _skip_by_goto(graph, config, ai)
+        [pending] = out["__interrupt__"]
+        for bad in ({"type": "respond", "message": ""}, {"type": "approve", "mesage": "x"}, "yes"):
+            with pytest.raises(ValidationError, match="c1"):
+                await graph.ainvoke(Command(resume={pending.id: bad}), config)
+            assert world.runs("delete_file") == 0
+        # the same interrupt id takes the good answer (a new question would have a new id: this one would not fit)
+        out = await graph.ainvoke(Command(resume={pending.id: {"type": "approve"}}), config)
+        assert "__interrupt__" not in out
+        assert world.runs("delete_file") == 1 and tool_messages(out)["c1"].status != "error"
 
 
 async def test_the_node_can_answer_with_an_error_instead_of_asking(open_servers: OpenServers) -> None:

@@ -355,18 +355,13 @@ async def ask_node_approval(
     fresh = fresh_resume_index(scratchpad, configurable) if scratchpad is not None else None
     at = start
     later = stored[start:]
-    if later and shapes.cards:
-        # A card's answer to a question looks like a decision ({"decisions": [...]}): where the approval was
-        # answered is told by what was asked, never guessed from an answer's shape.
+    if later:
+        # The task may have paused before this approval was needed (a sign-in, a server's question; or it was
+        # proven then and is not now: another worker's key, a changed policy). Pauses chain: those answers stay
+        # theirs, the approval is asked after them, and the call's questions come after the approval. Where the
+        # approval was answered is told by what was asked first, so an answer given to the approval itself is
+        # checked by its own response_schema below (a wrong one is refused, the same interrupt stays pending).
         found = await _approval_place(call, payload, later, start, approved_at, fresh, configurable, shapes)
-        for _ in range(found):  # consumed without a schema: validated when saved, for their own questions
-            interrupt(None)
-        at = start + found
-    elif later and not _stored_decision(payload, later[0], shapes):
-        # The task paused before this approval was needed (a sign-in, a server's question; or it was proven then
-        # and is not now: another worker's key, a changed policy). Pauses chain: those answers stay theirs, the
-        # approval is asked after them, and the call's questions come after the approval.
-        found = next((i for i, v in enumerate(later) if _stored_decision(payload, v, shapes)), len(later))
         for _ in range(found):  # consumed without a schema: validated when saved, for their own questions
             interrupt(None)
         at = start + found
@@ -395,13 +390,16 @@ async def _approval_place(
     configurable: Mapping[str, Any],
     shapes: QuestionShapes,
 ) -> int:
-    """Agent Chat UI mode (``shapes``): where, among the task's stored answers after ``start`` (``later``), its
-    approval was answered; ``len(later)`` when it was not (yet): it is asked after them.
+    """Where, among the task's stored answers after ``start`` (``later``), its approval was answered;
+    ``len(later)`` when it was not (yet): it is asked after them.
 
     Known from the execution's consumed marker (``approved_at``), or from what was shown for the answer given
-    just now (an ``mcp_approval`` of this call). Else a first answer that is a decision for this card is the
-    approval asked before the call's questions (the order of a call that needed it from the start), unless the
-    answer given just now is that very one and was shown for something else; anything else is asked again."""
+    just now (an ``mcp_approval`` of this call: the answer is that approval's, right or wrong). Else, on a card
+    (whose answer to a question looks like a decision, ``{"decisions": [...]}``), a first answer that is a
+    decision for this card is the approval asked before the call's questions (the order of a call that needed it
+    from the start), unless the answer given just now is that very one and was shown for something else;
+    anything else is asked again. In the plain shapes a question's answer is never a decision: the first stored
+    answer that is one is the approval."""
     if approved_at is not None and start <= approved_at < start + len(later):
         return approved_at - start
     if fresh is not None and fresh >= start:
@@ -411,6 +409,8 @@ async def _approval_place(
                 return fresh - start
         elif fresh == start and isinstance(shown, Mapping):  # the only candidate answered something else
             return len(later)
+    if not shapes.cards:
+        return next((i for i, v in enumerate(later) if _stored_decision(payload, v, shapes)), len(later))
     if _stored_decision(payload, later[0], shapes):
         return 0
     return len(later)
