@@ -183,7 +183,7 @@ async def test_a_stale_listing_that_cannot_be_refreshed_is_not_trusted(
     expiring.fail_listing = True
     await anyio.sleep(0.002)  # the listing's 1 ms ttl runs out (the behaviour under test)
     assert (
-        server_access(servers).cached_resolution("expiring_delete_all") is None
+        server_access(servers).names.cached_resolution("expiring_delete_all") is None
     )  # stale: the lookup has to list again
     graph = WIRINGS["gate_router"](
         servers,

@@ -17,10 +17,10 @@ import pytest
 from langgraph.store.memory import InMemoryStore
 
 from langgraph_mcp import ApprovalPolicy, McpServers
+from langgraph_mcp.approval.oversight import signer_for
 from langgraph_mcp.config import HttpServer, McpServersConfig, SseServer, StdioServer
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.policy.binding import ApprovalKey, server_identity
-from langgraph_mcp.servers.mcp_servers import server_access
 from langgraph_mcp.transports.base import TRANSPORTS, ServerOptions
 from tests.servers.identity_server import build_identity_server
 from tests.support.helpers import OpenServers, event_pids, serve_asgi, stdio_demo_spec
@@ -209,9 +209,9 @@ def test_every_field_of_a_built_in_transport_is_bound_or_said_not_to_select_the_
     assert not (bound & NOT_BACKEND[tag])
 
 
-async def test_the_server_access_identity_uses_the_configured_key(open_servers: OpenServers) -> None:
+async def test_the_signers_server_identity_uses_the_configured_key(open_servers: OpenServers) -> None:
     spec = {"command": "python", "env": {"DB": "staging"}}
     servers = open_servers({"servers": {"s": spec}, "approval_key": KEY})
-    assert server_access(servers).server_identity("s") == _identity(spec)
+    assert signer_for(servers).server_identity("s") == _identity(spec)
     assert isinstance(McpServersConfig.load({"s": spec}).servers["s"], StdioServer)
     assert {HttpServer, SseServer} <= set(TRANSPORTS.values())
