@@ -48,7 +48,7 @@ async def one_connection(era: str, reps: int, times: dict[str, list[float]]) -> 
         client = await server_access(servers).connections.connection("cat").owner.client()
 
         async def convert_all() -> Any:
-            return make_langchain_tools(servers, servers.cached_tools())
+            return make_langchain_tools(server_access(servers), servers.cached_tools())
 
         steps = {
             "relist unchanged (refresh)": lambda: servers.list_tools(cache_mode="refresh"),

@@ -370,7 +370,7 @@ async def test_a_colliding_name_is_refused_by_the_langchain_tool(
     # A tool object made before the other server published the name refuses too.
     [tool] = [t for t in await servers.list_tools(["fs"]) if t.name == "admin_delete"]
     await servers.list_tools(["fs_admin"])
-    [lc_tool] = make_langchain_tools(servers, [tool])
+    [lc_tool] = make_langchain_tools(server_access(servers), [tool])
     with pytest.raises(ToolNameCollisionError):
         await lc_tool.ainvoke({"target": "x"})
     assert fs.ran == [] and fs_admin.ran == []
