@@ -80,9 +80,10 @@ class CallTarget:
         return dict(self.identity.headers or {})
 
     def listed_now(self) -> bool:
-        """Whether the tool is still what its server lists: the listing it was judged on is fresh (same process or
-        session, within its ``ttlMs`` or ``listing_max_age``, not dropped or replaced since) and holds this very
-        tool. Always true for a call that is not :attr:`checked`. No I/O."""
+        """Whether the tool is still what its server lists: the listing its resolution found it in, and it was
+        judged on, is fresh (same process or session, within its ``ttlMs`` or ``listing_max_age``, not dropped or
+        replaced since) and holds this very tool. The one tool-level answer (the driver asks it after connecting,
+        before every send); always true for a call that is not :attr:`checked`. No I/O."""
         if not self.checked:
             return True
         listing = self.listing

@@ -41,9 +41,9 @@ class Resolved:
     """The listing cache's version it was made at."""
 
     def listing_of(self, tool: McpTool) -> Listing | None:
-        """The listing ``tool`` was found in (``None``: not one of this resolution's)."""
-        listing = self.listings.get(tool.server)
-        return listing if listing is not None and listing.by_name.get(tool.published_name) is tool else None
+        """The listing one of this resolution's tools was found in (whether it still lists the tool, and is fresh,
+        is :meth:`~langgraph_mcp.calls.call.CallTarget.listed_now`'s to say, right before the send)."""
+        return self.listings.get(tool.server)
 
 
 class NameResolver:
