@@ -86,7 +86,7 @@ async def test_a_fixed_credential_target_is_kept_only_while_its_listing_holds(op
         assert same is first  # nothing changed: the same target
     assert not access.call_target(first.tool).checked  # an unchecked one is its own
 
-    access.listings.invalidate("demo")  # the listing it was resolved from is dropped: the name is listed again
+    access.listings.invalidate("demo")  # the listing it was found in is dropped: the name is listed again
     async with access.target("demo_add") as (_, newer):
         assert newer is not None and newer is not first
     assert newer.listed_now() and newer.listing is access.listings.cached("demo")
