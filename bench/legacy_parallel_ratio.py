@@ -233,7 +233,7 @@ def spread(values: list[float], scale: float = 1000.0, digits: int = 1) -> str:
 
 async def measure(transport: str, blocks: int) -> list[str]:
     async with legacy_servers(transport) as (servers, server_pid, url), AsyncExitStack() as stack:
-        session = (await server_access(servers).connection("demo").owner.client()).session
+        session = (await server_access(servers).connections.connection("demo").owner.client()).session
 
         async def ours() -> Any:
             return await servers.call_tool("demo_sleep", {"seconds": SECONDS})

@@ -36,12 +36,13 @@ from langgraph.types import Command
 from bench.common import Section, Summary, main
 from langgraph_mcp.approval.audit import AUDIT_LOGGER
 from langgraph_mcp.approval.memory import arecall, aremember, signed_entry
+from langgraph_mcp.approval.oversight import signer_for
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.graph.gate import create_approval_gate, route_through_gate
 from langgraph_mcp.graph.node import McpToolNode, ToolCallsDone
 from langgraph_mcp.policy.policy import ApprovalPolicy
 from langgraph_mcp.questions.approval import approval_payload
-from langgraph_mcp.servers.mcp_servers import McpServers, server_access
+from langgraph_mcp.servers.mcp_servers import McpServers
 
 PRINCIPAL = "ann"
 HISTORY = 20  # messages in the thread a store-less lookup reads
@@ -105,10 +106,10 @@ def _rows(section: Section, times: dict[str, list[float]], base: str, unit: floa
 
 async def _lookup_table(servers: McpServers, section: Section, quick: bool) -> None:
     blocks, calls = (7, 500) if quick else (15, 2_000)
-    access = server_access(servers)
     [tool] = [t for t in await servers.list_tools() if t.published_name == "demo_delete_file"]
     policy = ApprovalPolicy()
-    key, identity = access.approval_key, access.server_identity("demo")
+    signer = signer_for(servers)
+    key, identity = signer.key, signer.server_identity("demo")
     call = _delete_call()
     verdict = policy.verdict(call, tool, principal=PRINCIPAL)
     assert verdict.needs_approval and verdict.remember == "any_args", verdict

@@ -39,8 +39,8 @@ from mcp.client.stdio import stdio_client
 from bench.common import DEMO_ARGS, ERAS, PY, Comparison, Section, demo_stdio, era_mode, interleave, main
 from langgraph_mcp import ApprovalPolicy, McpServers, McpToolNode, route_tool_calls
 from langgraph_mcp.approval.judge import Proof
+from langgraph_mcp.approval.oversight import signer_for
 from langgraph_mcp.policy.policy import Verdict
-from langgraph_mcp.servers.mcp_servers import server_access
 
 _ids = itertools.count()
 
@@ -57,18 +57,18 @@ def signed_agent(servers: McpServers) -> Any:
     tool = servers.cached_tool("demo_add")
     assert tool is not None
     args = {"a": 1, "b": 2}
-    access = server_access(servers)
+    signer = signer_for(servers)
     ready: list[tuple[str, dict[str, Any]]] = []
 
     def sign_batch(size: int = 256) -> None:
         for _ in range(size):
             call_id = f"c-signed-{next(_ids)}"
-            binding = access.approval_key.sign(
+            binding = signer.key.sign(
                 "approve",
                 thread_id="",
                 tool_call_id=call_id,
                 server=tool.server,
-                identity=access.server_identity(tool.server),
+                identity=signer.server_identity(tool.server),
                 tool=tool.name,
                 definition_hash=tool.definition_hash,
                 arguments=args,
@@ -94,13 +94,11 @@ def signed_agent(servers: McpServers) -> Any:
 
 
 class UncheckedNode(McpToolNode):
-    """``McpToolNode`` without its proof and listing check: the floor the checked node is measured against."""
+    """``McpToolNode`` without its proof: the floor the checked node is measured against (its target's listing check,
+    an attribute read before the send, stays)."""
 
     def _prove(self, call: Any, resolution: Any, record: Any) -> Proof:
         return Proof(Verdict.allow("unchecked"), True)
-
-    def _call_target(self, tool: Any) -> Any:
-        return server_access(self.servers).call_target(tool)  # not checked against the listing
 
 
 def graph_with(node: Any, *, send: bool = False, model: Any = agent) -> Any:

@@ -38,7 +38,7 @@ import langgraph_mcp.graph.node as node_module
 from bench.common import ERAS, Comparison, Section, demo_stdio, interleave, main, quantile
 from bench.p1_per_call import graph_with, raw_client, variants_for
 from langgraph_mcp import McpServers, McpToolNode
-from langgraph_mcp.servers.access import ServerAccess
+from langgraph_mcp.servers.names import NameResolver
 
 PAIRS = [
     ("servers.call_tool", "raw session"),
@@ -94,7 +94,7 @@ async def _counted(variant: Callable[[int], Awaitable[Any]]) -> collections.Coun
 SEGMENTS = [
     (node_module.McpToolNode, "_work", "the node's input: pending calls, the gate's records", None),
     (node_module, "with_batch", "the node's output: each ToolMessage marked with its batch", None),
-    (ServerAccess, "resolve_tool", "name resolution on the listing", None),
+    (NameResolver, "resolve_listed", "name resolution on the listing", None),
     (node_module.McpToolNode, "_prove", "the proof right before tools/call", None),
     (
         node_module,

@@ -39,16 +39,16 @@ async def timed(make: Any) -> tuple[float, Any]:
 async def one_connection(era: str, reps: int, times: dict[str, list[float]]) -> None:
     servers = McpServers({"cat": spec(era)})
     try:
-        await server_access(servers).connection("cat").owner.client()
+        await server_access(servers).connections.connection("cat").owner.client()
         t, listed = await timed(servers.list_tools)
         assert len(listed) == TOOLS, len(listed)
         times["first list_tools"].append(t)
         times["first get_tools"].append((await timed(servers.get_tools))[0])
         first = await servers.get_tools()
-        client = await server_access(servers).connection("cat").owner.client()
+        client = await server_access(servers).connections.connection("cat").owner.client()
 
         async def convert_all() -> Any:
-            return make_langchain_tools(servers, servers.cached_tools())
+            return make_langchain_tools(server_access(servers), servers.cached_tools())
 
         steps = {
             "relist unchanged (refresh)": lambda: servers.list_tools(cache_mode="refresh"),

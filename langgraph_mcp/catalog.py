@@ -409,7 +409,7 @@ def check_collisions(tools: Iterable[McpTool]) -> None:
 class ToolResolution:
     """Which listed tools carry one published name, and which servers that could publish it are unknown.
 
-    ``unknown`` maps a candidate server (see ``ServerAccess.candidate_servers``) to why its listing can't be
+    ``unknown`` maps a candidate server (see ``NameResolver.candidate_servers``) to why its listing can't be
     trusted right now. The name provably belongs to no MCP server only when both are empty.
     """
 

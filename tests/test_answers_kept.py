@@ -281,7 +281,7 @@ async def test_legacy_refused_answer_keeps_the_call_parked_and_the_tool_body_run
         )
     assert [i.id for i in (await graph.aget_state(config())).interrupts] == [pending.id]
     assert (
-        len(server_access(servers).paused_rounds("demo")) == 1
+        len(server_access(servers).connections.paused_rounds("demo")) == 1
     )  # still parked, waiting for the corrected answer
     out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), config())
     assert text_of(tool_messages(out)["c1"]) == f"Booked Rome on {TOMORROW}"
@@ -306,7 +306,7 @@ async def test_legacy_refused_answer_on_the_replayed_call_keeps_that_call_parked
     out = await graph.ainvoke(start(), config())
     (pending,) = out["__interrupt__"]
     (key,) = pending.value["requests"]
-    paused = server_access(servers).paused_rounds("demo")
+    paused = server_access(servers).connections.paused_rounds("demo")
     with anyio.fail_after(10):  # the park timeout ends the first call: the resume takes the durable path
         await srv.events.reached("server.cancelled")
     assert len(paused) == 0

@@ -42,7 +42,7 @@ async def test_a_call_waiting_its_turn_behind_an_exclusive_call_gives_up_unsent(
         "retries": 0,
     }
     servers = open_servers({"h": spec})
-    conn = server_access(servers).connection("h")
+    conn = server_access(servers).connections.connection("h")
     await conn.owner.client()
     holder = await conn.legacy.start_call("hold", {})  # holds the connection's exclusive turn until released
     with anyio.fail_after(10):  # the old code waited here until `hold` finished

@@ -1,5 +1,5 @@
-"""The call target (``calls/target.py``): resolved once, it holds a tool node's call back once the listing the call
-was judged on is dropped or replaced, and an interceptor's header override goes to the target for those headers."""
+"""The call target (``calls/call.py``): the tool node asks the servers layer once per call for it (``ServerAccess.target``);
+it carries the listing its tool was found in and holds the call back once that listing is dropped or replaced."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from langgraph_mcp import ApprovalPolicy
 from langgraph_mcp.calls.driver import run_call
 from langgraph_mcp.errors import ServersClosedError, ToolChangedError
 from langgraph_mcp.examples.demo_server import build_server
+from langgraph_mcp.servers.access import ServerAccess
 from langgraph_mcp.servers.mcp_servers import server_access
 from tests.support.helpers import ERAS
 from tests.support.node_support import call, in_process, one_turn_graph, start, tool_messages
@@ -25,9 +26,9 @@ async def test_a_checked_target_is_not_sent_once_its_listing_is_dropped_or_repla
     demo = build_server()
     servers = open_servers({"demo": in_process(demo, era)})
     access = server_access(servers)
-    tool = (await access.resolve_tool("demo_add")).tool()
-    judged = access.call_target(tool, checked=True)
-    assert judged.listed_now() and judged.listing is not None
+    async with access.target("demo_add") as (resolution, judged):
+        assert judged is not None and judged.checked and judged.tool is resolution.tool()
+        assert judged.listed_now() and judged.listing is access.listings.cached("demo")
 
     await servers.list_tools(
         ["demo"], cache_mode="refresh"
@@ -37,13 +38,14 @@ async def test_a_checked_target_is_not_sent_once_its_listing_is_dropped_or_repla
         await run_call(judged, {"a": 1, "b": 2}, tool_call_id="c1", asker=None)
     assert demo.events.snapshot().get("add.request", 0) == 0  # nothing was sent
 
-    again = access.call_target((await access.resolve_tool("demo_add")).tool(), checked=True)
-    result = await run_call(again, {"a": 1, "b": 2}, tool_call_id="c2", asker=None)
+    async with access.target("demo_add") as (_, again):
+        assert again is not None
+        result = await run_call(again, {"a": 1, "b": 2}, tool_call_id="c2", asker=None)
     assert not result.is_error and demo.events.snapshot()["add.request"] == 1
 
     access.listings.invalidate("demo")  # the server said its tools changed
     assert not again.listed_now()
-    unchecked = access.call_target(tool)  # McpServers.call_tool and LangChain tools: not held back
+    unchecked = access.call_target(again.tool)  # McpServers.call_tool and LangChain tools: not held back
     assert unchecked.listed_now()
     assert not (await run_call(unchecked, {"a": 2, "b": 2}, tool_call_id="", asker=None)).is_error
 
@@ -74,26 +76,55 @@ async def test_the_tool_node_proves_again_when_the_listing_is_dropped_under_its_
     assert demo.events.snapshot()["add.request"] == 1
 
 
-async def test_a_fixed_credential_target_is_kept_only_while_the_listing_cache_is_unchanged(
-    open_servers: Any,
-) -> None:
+async def test_a_fixed_credential_target_is_kept_only_while_its_listing_holds(open_servers: Any) -> None:
     demo = build_server()
     servers = open_servers({"demo": in_process(demo, "modern")})
     access = server_access(servers)
-    tool = (await access.resolve_tool("demo_add")).tool()
-    first = access.call_target(tool, checked=True)
-    assert access.call_target(tool, checked=True) is first  # nothing changed: the same target
-    assert not access.call_target(tool).checked  # an unchecked one is its own
+    async with access.target("demo_add") as (_, first):
+        assert first is not None
+    async with access.target("demo_add") as (_, same):
+        assert same is first  # nothing changed: the same target
+    assert not access.call_target(first.tool).checked  # an unchecked one is its own
 
-    access.listings.invalidate("demo")  # the listing it was resolved from is dropped
-    dropped = access.call_target(tool, checked=True)
-    assert dropped is not first and dropped.listing is None and not dropped.listed_now()
-
-    relisted = (await access.resolve_tool("demo_add")).tool()
-    newer = access.call_target(relisted, checked=True)
+    access.listings.invalidate("demo")  # the listing it was found in is dropped: the name is listed again
+    async with access.target("demo_add") as (_, newer):
+        assert newer is not None and newer is not first
     assert newer.listed_now() and newer.listing is access.listings.cached("demo")
     assert not first.listed_now()  # the old target still holds its call back
 
     await servers.aclose()
     with pytest.raises(ServersClosedError):
-        access.call_target(relisted, checked=True)
+        async with access.target("demo_add"):
+            pass
+
+
+async def test_a_name_no_server_publishes_has_no_target(open_servers: Any) -> None:
+    servers = open_servers({"demo": in_process(build_server(), "modern")})
+    async with server_access(servers).target("demo_no_such_tool") as (resolution, target):
+        assert target is None and not resolution.tools and not resolution.unknown
+
+
+async def test_the_tool_node_asks_the_servers_layer_once_per_call(
+    open_servers: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One question per call (``ServerAccess.target``): the tool, its target, its identity and its freshness; the
+    key decisions are verified with is the approval side's."""
+    demo = build_server()
+    servers = open_servers({"demo": in_process(demo, "modern")})
+    asked: list[str] = []
+    for name, member in vars(ServerAccess).items():
+        if callable(member) and not name.startswith("__"):
+
+            def counted(*args: Any, __name: str = name, __member: Any = member, **kwargs: Any) -> Any:
+                asked.append(__name)
+                return __member(*args, **kwargs)
+
+            monkeypatch.setattr(ServerAccess, name, counted)
+    graph = one_turn_graph(
+        servers, [call("demo_add", "c1", a=1, b=2)], None, policy=ApprovalPolicy(tools={"*": "allow"})
+    )
+    out = await graph.ainvoke(start())
+    assert tool_messages(out)["c1"].status != "error"
+    assert asked.count("target") == 1
+    assert {name for name in asked if not name.startswith("_")} == {"target"}
+    assert demo.events.snapshot()["add.request"] == 1

@@ -45,7 +45,7 @@ async def test_a_parked_legacy_call_keeps_nothing_of_its_callers_context_alive(
     open_servers: OpenServers,
 ) -> None:
     servers = open_servers({"demo": {"transport": "in_process", "server": build_server(), "mode": "legacy"}})
-    conn = server_access(servers).connection("demo")
+    conn = server_access(servers).connections.connection("demo")
 
     async def caller() -> tuple[CallHandle, weakref.ref[RunState]]:
         state = RunState()
@@ -92,7 +92,7 @@ async def test_a_finished_legacy_call_is_freed_at_once_not_by_the_cycle_collecto
     # A call's handle is freed by reference counting once the call is over: nothing of it waits for the cycle
     # collector (a cycle per call is garbage the collector must find, on every call, in a heap as big as langgraph's).
     servers = open_servers({"demo": {"transport": "in_process", "server": build_server(), "mode": "legacy"}})
-    conn = server_access(servers).connection("demo")
+    conn = server_access(servers).connections.connection("demo")
     await servers.list_tools()
     handles: list[weakref.ref[CallHandle]] = []
 

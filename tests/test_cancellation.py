@@ -56,7 +56,7 @@ async def test_a_caller_cancelled_during_the_abandon_grace_is_cancelled_and_the_
     servers = open_servers(
         {"demo": {"transport": "in_process", "server": srv, "mode": "legacy", "exclusive_tools": [STUBBORN]}}
     )
-    conn = server_access(servers).connection("demo")
+    conn = server_access(servers).connections.connection("demo")
     handle = await conn.legacy.start_call(STUBBORN, {})
     event = await handle.next_event(10)
     assert isinstance(event, ElicitEvent)

@@ -123,7 +123,7 @@ async def test_concurrent_runs_reach_the_server_with_their_own_token(
     seen = {c["run"]: c["authorization"] for c in record.of("whoami")}
     assert seen == {str(i): f"Bearer tok{i % 12}" for i in runs}
     # Each token listed tools with its own credentials, too.
-    assert server_access(servers).live_identities("ident") == 12
+    assert server_access(servers).connections.live_identities("ident") == 12
     if mode == "legacy":
         sessions = {c["session"] for c in record.of("whoami")}
         assert len(sessions) == 12 and None not in sessions
@@ -169,7 +169,7 @@ async def test_past_the_cap_the_least_recently_used_identity_is_closed(open_serv
     with anyio.fail_after(5):
         await binding.closes_reach(1)
     assert binding.closed_tokens == ["Bearer b"]
-    assert server_access(servers).live_identities("ident") == 2
+    assert server_access(servers).connections.live_identities("ident") == 2
     assert binding.violations == []
 
 
@@ -185,7 +185,7 @@ async def test_idle_identities_are_closed_and_come_back_on_their_next_run(open_s
     with anyio.fail_after(5):
         await binding.closes_reach(2)
     assert sorted(binding.closed_tokens) == ["Bearer a", "Bearer b"]
-    assert server_access(servers).live_identities("ident") == 0
+    assert server_access(servers).connections.live_identities("ident") == 0
     await graph.ainvoke({"messages": [HumanMessage("who?")]}, run_config(9, "a"))
     first, second = [c["session"] for c in record.of("whoami") if c["authorization"] == "Bearer a"]
     assert first != second  # a fresh session for the returning identity
@@ -402,7 +402,7 @@ async def test_a_credentials_callable_may_return_an_httpx_auth_per_user(open_ser
         await graph.ainvoke({"messages": [HumanMessage("who?")]}, config)
     seen = [c["authorization"] for c in record.of("whoami")]
     assert seen == ["Bearer ann-secret", "Bearer ben-secret", "Bearer ann-secret"]
-    assert server_access(servers).live_identities("ident") == 2
+    assert server_access(servers).connections.live_identities("ident") == 2
     assert binding.violations == []
 
 
@@ -626,7 +626,7 @@ async def test_sse_servers_get_per_run_headers_too(open_servers: OpenServers) ->
     )
     seen = {c["run"]: c["authorization"] for c in record.of("whoami")}
     assert seen == {str(i): f"Bearer sse{i % 2}" for i in runs}
-    assert server_access(servers).live_identities("ident") == 2
+    assert server_access(servers).connections.live_identities("ident") == 2
 
 
 async def test_sync_invoke_uses_each_runs_credentials(open_servers: OpenServers) -> None:

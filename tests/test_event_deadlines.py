@@ -49,4 +49,4 @@ async def test_concurrent_slow_calls_each_time_out_while_quick_ones_go_on(
     outcomes = await asyncio.gather(*slow, return_exceptions=True)
     assert all(isinstance(outcome, ToolCallTimeoutError) for outcome in outcomes), outcomes
     assert [result.structured_content for result in quick] == [{"result": i + 1} for i in range(5)]
-    assert server_access(servers).connection("demo").owner.starts == 1
+    assert server_access(servers).connections.connection("demo").owner.starts == 1

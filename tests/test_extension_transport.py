@@ -19,12 +19,12 @@ from mcp.client._memory import InMemoryTransport
 from pydantic import Field
 
 from langgraph_mcp import McpServers
+from langgraph_mcp.approval.oversight import signer_for
 from langgraph_mcp.cli.render import server_target
 from langgraph_mcp.config import McpServersConfig
 from langgraph_mcp.errors import ConfigError, TransportError
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.policy.binding import server_identity
-from langgraph_mcp.servers.mcp_servers import server_access
 from langgraph_mcp.transports.base import TRANSPORTS, StartNotes, Transport, WatchStreams, register_transport
 from tests.support.checkpointers import StrictSaver
 from tests.support.helpers import OpenServers
@@ -93,11 +93,11 @@ async def test_the_nodes_approval_binds_to_what_the_new_transport_says(
     await graph.ainvoke(Command(resume={pending.id: {"type": "approve"}}), config)
 
     assert srv.events.counts["delete_file.enter"] == 1
-    access = server_access(servers)
-    identity = access.server_identity("piped")
-    assert identity == server_identity("piped", servers.config.servers["piped"], access.approval_key)
+    signer = signer_for(servers)
+    identity = signer.server_identity("piped")
+    assert identity == server_identity("piped", servers.config.servers["piped"], signer.key)
     other = PipeServer(server=srv, tenant="us")
-    assert server_identity("piped", other, access.approval_key) != identity  # the tenant selects the backend
+    assert server_identity("piped", other, signer.key) != identity  # the tenant selects the backend
     assert "eu" not in identity
 
 

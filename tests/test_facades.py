@@ -1,8 +1,12 @@
-"""The facades stay thin (issue 18): ``McpServers``' public surface is what a user calls, the package's own parts
-reach the rest through ``ServerAccess``, and a ``ServerConnection`` does not pass its owner's members through."""
+"""The facades stay thin (issue 18, issue 40): ``McpServers``' public surface is what a user calls, the package's own
+parts reach the rest through ``ServerAccess``, which hands out its parts instead of forwarding to them, and a
+``ServerConnection`` does not pass its owner's members through."""
 
 from __future__ import annotations
 
+import ast
+import inspect
+import textwrap
 from pathlib import Path
 
 from langgraph_mcp import McpServers
@@ -34,17 +38,43 @@ def test_mcp_servers_public_surface_is_the_user_api() -> None:
 
 
 def test_the_internal_operations_are_on_server_access_not_mcp_servers() -> None:
-    internal = {
-        "connection",
-        "paused_rounds",
-        "identity",
-        "using",
-        "call_target",
-        "routing_for",
-        "server_identity",
-    }
-    assert internal <= public_names(ServerAccess)
-    assert not internal & public_names(McpServers)
+    servers = McpServers({"servers": {}})
+    internal = {"connections", "listings", "interceptors", "target", "call_target", "run_metadata"}
+    assert internal <= public_names(ServerAccess, servers._access)
+    assert not internal & public_names(McpServers, servers)
+
+
+def _forwards(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether ``function``'s body is one ``self.<part>.<method>(...)`` call handed back (docstring aside)."""
+    body = [
+        statement
+        for statement in function.body
+        if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant))
+    ]
+    if len(body) != 1 or not isinstance(body[0], ast.Return | ast.Expr):
+        return False
+    value = body[0].value
+    if isinstance(value, ast.Await):
+        value = value.value
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and isinstance(value.func.value, ast.Attribute)
+        and isinstance(value.func.value.value, ast.Name)
+        and value.func.value.value.id == "self"
+    )
+
+
+def test_server_access_hands_out_its_parts_instead_of_forwarding_to_them() -> None:
+    tree = ast.parse(textwrap.dedent(inspect.getsource(ServerAccess)))
+    [cls] = tree.body
+    assert isinstance(cls, ast.ClassDef)
+    forwarders = [
+        node.name
+        for node in cls.body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _forwards(node)
+    ]
+    assert forwarders == [], f"call the part that does the work instead: {forwarders}"
 
 
 def test_server_connection_does_not_pass_its_owner_through() -> None:

@@ -64,7 +64,7 @@ async def test_a_failed_start_leaves_nothing_behind_and_the_server_works_once_ba
             }
         }
     )
-    conn = server_access(servers).connection("s")
+    conn = server_access(servers).connections.connection("s")
     tasks, fds = set(asyncio.all_tasks()), open_fds()
 
     async def attempt() -> BaseException | None:

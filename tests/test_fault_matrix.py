@@ -82,7 +82,7 @@ class Rig:
             # "Between calls": the client has read the end of the dead server's stdout (milliseconds later). A
             # call sent in the instant before that meets a dead pipe and is reported as maybe-run, honestly.
             with anyio.fail_after(10):
-                await server_access(self.servers).connection("demo").owner.transport_ended()
+                await server_access(self.servers).connections.connection("demo").owner.transport_ended()
         else:
             assert self._restart is not None
             await self._restart()

@@ -166,7 +166,7 @@ async def test_legacy_http_server_restarted_between_calls_reinitializes_the_sess
         assert (await settle(servers.call_tool("demo_echo", {"text": "x"}))).content[0].text == "x"  # type: ignore[union-attr]
         assert restarted.events.snapshot()["echo.enter"] == 1
         assert restarted.events.snapshot()["echo.request"] == 1  # the stale attempt never reached a tool
-    assert server_access(servers).connection("demo").owner.starts == 3
+    assert server_access(servers).connections.connection("demo").owner.starts == 3
 
 
 # ------------------------------------------------------------------------- 5. large results
@@ -179,7 +179,7 @@ async def test_results_over_one_mebibyte_arrive_over_http(open_servers: OpenServ
     servers = open_servers({"demo": {"url": f"{base}/mcp", "mode": era, **FAST}})
     result = await settle(servers.call_tool("demo_echo", {"text": text}))
     assert len(result.content[0].text) == len(text)  # type: ignore[union-attr]
-    assert server_access(servers).connection("demo").owner.starts == 1
+    assert server_access(servers).connections.connection("demo").owner.starts == 1
 
 
 async def test_legacy_result_past_max_result_bytes_is_a_clear_error_without_reconnects(
@@ -193,9 +193,9 @@ async def test_legacy_result_past_max_result_bytes_is_a_clear_error_without_reco
         await settle(servers.call_tool("demo_echo", {"text": "x" * 2_000_000}))
     assert "result too large" in str(caught.value)
     assert "limit 1000000; raise `max_result_bytes`" in str(caught.value)
-    assert server_access(servers).connection("demo").owner.starts == 1
+    assert server_access(servers).connections.connection("demo").owner.starts == 1
     assert (await settle(servers.call_tool("demo_add", {"a": 1, "b": 1}))).structured_content == {"result": 2}
-    assert server_access(servers).connection("demo").owner.starts == 1
+    assert server_access(servers).connections.connection("demo").owner.starts == 1
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -320,7 +320,7 @@ async def test_waiting_for_an_owner_does_not_swallow_the_callers_cancellation(
 
     servers = open_servers({"held": {"transport": "in_process", "server": server, **FAST}})
     await settle(servers.list_tools())
-    conn = server_access(servers).connection("held")
+    conn = server_access(servers).connections.connection("held")
     try:
         conn.owner.mark_dead(ServerConnectionError("held", "test"))
         waiter = asyncio.ensure_future(conn.owner.close())

@@ -74,7 +74,7 @@ async def test_a_non_idempotent_call_whose_response_is_cut_fails_alone_and_may_h
     assert caught.value.tool == "echo" and "may or may not have run" in str(caught.value)
     assert server.events.snapshot()["echo.enter"] == 1  # the server's record: it ran, once (no retry)
     assert await finish(held, release) == [f"held {i}" for i in range(HELD)]
-    assert server_access(servers).connection("demo").owner.starts == 1  # the connection lived on
+    assert server_access(servers).connections.connection("demo").owner.starts == 1  # the connection lived on
     result = await servers.call_tool("demo_add", {"a": 2, "b": 3})
     assert result.structured_content == {"result": 5}
 
@@ -90,4 +90,4 @@ async def test_a_read_only_call_whose_response_is_cut_is_retried_while_the_other
     assert app.cut == 1
     assert server.events.snapshot()["get_forecast.request"] == 2  # the cut answer, then the retry
     assert await finish(held, release) == [f"held {i}" for i in range(HELD)]
-    assert server_access(servers).connection("demo").owner.starts == 1
+    assert server_access(servers).connections.connection("demo").owner.starts == 1

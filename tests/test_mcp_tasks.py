@@ -198,8 +198,8 @@ async def test_servers_call_tool_and_tasks_off(server: TasksServer) -> None:
         result = await off.call_tool("jobs_quick", {"label": "y"})
         assert result.content[0].text == "quick y"  # type: ignore[union-attr]
         assert (
-            server_access(off).connection("jobs").offers_tasks is False
-            and server_access(servers).connection("jobs").offers_tasks
+            server_access(off).connections.connection("jobs").offers_tasks is False
+            and server_access(servers).connections.connection("jobs").offers_tasks
         )
         assert [e["background"] for e in server.recorded("quick", "start")] == [True, False]
     finally:

@@ -79,8 +79,8 @@ async def test_a_re_listing_makes_the_next_lookup_resolve_again(open_servers: Op
 
     with pytest.raises(ToolNotFoundError):
         await servers.get_tool("s_old")
-    assert server_access(servers).cached_resolution("s_old") is not None
-    assert server_access(servers).cached_resolution("s_old").tools == ()  # type: ignore[union-attr]
+    assert server_access(servers).names.cached_resolution("s_old") is not None
+    assert server_access(servers).names.cached_resolution("s_old").tools == ()  # type: ignore[union-attr]
     assert (await servers.get_tool("s_new")).name == "new"
     assert ran == []
 

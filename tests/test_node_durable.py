@@ -109,8 +109,8 @@ async def test_modern_state_refused_after_restart_falls_back_to_reissue(
     old_pid = await _server_pid(servers)
     os.kill(old_pid, signal.SIGKILL)  # the saved requestState's key dies with the process
     async with asyncio.timeout(10):  # the client has read the end of the dead server's stdout
-        await server_access(servers).connection("demo").owner.transport_ended()
-    assert not server_access(servers).connection("demo").owner.alive
+        await server_access(servers).connections.connection("demo").owner.transport_ended()
+    assert not server_access(servers).connections.connection("demo").owner.alive
     out = await graph.ainvoke(Command(resume={pending.id: accept_all(pending)}), cfg)
     while "__interrupt__" in out:
         (pending,) = out["__interrupt__"]
@@ -165,7 +165,7 @@ async def test_parked_call_past_its_park_timeout_is_cancelled_then_replayed(
     cfg: Any = {"configurable": {"thread_id": "t"}}
     out = await graph.ainvoke(start(), cfg)
     (pending,) = out["__interrupt__"]
-    paused = server_access(servers).paused_rounds("demo")
+    paused = server_access(servers).connections.paused_rounds("demo")
     assert len(paused) == 1
     # Wait for what the park timeout does: the parked call is dropped here, then cancelled on the server.
     async with asyncio.timeout(10):

@@ -65,7 +65,7 @@ async def test_a_tasks_server_is_asked_about_once_per_session(
                 await run_turn(servers, checkpointer, "jobs_quick", f"c-{label}", label=label)
                 == f"quick {label}"
             )
-        conn = server_access(servers).connection("jobs")
+        conn = server_access(servers).connections.connection("jobs")
         assert len(capability_reads) == 1 and conn.offers_tasks
 
         conn.owner.mark_dead(ServerConnectionError("jobs", "a new session for this test"))
@@ -82,5 +82,5 @@ async def test_a_server_without_tasks_is_asked_about_once(
     async with McpServers({"demo": spec}) as servers:
         for i in range(3):
             assert await run_turn(servers, checkpointer, "demo_add", f"c{i}", a=1, b=2) == "3"
-        assert server_access(servers).connection("demo").offers_tasks is False
+        assert server_access(servers).connections.connection("demo").offers_tasks is False
         assert len(capability_reads) == 1

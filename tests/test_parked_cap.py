@@ -85,7 +85,7 @@ async def test_a_legacy_pause_past_max_parked_calls_is_cancelled_and_replayed_on
         out = await graph.ainvoke(start(), thread(name))
         (pending[name],) = out["__interrupt__"]
     assert (
-        server_access(servers).paused_rounds("demo").open_legacy_calls() == 1
+        server_access(servers).connections.paused_rounds("demo").open_legacy_calls() == 1
     )  # only the first call is kept open
 
     for name, graph in graphs.items():
@@ -144,7 +144,7 @@ async def test_more_legacy_pauses_than_http_connections_all_pause_then_resume_wi
     with anyio.fail_after(60):  # a bound, not a timing: the calls hung forever before
         pending = dict(zip(trips, await asyncio.gather(*map(pause, trips)), strict=True))
         assert len({i.id for i in pending.values()}) == threads
-        parked = server_access(servers).paused_rounds("demo").open_legacy_calls()
+        parked = server_access(servers).connections.paused_rounds("demo").open_legacy_calls()
         assert parked == 4
         assert demo.events.counts["book_trip_again.commit"] == 0
         finished = dict(zip(trips, await asyncio.gather(*map(resume, trips)), strict=True))
@@ -171,7 +171,7 @@ async def test_a_legacy_call_that_gets_no_http_connection_within_tool_timeout_is
     demo = build_server()
     url = await open_servers.enter(http_demo_server(demo))
     servers = open_servers({"demo": {"url": url, "mode": "legacy", "max_connections": 3, "tool_timeout": 1}})
-    conn = server_access(servers).connection("demo")
+    conn = server_access(servers).connections.connection("demo")
     await conn.owner.client()
     # Nobody waits for this call's events, so its own tool_timeout never ends it: it holds the slot.
     holder = await conn.legacy.start_call("sleep", {"seconds": 30})

@@ -88,7 +88,7 @@ async def two_pauses(open_servers: OpenServers, tool: str, **options: Any) -> tu
     }
     first = await graphs["alice"].ainvoke(start(), thread("alice"))
     (pending,) = first["__interrupt__"]
-    assert server_access(servers).paused_rounds("shop").open_legacy_calls() == 1
+    assert server_access(servers).connections.paused_rounds("shop").open_legacy_calls() == 1
     return server, graphs, pending
 
 

@@ -93,7 +93,7 @@ async def test_a_parked_legacy_call_keeps_nothing_of_the_run_it_paused(
     out = await graph.ainvoke(start(), cfg)
     (pending,) = out["__interrupt__"]
     assert (
-        len(server_access(servers).paused_rounds("steps")) == 1
+        len(server_access(servers).connections.paused_rounds("steps")) == 1
     )  # parked, not cancelled: the fast path stays available
     assert pregel_loops() - before == set(), "the parked call keeps its paused graph run alive"
     out = await graph.ainvoke(Command(resume=answer(pending, "2027-05-01")), cfg)

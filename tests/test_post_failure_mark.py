@@ -59,7 +59,7 @@ async def test_a_server_error_carrying_the_post_failed_mark_is_the_servers_own_e
     assert "may or may not have run" not in str(error)
     assert server.events.snapshot()["look.enter"] == 1  # the server's record: sent once, never retried
     assert (
-        server_access(servers).connection("demo").owner.starts == 1
+        server_access(servers).connections.connection("demo").owner.starts == 1
     )  # the connection was not taken for dead
     result = await servers.call_tool("demo_add", {"a": 2, "b": 3})
     assert result.structured_content == {"result": 5}

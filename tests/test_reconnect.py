@@ -27,7 +27,7 @@ pytestmark = pytest.mark.anyio
 async def wait_for_backoff(servers: McpServers, server: str = "demo") -> None:
     """Until the server's next connection attempt is due (bounded): the backoff is a timer, the behaviour under
     test, so this sleeps exactly what is left of it (again only if woken a hair early)."""
-    backoff = server_access(servers).connection(server).owner.backoff
+    backoff = server_access(servers).connections.connection(server).owner.backoff
     with anyio.fail_after(10):
         while (remaining := backoff.wait_remaining()) > 0:
             await anyio.sleep(remaining)
@@ -50,19 +50,19 @@ async def test_http_server_that_was_down_is_retried_after_its_backoff(
     assert status["state"] == "down"
     assert status["failures"] >= 2
     assert status["error"]
-    starts_while_down = server_access(servers).connection("demo").owner.starts
+    starts_while_down = server_access(servers).connections.connection("demo").owner.starts
     # A call during the backoff waits for the scheduled attempt (within its tool_timeout), and fails with it.
     with pytest.raises(ServerConnectionError) as caught:
         await servers.call_tool("demo_add", {"a": 1, "b": 2})
     assert not isinstance(caught.value, ServerUnavailableError)
-    assert server_access(servers).connection("demo").owner.starts == starts_while_down + 1
+    assert server_access(servers).connections.connection("demo").owner.starts == starts_while_down + 1
     starts_while_down += 1
 
     # Still down after the backoff: one more attempt, and the delay grows.
     await wait_for_backoff(servers)
     with pytest.raises(ServerConnectionError):
         await servers.call_tool("demo_add", {"a": 1, "b": 2})
-    assert server_access(servers).connection("demo").owner.starts == starts_while_down + 1
+    assert server_access(servers).connections.connection("demo").owner.starts == starts_while_down + 1
 
     # The server is back at the same address: after the backoff the next call reconnects.
     async with serve_on_port(http_app(), port):
@@ -86,7 +86,7 @@ async def test_restart_attempts_bound_each_outage_not_the_connection_lifetime(
         await wait_exit(pid)
     last = (await servers.call_tool("demo_stats", {})).structured_content["pid"]
     assert len({*pids, last}) == 5
-    assert server_access(servers).connection("demo").owner.starts == 5
+    assert server_access(servers).connections.connection("demo").owner.starts == 5
     assert servers.server_status("demo")["state"] == "connected"
     assert child_pids() == {last}
     await servers.aclose()

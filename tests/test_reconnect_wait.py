@@ -44,7 +44,7 @@ async def test_a_call_during_the_reconnect_delay_waits_for_the_attempt_and_gets_
 ) -> None:
     port = free_port()
     servers = await down_after_one_call(open_servers, port, era, tool_timeout=30)
-    backoff = server_access(servers).connection("demo").owner.backoff
+    backoff = server_access(servers).connections.connection("demo").owner.backoff
     async with serve_on_port(http_app(), port):
         assert backoff.wait_remaining() > 0  # the call below arrives while the attempt is scheduled
         result = await servers.call_tool("demo_add", {"a": 2, "b": 2})
@@ -58,7 +58,7 @@ async def test_a_call_during_the_reconnect_delay_fails_only_once_the_attempt_fai
 ) -> None:
     port = free_port()
     servers = await down_after_one_call(open_servers, port, era, tool_timeout=30)
-    connection = server_access(servers).connection("demo")
+    connection = server_access(servers).connections.connection("demo")
     assert connection.owner.backoff.wait_remaining() > 0
     starts = connection.owner.starts
     with pytest.raises(ServerConnectionError) as caught:  # echo is not retried: one attempt to wait for
@@ -70,7 +70,7 @@ async def test_a_call_during_the_reconnect_delay_fails_only_once_the_attempt_fai
 async def test_a_reconnect_delay_past_the_calls_deadline_still_fails_fast(open_servers: OpenServers) -> None:
     port = free_port()
     servers = await down_after_one_call(open_servers, port, "modern", tool_timeout=0.5)
-    connection = server_access(servers).connection("demo")
+    connection = server_access(servers).connections.connection("demo")
     starts = connection.owner.starts
     if connection.owner.backoff.wait_remaining() > 0.5:
         with pytest.raises(ServerUnavailableError) as caught:

@@ -42,7 +42,7 @@ async def test_relative_and_uri_roots_are_answered_the_same_in_both_eras(
         "roots": ["data", "file:///srv/x"],
     }
     servers = open_servers({"r": spec})
-    assert server_access(servers).connection("r").owner.protocol_version is None
+    assert server_access(servers).connections.connection("r").owner.protocol_version is None
     result = await servers.call_tool("r_where", {})
     assert result.structured_content == {"result": [(Path("data").resolve()).as_uri(), "file:///srv/x"]}
     assert servers.server_status("r")["era"] == mode

@@ -183,7 +183,7 @@ async def test_a_stale_listing_that_cannot_be_refreshed_is_not_trusted(
     expiring.fail_listing = True
     await anyio.sleep(0.002)  # the listing's 1 ms ttl runs out (the behaviour under test)
     assert (
-        server_access(servers).cached_resolution("expiring_delete_all") is None
+        server_access(servers).names.cached_resolution("expiring_delete_all") is None
     )  # stale: the lookup has to list again
     graph = WIRINGS["gate_router"](
         servers,
@@ -370,7 +370,7 @@ async def test_a_colliding_name_is_refused_by_the_langchain_tool(
     # A tool object made before the other server published the name refuses too.
     [tool] = [t for t in await servers.list_tools(["fs"]) if t.name == "admin_delete"]
     await servers.list_tools(["fs_admin"])
-    [lc_tool] = make_langchain_tools(servers, [tool])
+    [lc_tool] = make_langchain_tools(server_access(servers), [tool])
     with pytest.raises(ToolNameCollisionError):
         await lc_tool.ainvoke({"target": "x"})
     assert fs.ran == [] and fs_admin.ran == []

@@ -81,7 +81,7 @@ async def test_lists_tools_with_declared_annotations_and_effective_hints(
     async with demo_servers(transport, mode, tmp_path) as servers:
         tools = {t.name: t for t in await servers.list_tools()}
 
-        assert server_access(servers).connection("demo").owner.protocol_version == (
+        assert server_access(servers).connections.connection("demo").owner.protocol_version == (
             MODERN if mode == "modern" else LEGACY
         )
         assert servers.server_status("demo")["era"] == mode
@@ -116,7 +116,7 @@ async def test_auto_mode_negotiates_the_modern_era(transport: str, tmp_path: Pat
     async with demo_servers(transport, "auto", tmp_path) as servers:
         await servers.list_tools()
 
-        assert server_access(servers).connection("demo").owner.protocol_version == MODERN
+        assert server_access(servers).connections.connection("demo").owner.protocol_version == MODERN
 
 
 @pytest.mark.parametrize("mode", ERAS)
@@ -130,7 +130,7 @@ async def test_stdio_hundred_calls_spawn_exactly_one_server_process(mode: str, t
         pids = event_pids(tmp_path / "events.jsonl", "add")
         assert len(pids) == 100
         assert len(set(pids)) == 1
-        assert server_access(servers).connection("demo").owner.starts == 1
+        assert server_access(servers).connections.connection("demo").owner.starts == 1
         assert child_pids() == set(pids)
 
 
@@ -143,7 +143,7 @@ async def test_hundred_calls_share_one_connection(transport: str, mode: str, tmp
 
         stats = (await servers.call_tool("demo_stats", {})).structured_content
         assert stats["counts"]["add.enter"] == 100
-        assert server_access(servers).connection("demo").owner.starts == 1
+        assert server_access(servers).connections.connection("demo").owner.starts == 1
 
 
 # --------------------------------------------------------------------------------------------- restarts
@@ -177,7 +177,7 @@ async def test_dead_stdio_server_restarts_on_next_call(open_servers: OpenServers
 
     assert third not in (first, second)
     assert child_pids() == {third}
-    assert server_access(servers).connection("demo").owner.starts == 3
+    assert server_access(servers).connections.connection("demo").owner.starts == 3
     assert (await servers.call_tool("demo_add", {"a": 1, "b": 1})).structured_content == {"result": 2}
 
 
@@ -199,7 +199,7 @@ async def test_no_restart_attempts_means_a_dead_server_errors_clearly(
 
     assert caught.value.server == "demo"
     assert "gave up after 0 restart attempts" in str(caught.value)
-    assert server_access(servers).connection("demo").owner.starts == 1
+    assert server_access(servers).connections.connection("demo").owner.starts == 1
     await wait_exit(pid)  # the process exits on its own (bounded); nothing restarts it
 
 
@@ -234,7 +234,7 @@ async def test_tools_list_nested_100000_levels_fails_discovery_fast(open_servers
     assert "cannot parse" in str(caught.value)
     assert "recursion limit" in str(caught.value)
     assert (
-        server_access(servers).connection("deep").owner.protocol_version == LEGACY
+        server_access(servers).connections.connection("deep").owner.protocol_version == LEGACY
     )  # fell back from server/discover
     await servers.aclose()
     assert child_pids() == set()
@@ -285,7 +285,7 @@ async def test_tool_past_its_timeout_raises_and_the_connection_survives(
         assert "raise the server's tool_timeout" in str(caught.value)
         assert await server_pid(servers) == pid
         assert (await servers.call_tool("demo_add", {"a": 2, "b": 2})).structured_content == {"result": 4}
-        assert server_access(servers).connection("demo").owner.starts == 1
+        assert server_access(servers).connections.connection("demo").owner.starts == 1
 
 
 # --------------------------------------------------------------------------------------------- broken servers
@@ -415,7 +415,7 @@ async def test_modern_tools_list_changed_event_invalidates_the_cache(open_server
 
     servers = open_servers.watched({"dyn": {"transport": "in_process", "server": dynamic, "mode": "auto"}})
     assert [t.name for t in await servers.list_tools()] == ["add_tool"]
-    assert server_access(servers).connection("dyn").owner.protocol_version == "2026-07-28"
+    assert server_access(servers).connections.connection("dyn").owner.protocol_version == "2026-07-28"
     await servers.call_tool("dyn_add_tool", {"name": "fresh"})
     with anyio.fail_after(5):
         await servers.invalidated.wait()
@@ -435,7 +435,7 @@ def test_same_servers_work_from_two_consecutive_asyncio_runs(
     servers = open_servers_sync({"demo": stdio_demo_spec()})
 
     async def use() -> tuple[int, int]:
-        conn = server_access(servers).connection("demo")
+        conn = server_access(servers).connections.connection("demo")
         return await server_pid(servers), id(conn)
 
     first_pid, first_conn = asyncio.run(use())

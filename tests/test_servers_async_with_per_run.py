@@ -40,7 +40,7 @@ async def test_async_with_lists_what_it_can_and_per_run_servers_per_identity_on_
         listed = {tool.published_name for tool in servers.cached_tools()}
         assert "demo_add" in listed  # entering listed the server it could list
         assert not any(name.startswith("ident_") for name in listed)  # and not the per-run one
-        assert server_access(servers).live_identities("ident") == 0
+        assert server_access(servers).connections.live_identities("ident") == 0
 
         graph = one_turn_graph(servers, [call("ident_whoami", "c1", run="r")], None)
         outs = await asyncio.gather(
@@ -56,7 +56,9 @@ async def test_async_with_lists_what_it_can_and_per_run_servers_per_identity_on_
         assert (
             sorted(c["authorization"] for c in record.of("whoami")) == ["Bearer ann"] * 2 + ["Bearer bo"] * 2
         )
-        assert server_access(servers).live_identities("ident") == 2  # listed and called once per identity
+        assert (
+            server_access(servers).connections.live_identities("ident") == 2
+        )  # listed and called once per identity
 
         # A run lists the per-run server with its own credentials, next to the servers listed on entry.
         mine = await servers.list_tools(config=run("ann", 9))

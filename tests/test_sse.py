@@ -35,7 +35,7 @@ async def test_sse_server_lists_calls_and_pauses_on_a_question(
     assert servers.config.servers["demo"].transport == "sse"
     tools = {t.published_name: t for t in await servers.list_tools()}
     assert tools["demo_delete_file"].declared_hints["destructiveHint"] is True
-    assert server_access(servers).connection("demo").owner.protocol_version == era
+    assert server_access(servers).connections.connection("demo").owner.protocol_version == era
     result = await servers.call_tool("demo_add", {"a": 20, "b": 22})
     assert result.structured_content == {"result": 42}
 

@@ -16,11 +16,12 @@ from typing import Any
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from langgraph_mcp import ApprovalPolicy, McpServers
+from langgraph_mcp import ApprovalPolicy, McpServers, McpToolNode, Oversight
+from langgraph_mcp.approval.oversight import signer_for
 from langgraph_mcp.config import HttpServer, McpServersConfig, SseServer, StdioServer
+from langgraph_mcp.errors import ConfigError
 from langgraph_mcp.examples.demo_server import build_server
 from langgraph_mcp.policy.binding import ApprovalKey, server_identity
-from langgraph_mcp.servers.mcp_servers import server_access
 from langgraph_mcp.transports.base import TRANSPORTS, ServerOptions
 from tests.servers.identity_server import build_identity_server
 from tests.support.helpers import OpenServers, event_pids, serve_asgi, stdio_demo_spec
@@ -209,9 +210,34 @@ def test_every_field_of_a_built_in_transport_is_bound_or_said_not_to_select_the_
     assert not (bound & NOT_BACKEND[tag])
 
 
-async def test_the_server_access_identity_uses_the_configured_key(open_servers: OpenServers) -> None:
+async def test_the_signers_server_identity_uses_the_configured_key(open_servers: OpenServers) -> None:
     spec = {"command": "python", "env": {"DB": "staging"}}
     servers = open_servers({"servers": {"s": spec}, "approval_key": KEY})
-    assert server_access(servers).server_identity("s") == _identity(spec)
+    assert signer_for(servers).server_identity("s") == _identity(spec)
     assert isinstance(McpServersConfig.load({"s": spec}).servers["s"], StdioServer)
     assert {HttpServer, SseServer} <= set(TRANSPORTS.values())
+
+
+async def test_an_oversight_key_replaces_the_default_key_and_the_identities_made_with_it(
+    open_servers: OpenServers,
+) -> None:
+    spec = {"command": "python", "env": {"DB": "staging"}}
+    servers = open_servers({"servers": {"s": spec}})
+    signer = signer_for(servers)
+    signer.server_identity("s")  # made (and kept) with the default key
+    McpToolNode(servers, oversight=Oversight(approval_key="the deployment's key"))
+    assert signer_for(servers) is signer  # one signer for every path over these servers
+    assert signer.key.key_id == ApprovalKey("the deployment's key").key_id
+    assert signer.server_identity("s") == _identity(spec, "the deployment's key")
+
+
+async def test_an_oversight_key_that_differs_from_the_configs_is_a_configuration_error(
+    open_servers: OpenServers,
+) -> None:
+    servers = open_servers({"servers": {"s": {"command": "python"}}, "approval_key": KEY})
+    with pytest.raises(ConfigError, match="give one of them"):
+        McpToolNode(servers, oversight=Oversight(approval_key="another key"))
+    McpToolNode(servers, oversight=Oversight(approval_key=KEY))  # the same key: nothing to choose
+    assert signer_for(servers).key.key_id == ApprovalKey(KEY).key_id
+    with pytest.raises(ConfigError, match="no MCP server named 'nope'"):
+        signer_for(servers).server_identity("nope")

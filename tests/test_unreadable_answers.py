@@ -34,7 +34,7 @@ async def test_an_answer_nested_beyond_the_parsers_depth_fails_the_call_at_once(
     }
     servers = open_servers({"deep": spec})
     assert (await servers.call_tool("deep_ping", {})).content[0].text == "pong"  # type: ignore[union-attr]
-    assert server_access(servers).connection("deep").owner.is_legacy == (era == "legacy")
+    assert server_access(servers).connections.connection("deep").owner.is_legacy == (era == "legacy")
     with anyio.fail_after(60), pytest.raises(InvalidResponseError) as raised:  # a hang guard, not a timing
         await servers.call_tool("deep_deep", {})
     assert "could not be read" in str(raised.value) or "cannot parse" in str(raised.value), raised.value

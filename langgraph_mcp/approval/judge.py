@@ -31,6 +31,7 @@ from langgraph_mcp._compat import (
     stored_resume_values,
     task_scratchpad,
 )
+from langgraph_mcp.approval.oversight import Signer
 from langgraph_mcp.approval.owners import Owner, owner_of, owner_verdict
 from langgraph_mcp.approval.records import GateRecord
 from langgraph_mcp.calls.results import TEXT_SEPARATOR
@@ -42,7 +43,6 @@ from langgraph_mcp.policy.policy import ApprovalPolicy, Verdict
 from langgraph_mcp.questions.agent_chat_ui import QuestionShapes
 from langgraph_mcp.questions.approval import approval_payload
 from langgraph_mcp.questions.decisions import DecisionResponse
-from langgraph_mcp.servers.access import ServerAccess
 
 __all__ = [
     "REMEMBERED_KEY",
@@ -121,7 +121,7 @@ class Proof:
 
 
 def prove(
-    servers: ServerAccess,
+    signer: Signer,
     policies: list[ApprovalPolicy],
     call: ToolCall,
     resolution: ToolResolution,
@@ -129,7 +129,7 @@ def prove(
     thread_id: str,
 ) -> Proof:
     """Check ``call`` (to the tool ``resolution`` found, as listed now) against the policies (the strictest verdict
-    counts) and the record's signed binding."""
+    counts) and the record's signed binding, verified with ``signer``'s key for the tool's server."""
     owner = owner_of(resolution)
     tool = owner.tool
     verdict, _ = judged_verdict(policies, call, owner)
@@ -149,11 +149,11 @@ def prove(
     binding = record["binding"]
     problem = binding_problem(
         binding,
-        servers.approval_key,
+        signer.key,
         thread_id=thread_id,
         tool_call_id=call.get("id") or "",
         tool=tool,
-        identity=servers.server_identity(tool.server),
+        identity=signer.server_identity(tool.server),
         arguments=call.get("args"),
     )
     if problem is None:

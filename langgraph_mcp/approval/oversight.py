@@ -5,6 +5,9 @@ on (the gate, the tool node, ``create_agent``'s middleware, the CLI). One object
 :func:`langgraph_mcp.graph.agent.add_mcp_tools` take it, so a graph cannot hold a strict gate and a loose node by
 accident.
 
+The key itself is kept per ``McpServers`` (:func:`signer_for`): every path over the same servers signs and verifies
+with one :class:`Signer`, which also says what a decision about each server binds to under that key.
+
 With hand wiring and no ``Oversight`` (or no policy) given to the tool node, the node is never looser than any gate:
 it judges with the strictest of the default policy and every policy a gate, a router or a middleware was given
 for the same ``McpServers`` (:func:`policies_for`). A gate and a node of one graph hold different policies only
@@ -21,12 +24,23 @@ from typing import Any
 
 from langgraph.store.base import BaseStore
 
+from langgraph_mcp.config import McpServersConfig
 from langgraph_mcp.errors import ConfigError
-from langgraph_mcp.policy.binding import ApprovalKey
+from langgraph_mcp.policy.binding import ApprovalKey, server_identity
 from langgraph_mcp.policy.policy import ApprovalPolicy
 from langgraph_mcp.questions.agent_chat_ui import QuestionShapes, shapes_for
+from langgraph_mcp.servers.mcp_servers import McpServers
 
-__all__ = ["Oversight", "PolicyInput", "apply_key", "policies_for", "register_policy", "resolve"]
+__all__ = [
+    "Oversight",
+    "PolicyInput",
+    "Signer",
+    "apply_key",
+    "policies_for",
+    "register_policy",
+    "resolve",
+    "signer_for",
+]
 
 PolicyInput = ApprovalPolicy | Mapping[str, Any] | str | os.PathLike[str] | None
 
@@ -99,17 +113,59 @@ def policies_for(servers: Any) -> list[ApprovalPolicy]:
     return [*_policies.get(servers, []), ApprovalPolicy()]
 
 
-def apply_key(access: Any, oversight: Oversight | None) -> None:
-    """Sign and verify with the key an ``Oversight`` names (``access``: the servers' internal half). A key set in the
+class Signer:
+    """The approval key decisions about one ``McpServers``' calls are signed and verified with (see
+    :mod:`langgraph_mcp.policy.binding`), and what a decision about each of its servers binds to under that key."""
+
+    def __init__(self, config: McpServersConfig) -> None:
+        secret = config.approval_key
+        self.key = ApprovalKey(secret.get_secret_value() if secret is not None else None)
+        """The servers' config's key, else ``LANGGRAPH_MCP_APPROVAL_KEY``, else this machine's (see
+        :class:`~langgraph_mcp.policy.binding.ApprovalKey`); an ``Oversight``'s replaces it (:func:`apply_key`)."""
+        self._specs = config.servers
+        self._identities: dict[str, str] = {}
+
+    def use(self, key: ApprovalKey) -> None:
+        """Sign and verify with ``key`` from now on; the servers' identities are keyed by it."""
+        self.key = key
+        self._identities.clear()
+
+    def server_identity(self, server: str) -> str:
+        """``server``'s name and where it is reached (:func:`~langgraph_mcp.policy.binding.server_identity`): what a
+        decision about one of its calls is bound to."""
+        identity = self._identities.get(server)
+        if identity is None:
+            spec = self._specs.get(server)
+            if spec is None:
+                raise ConfigError(f"no MCP server named {server!r}; configured: {', '.join(self._specs)}")
+            identity = self._identities[server] = server_identity(server, spec, self.key)
+        return identity
+
+
+_signers: weakref.WeakKeyDictionary[McpServers, Signer] = weakref.WeakKeyDictionary()
+
+
+def signer_for(servers: McpServers) -> Signer:
+    """The one :class:`Signer` of ``servers``: the gate, the tool node and the middleware over them sign and verify
+    with it (made with the servers' config's key on first use)."""
+    signer = _signers.get(servers)
+    if signer is None:
+        signer = _signers[servers] = Signer(servers.config)
+    return signer
+
+
+def apply_key(servers: McpServers, oversight: Oversight | None) -> Signer:
+    """The signer of ``servers``, signing with the key an ``Oversight`` names, if it names one. A key set in the
     servers' config that differs is a configuration error, not a silent choice."""
+    signer = signer_for(servers)
     if oversight is None or oversight.approval_key is None:
-        return
+        return signer
     key = ApprovalKey(oversight.approval_key)
-    current: ApprovalKey = access.approval_key
-    if current.key_id == key.key_id:
-        return
-    if current.source == "config":
+    if signer.key.key_id == key.key_id:
+        return signer
+    if signer.key.source == "config":
         raise ConfigError(
             "the Oversight's approval_key differs from the one in the servers' config: give one of them"
         )
-    access.use_approval_key(key)
+    signer.use(key)
+    return signer

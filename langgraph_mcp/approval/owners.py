@@ -21,7 +21,7 @@ from langgraph_mcp.catalog import McpTool, ToolResolution
 from langgraph_mcp.errors import AuthorizationRequiredError, ServersClosedError
 from langgraph_mcp.payloads import DecisionBinding
 from langgraph_mcp.policy.policy import ApprovalPolicy, Verdict
-from langgraph_mcp.servers.access import ServerAccess
+from langgraph_mcp.servers.names import NameResolver
 
 __all__ = [
     "Owner",
@@ -49,10 +49,10 @@ class Owner:
     """A server that may publish it needs the run's principal to sign in first (then it can be looked up)."""
 
 
-async def establish_owner(servers: ServerAccess, name: str) -> Owner:
+async def establish_owner(names: NameResolver, name: str) -> Owner:
     """Look ``name`` up, turning every failure into ``Owner.problem`` (the caller's own cancellation aside)."""
     try:
-        resolution = await servers.resolve_tool(name)
+        resolution = await names.resolve(name)
     except asyncio.CancelledError:
         task = asyncio.current_task()
         if task is not None and task.cancelling():
@@ -65,12 +65,12 @@ async def establish_owner(servers: ServerAccess, name: str) -> Owner:
     return owner_of(resolution)
 
 
-def cached_owners(servers: ServerAccess, names: Sequence[str]) -> dict[str, Owner] | None:
+def cached_owners(resolver: NameResolver, names: Sequence[str]) -> dict[str, Owner] | None:
     """:func:`establish_owners` without I/O when every candidate listing is fresh, else ``None``."""
     owners: dict[str, Owner] = {}
     for name in dict.fromkeys(names):
         try:
-            resolution = servers.cached_resolution(name)
+            resolution = resolver.cached_resolution(name)
         except ServersClosedError:
             raise
         except Exception:  # anything odd: take the full (fail-closed) path
@@ -95,8 +95,8 @@ def owner_of(resolution: ToolResolution) -> Owner:
     return Owner(name, tool, problem=problem, sign_in=resolution.sign_in if tool is None else None)
 
 
-async def establish_owners(servers: ServerAccess, names: Sequence[str]) -> dict[str, Owner]:
-    return {name: await establish_owner(servers, name) for name in dict.fromkeys(names)}
+async def establish_owners(resolver: NameResolver, names: Sequence[str]) -> dict[str, Owner]:
+    return {name: await establish_owner(resolver, name) for name in dict.fromkeys(names)}
 
 
 def owner_verdict(

@@ -115,7 +115,11 @@ class InterruptAsker:
     It keeps the call's place in the answer book: each answer is looked for from where the previous one was
     found (``_position``), the call's first round from the start of the book (or, continuing a paused round, from
     that round's own answer: :meth:`paused_round`); a round that pauses is kept with the index it must resume
-    from."""
+    from.
+
+    Lazy by itself: making one costs nothing (a call that asks nothing, most calls, never reads the run's config or
+    its answer book); both are read when the call first needs them (a question, a sign-in, a decision, a round paused
+    on the connection to continue)."""
 
     def __init__(self, tool_call_id: str, *, shapes: QuestionShapes = PLAIN, offset: int = 0) -> None:
         """``offset``: how many interrupts of the task come before the call's questions (the tool node's own
@@ -124,11 +128,9 @@ class InterruptAsker:
         [...]}`` answers, a round's questions one at a time)."""
         self.shapes = shapes
         self.offset = offset
-        try:
-            configurable = get_config().get("configurable", {})
-        except RuntimeError:  # called outside a graph: calls work, questions can't pause
-            configurable = {}
-        self._configurable = configurable
+        self.tool_call_id = tool_call_id
+        self._config: Mapping[str, Any] | None = None  # the run's configurable, read when first needed
+        self._key: tuple[str, ...] | None = None
         self._read = False  # the task's answer book is looked at when first needed (:meth:`_look`), if ever
         self._scratchpad: Any = None
         self._fresh: int | None = None  # where this run's new answer sits: always checked
@@ -137,12 +139,29 @@ class InterruptAsker:
             True  # no live round continued (until :meth:`paused_round` finds one): the durable path
         )
         self.has_checkpointer = False
-        thread = (str(configurable.get("thread_id", "")), str(configurable.get("checkpoint_ns", "")))
-        self.key: tuple[str, ...] = (*thread, tool_call_id)
         self.consumed = offset
         """How many ``interrupt()`` calls this node run has made (LangGraph's per-task counter)."""
         self._position = 0  # where the next answer is looked for in the book (after the last one found)
         self._raised_at = 0  # the index of the interrupt most recently raised: where a paused round resumes
+
+    @property
+    def _configurable(self) -> Mapping[str, Any]:
+        """The run's ``configurable`` (empty outside a graph: calls work, questions can't pause)."""
+        if self._config is None:
+            try:
+                self._config = get_config().get("configurable", {})
+            except RuntimeError:  # called outside a graph
+                self._config = {}
+        return self._config
+
+    @property
+    def key(self) -> tuple[str, ...]:
+        """The call's place in the run: thread, checkpoint namespace, tool call id (where its paused rounds are kept)."""
+        if self._key is None:
+            configurable = self._configurable
+            thread = (str(configurable.get("thread_id", "")), str(configurable.get("checkpoint_ns", "")))
+            self._key = (*thread, self.tool_call_id)
+        return self._key
 
     def _look(self) -> None:
         """Read the task's answer book once, when the call first needs it (a question, a sign-in, a decision)."""

@@ -25,16 +25,15 @@ from collections.abc import Awaitable
 from typing import Any, cast
 
 import mcp.types as types
-from langgraph.config import get_config
 from langgraph.errors import GraphInterrupt, is_invalid_resume
 from mcp import MCPError
 from mcp.shared.exceptions import UrlElicitationRequiredError
 
-from langgraph_mcp._compat import fresh_resume_index, task_scratchpad
+from langgraph_mcp.calls.asker import InterruptAsker
+from langgraph_mcp.calls.call import CallTarget, DrivenCall
 from langgraph_mcp.calls.paused import PausedRound, ProgressRelay, held_attempt, may_reissue, not_reissued
 from langgraph_mcp.calls.rounds import round_questions, round_responses, sampling_requests
 from langgraph_mcp.calls.sampling import answer_sampling, refused_error
-from langgraph_mcp.calls.target import Asking, CallTarget, DrivenCall, Questions
 from langgraph_mcp.calls.tasks import base_handle, durable_legs_here, follow_task, identity_digest, send_leg
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.connection.connection import ServerConnection
@@ -73,19 +72,19 @@ async def run_call(
     arguments: dict[str, Any],
     *,
     tool_call_id: str,
-    asker: Asking,
+    asker: InterruptAsker | None,
     progress: ProgressCallback | None = None,
     approved: bool = False,
 ) -> types.CallToolResult:
     """Run the call to ``target`` to its final result, sending it again after a transport failure only as
-    :func:`may_send_again` allows (``approved``: a human approved this call).
+    :func:`may_send_again` allows (``approved``: a human approved this call; ``asker``: who answers its
+    questions, ``None`` when nobody can).
 
-    A :attr:`~.target.CallTarget.checked` target is checked after connecting, before every attempt is sent: when
+    A :attr:`~.call.CallTarget.checked` target is checked after connecting, before every attempt is sent: when
     the tool is no longer what the server lists (a restart, a new session), :class:`~langgraph_mcp.errors.
     ToolChangedError` is raised and nothing is sent."""
     with target.held():
-        questions = asker if isinstance(asker, Questions) or asker is None else Questions.of(asker)
-        call = DrivenCall(target, arguments, tool_call_id, questions, progress, approved)
+        call = DrivenCall(target, arguments, tool_call_id, asker, progress, approved)
         return said_no(call, await _run(call))
 
 
@@ -126,7 +125,7 @@ def said_no(call: DrivenCall, result: types.CallToolResult) -> types.CallToolRes
 
 
 async def _run(call: DrivenCall) -> types.CallToolResult:
-    target, questions = call.target, call.questions
+    target, asker = call.target, call.asker
     conn, tool = target.conn, target.tool
     attempts = 0
     while True:
@@ -141,7 +140,7 @@ async def _run(call: DrivenCall) -> types.CallToolResult:
                     "the call was not sent",
                     tool=tool.name,
                 )
-            paused = questions.paused_round(target.paused) if questions is not None else None
+            paused = asker.paused_round(target.paused) if asker is not None else None
             if paused is not None and (paused.legacy_call is not None) != conn.owner.is_legacy:
                 paused = None  # kept in the other era (the server restarted as another version): start over
                 call.start_over()
@@ -327,7 +326,7 @@ async def _one_leg(
             )
 
         # A task handle goes into the checkpoint: a server that offers tasks, an answerable call, a durable run.
-        if call.questions is not None and call.conn.offers_tasks and durable_legs_here():
+        if call.asker is not None and call.conn.offers_tasks and durable_legs_here():
             return await send_leg(send, _task_base(call), resend_safe=call.tool.read_only)
         return await send()
     handle = await call.conn.legacy.start_call(
@@ -380,7 +379,9 @@ async def _open_legacy(
         handle = await _answer_parked(call, paused)
         if handle is not None:
             return handle, paused.round, paused.progress
-    elif call.questions is not None and _resuming(call):
+    elif (
+        call.asker is not None and call.asker.has_fresh_answer()
+    ):  # a resume: was a parked attempt re-issued?
         await _may_reissue(call)
     relay = ProgressRelay(call.progress) if call.progress is not None else None
     return await call.conn.legacy.start_call(call.tool.name, call.arguments, progress=relay), 0, relay
@@ -440,23 +441,11 @@ async def _answer_parked(call: DrivenCall, paused: PausedRound) -> CallHandle | 
     return handle
 
 
-def _resuming(call: DrivenCall) -> bool:
-    """Whether the call's graph task carries a new answer (cheap: no asker is made for a call that has none)."""
-    if call.questions is not None and call.questions.made is not None:
-        return call.questions.made.has_fresh_answer()
-    try:
-        configurable = get_config().get("configurable", {})
-    except RuntimeError:  # outside a graph: nothing to resume
-        return False
-    scratchpad = task_scratchpad(configurable)
-    return scratchpad is not None and fresh_resume_index(scratchpad, configurable) is not None
-
-
 async def _may_reissue(call: DrivenCall) -> None:
     """A legacy call sent again for a question a parked attempt of it asked (its round was not found here: past the
     cap, past the park timeout, or parked on another worker): raise unless :func:`~.paused.may_reissue` allows it."""
-    assert call.questions is not None
-    asker = call.questions.asker
+    asker = call.asker
+    assert asker is not None
     held_by = await asker.parked_question()
     if held_by is None:
         return

@@ -24,8 +24,9 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.errors import GraphBubbleUp
 from langgraph.runtime import Runtime, get_runtime
 
+from langgraph_mcp.calls.asker import InterruptAsker
+from langgraph_mcp.calls.call import CallTarget
 from langgraph_mcp.calls.driver import run_call
-from langgraph_mcp.calls.target import Asking, CallTarget
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.connection.connection import ProgressCallback
 from langgraph_mcp.credentials import current_config
@@ -165,7 +166,7 @@ async def call_intercepted(
     arguments: dict[str, Any],
     *,
     tool_call_id: str,
-    asker: Asking,
+    asker: InterruptAsker | None,
     progress: ProgressCallback | None = None,
     approved: bool = False,
 ) -> ToolCallOutcome:

@@ -36,9 +36,19 @@ from langgraph.config import get_stream_writer
 from opentelemetry import trace
 
 from langgraph_mcp._compat import tool_output_writer
+from langgraph_mcp.connection.connection import era_of
 from langgraph_mcp.connection.logs import LOG_SINK, LogSink, log_event
 
-__all__ = ["CallStream", "ToolRun", "call_span", "judged_as", "judgement", "listening", "start_tool_run"]
+__all__ = [
+    "CallStream",
+    "ToolRun",
+    "call_span",
+    "judged_as",
+    "judgement",
+    "listening",
+    "server_metadata",
+    "start_tool_run",
+]
 
 _TRACER = trace.get_tracer("langgraph_mcp")
 
@@ -63,6 +73,16 @@ def judged_as(metadata: Mapping[str, Any]) -> Iterator[None]:
 def judgement() -> Mapping[str, Any] | None:
     """The metadata :func:`judged_as` set for the call running in this context, if any."""
     return _JUDGED.get()
+
+
+def server_metadata(transport: str, protocol_version: str | None) -> dict[str, Any]:
+    """What a call's tool run says about its server: its transport and, once connected in this loop, the negotiated
+    protocol version and its era."""
+    return {
+        "mcp_transport": transport,
+        "mcp_era": era_of(protocol_version),
+        "mcp_protocol_version": protocol_version,
+    }
 
 
 def listening(config: Mapping[str, Any] | None) -> bool:

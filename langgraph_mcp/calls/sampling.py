@@ -38,7 +38,7 @@ from langgraph.func import task
 
 from langgraph_mcp._compat import has_checkpointer, kept_task_values, runs_async_tasks
 from langgraph_mcp.calls.asker import InterruptAsker
-from langgraph_mcp.calls.target import DrivenCall
+from langgraph_mcp.calls.call import DrivenCall
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.config import ServerSpec
 from langgraph_mcp.connection.connection import ServerConnection

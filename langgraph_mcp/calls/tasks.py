@@ -41,8 +41,8 @@ from mcp.client.session import ClientSession
 
 from langgraph_mcp._compat import has_checkpointer, kept_task_values, runs_async_tasks, tool_output_writer
 from langgraph_mcp.calls.asker import answers_kept
+from langgraph_mcp.calls.call import DrivenCall
 from langgraph_mcp.calls.rounds import round_questions, round_responses
-from langgraph_mcp.calls.target import DrivenCall
 from langgraph_mcp.connection.connection import ServerConnection
 from langgraph_mcp.connection.failures import is_connection_lost
 from langgraph_mcp.connection.tasks import (

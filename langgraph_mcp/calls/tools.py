@@ -26,10 +26,10 @@ from pydantic import PrivateAttr
 
 from langgraph_mcp._compat import in_graph_task, tool_output_writer
 from langgraph_mcp.calls.asker import InterruptAsker
+from langgraph_mcp.calls.call import CallTarget
 from langgraph_mcp.calls.interceptors import ToolCallInterceptor, as_call_result, call_intercepted
 from langgraph_mcp.calls.observers import CallStream, judgement, listening
 from langgraph_mcp.calls.results import convert_result
-from langgraph_mcp.calls.target import CallTarget
 from langgraph_mcp.catalog import McpTool, ToolResolution
 from langgraph_mcp.errors import CredentialError, LangGraphMcpError, ToolOwnerUnknownError
 
@@ -39,15 +39,22 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
+class ToolNames(Protocol):
+    """Who publishes a name (a :class:`~langgraph_mcp.servers.names.NameResolver`)."""
+
+    async def resolve(self, published_name: str) -> ToolResolution: ...
+
+
 class ToolHost(Protocol):
     """What a LangChain tool needs of ``McpServers`` (its :class:`~langgraph_mcp.servers.access.ServerAccess`):
-    where a call goes, the interceptors, the sync bridge."""
+    who publishes a name, where a call goes, the interceptors, the sync bridge."""
 
     interceptors: Sequence[ToolCallInterceptor]
 
-    def call_target(self, tool: McpTool, *, checked: bool = False) -> CallTarget: ...
+    @property
+    def names(self) -> ToolNames: ...
 
-    async def resolve_tool(self, published_name: str) -> ToolResolution: ...
+    def call_target(self, tool: McpTool) -> CallTarget: ...
 
     def run_metadata(self, server: str) -> dict[str, Any]: ...
 
@@ -148,7 +155,7 @@ def _make_tool(servers: ToolHost, tool: McpTool) -> BaseTool:
             asker = InterruptAsker(call_id)
         # Never guess between servers: if the name has come to be published twice, or a server that could publish
         # it can't be listed now, refuse (``sole_tool()`` raises).
-        resolution = await servers.resolve_tool(tool.published_name)
+        resolution = await servers.names.resolve(tool.published_name)
         if len(resolution.tools) > 1 or any(server != tool.server for server in resolution.unknown):
             try:
                 resolution.sole_tool()

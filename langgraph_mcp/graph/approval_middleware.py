@@ -114,7 +114,8 @@ class McpApprovalMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         self.servers = servers
         self._access = server_access(servers)
         loaded, self.shapes, self.oversight = resolve(oversight, policy, True)  # always Agent Chat UI's cards
-        apply_key(self._access, self.oversight)
+        self.signer = apply_key(servers, self.oversight)
+        """Signs and verifies with the key every path over ``servers`` shares."""
         self.policy = loaded if loaded is not None else ApprovalPolicy()
         if loaded is not None:
             register_policy(servers, loaded)
@@ -124,11 +125,11 @@ class McpApprovalMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     ) -> ToolOutcome:
         """Judge the call (a human may be asked), then run it, or answer it without running it."""
         name = request.tool_call["name"]
-        cached = cached_owners(self._access, [name])  # no thread hop when the listings are fresh
+        cached = cached_owners(self._access.names, [name])  # no thread hop when the listings are fresh
         owner = (
             cached[name]
             if cached is not None
-            else self._access.run_sync(lambda: establish_owner(self._access, name))
+            else self._access.run_sync(lambda: establish_owner(self._access.names, name))
         )
         run = _Run(self, request, owner)
         if run.may_recall:
@@ -156,7 +157,7 @@ class McpApprovalMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Awaitable[ToolOutcome]]
     ) -> ToolOutcome:
         """Judge the call (a human may be asked), then run it, or answer it without running it."""
-        run = _Run(self, request, await establish_owner(self._access, request.tool_call["name"]))
+        run = _Run(self, request, await establish_owner(self._access.names, request.tool_call["name"]))
         if run.may_recall:
             run.memory = await arecall(run.store, _messages(request), **run.recall_args())
         if run.fresh:
@@ -217,7 +218,7 @@ class McpApprovalMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
                 has_store=run.store is not None,
                 thread_id=run.thread_id,
                 principal=run.principal,
-                key=self._access.approval_key,
+                key=self.signer.key,
             ),
         )
         mind_client_principal(payload)
@@ -297,10 +298,10 @@ class _Run:
         tool = self.owner.tool
         assert tool is not None
         return {
-            "key": self.middleware._access.approval_key,
+            "key": self.middleware.signer.key,
             "verdict": self.verdict,
             "tool": tool,
-            "identity": self.middleware._access.server_identity(tool.server),
+            "identity": self.middleware.signer.server_identity(tool.server),
             "thread_id": self.thread_id,
             "principal": self.principal,
             "arguments": self.request.tool_call.get("args"),
@@ -336,11 +337,11 @@ class _Run:
         ):
             return None
         return signed_entry(
-            self.middleware._access.approval_key,
+            self.middleware.signer.key,
             scope=scope,
             owner=self.thread_id if scope == "thread" else str(self.principal),
             server=tool.server,
-            identity=self.middleware._access.server_identity(tool.server),
+            identity=self.middleware.signer.server_identity(tool.server),
             tool=tool.name,
             definition_hash=tool.definition_hash,
             decision=decision,

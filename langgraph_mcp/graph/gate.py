@@ -110,7 +110,7 @@ from langgraph_mcp.graph.messages import (
 from langgraph_mcp.policy.policy import ApprovalPolicy
 from langgraph_mcp.questions.agent_chat_ui import QuestionShapes
 from langgraph_mcp.questions.approval import approval_payload
-from langgraph_mcp.servers.mcp_servers import McpServers, server_access
+from langgraph_mcp.servers.mcp_servers import McpServers
 
 __all__ = [
     "approval_payload",
@@ -128,7 +128,7 @@ def _judging(
     node given none over the same servers is never looser
     (:func:`~langgraph_mcp.approval.oversight.policies_for`)."""
     loaded, shapes, oversight = resolve(oversight, policy, agent_chat_ui)
-    apply_key(server_access(servers), oversight)
+    apply_key(servers, oversight)
     if loaded is None:
         return ApprovalPolicy(), shapes
     register_policy(servers, loaded)

@@ -23,6 +23,7 @@ from langgraph.store.base import BaseStore
 from langgraph_mcp._compat import has_checkpointer
 from langgraph_mcp.approval.judge import ask_payload, mind_client_principal
 from langgraph_mcp.approval.memory import Recall, arecall, offer, recall, with_offer
+from langgraph_mcp.approval.oversight import signer_for
 from langgraph_mcp.approval.owners import Owner, cached_owners, establish_owners, owner_verdict, record_for
 from langgraph_mcp.calls.asker import InterruptAsker
 from langgraph_mcp.catalog import McpTool, ToolDefinition
@@ -52,6 +53,8 @@ class GateCheck:
     ) -> None:
         self.servers = servers
         self._access = server_access(servers)
+        self.signer = signer_for(servers)
+        """Signs the records of the calls it lets through (the tool node verifies them)."""
         self.policy = policy
         self.shapes = shapes
         self.messages_key = messages_key
@@ -59,16 +62,16 @@ class GateCheck:
     # -- tool lookups -------------------------------------------------------------------------------
 
     async def aowners(self, calls: Sequence[ToolCall]) -> dict[str, Owner]:
-        return await establish_owners(self._access, [c["name"] for c in calls]) if calls else {}
+        return await establish_owners(self._access.names, [c["name"] for c in calls]) if calls else {}
 
     def owners(self, calls: Sequence[ToolCall]) -> dict[str, Owner]:
         if not calls:
             return {}
         names = [c["name"] for c in calls]
-        cached = cached_owners(self._access, names)  # no thread hop when the catalog already knows
+        cached = cached_owners(self._access.names, names)  # no thread hop when the catalog already knows
         if cached is not None:
             return cached
-        return self._access.run_sync(lambda: establish_owners(self._access, names))
+        return self._access.run_sync(lambda: establish_owners(self._access.names, names))
 
     # -- check ----------------------------------------------------------------------------------------
 
@@ -88,12 +91,12 @@ class GateCheck:
         config: RunnableConfig,
     ) -> DecisionBinding:
         """Bind ``verdict`` to this call, signed with the servers' approval key (checked by the tool node)."""
-        return self._access.approval_key.sign(
+        return self.signer.key.sign(
             verdict,
             thread_id=str(config.get("configurable", {}).get("thread_id", "")),
             tool_call_id=call_id,
             server=server,
-            identity=self._access.server_identity(server),
+            identity=self.signer.server_identity(server),
             tool=tool,
             definition_hash=definition_hash,
             arguments=arguments,
@@ -207,7 +210,7 @@ class GateCheck:
                         has_store=j.store is not None,
                         thread_id=j.thread_id,
                         principal=principal,
-                        key=self._access.approval_key,
+                        key=self.signer.key,
                     ),
                 )
                 mind_client_principal(payload)
@@ -279,7 +282,7 @@ class GateCheck:
                 why = "was declined" if result is None else f"was refused ({result.error})"
                 declined[call_id] = f"signing in to MCP server {needed.server!r} {why}"
                 continue
-            self._access.hand_over_sign_in(needed.server, result)
+            self._access.connections.identities.hand_over(needed.server, result)
             return True
         return False
 
@@ -313,10 +316,10 @@ class _Judgements:
                 (
                     call_id,
                     {
-                        "key": self.gate._access.approval_key,
+                        "key": self.gate.signer.key,
                         "verdict": verdict,
                         "tool": tool,
-                        "identity": self.gate._access.server_identity(tool.server),
+                        "identity": self.gate.signer.server_identity(tool.server),
                         "thread_id": self.thread_id,
                         "principal": self.principal,
                         "arguments": call.get("args"),

@@ -107,11 +107,11 @@ class GateReview:
             return None
         gate = self.gate
         return signed_entry(
-            gate._access.approval_key,
+            gate.signer.key,
             scope=scope,
             owner=owner,
             server=server,
-            identity=gate._access.server_identity(server),
+            identity=gate.signer.server_identity(server),
             tool=payload["tool"],
             definition_hash=definition_hash,
             decision=decision,

@@ -9,6 +9,7 @@ inside the node, which gives every call the same isolation.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import os
 from collections.abc import Callable, Mapping
@@ -47,11 +48,12 @@ from langgraph_mcp.approval.once import (
     idempotency_key,
 )
 from langgraph_mcp.approval.oversight import Oversight, apply_key, policies_for, resolve
+from langgraph_mcp.calls.asker import InterruptAsker
+from langgraph_mcp.calls.call import CallTarget
 from langgraph_mcp.calls.driver import run_call
 from langgraph_mcp.calls.interceptors import ToolCallOutcome, call_intercepted
 from langgraph_mcp.calls.observers import CallStream, ToolRun, call_span, listening, start_tool_run
 from langgraph_mcp.calls.results import to_tool_message
-from langgraph_mcp.calls.target import CallTarget, Questions
 from langgraph_mcp.catalog import McpTool, ToolResolution, args_digest
 from langgraph_mcp.credentials import CALL_META
 from langgraph_mcp.errors import (
@@ -169,7 +171,8 @@ class McpToolNode(RunnableCallable):
         self.messages_key = messages_key
         self.handle_tool_errors = handle_tool_errors
         loaded, self.shapes, self.oversight = resolve(oversight, policy, agent_chat_ui)
-        apply_key(self._access, self.oversight)
+        self.signer = apply_key(servers, self.oversight)
+        """Verifies the gate's signed decisions (the key every path over ``servers`` shares)."""
         self.explicit_policy = loaded
         """The policy given (``None``: none was, see :attr:`policies`)."""
         self.policy = loaded if loaded is not None else ApprovalPolicy()
@@ -251,11 +254,7 @@ class McpToolNode(RunnableCallable):
         return policies_for(self.servers)
 
     def _prove(self, call: ToolCall, resolution: ToolResolution, record: GateRecord | None) -> Proof:
-        return prove(self._access, self.policies, call, resolution, record, _thread_id())
-
-    def _call_target(self, tool: McpTool) -> CallTarget:
-        """Where the call goes; it is held back if the tool stops being what it was proven on."""
-        return self._access.call_target(tool, checked=True)
+        return prove(self.signer, self.policies, call, resolution, record, _thread_id())
 
     def _error_message(self, exc: Exception, name: str, call_id: str) -> ToolMessage:
         handler = self.handle_tool_errors
@@ -291,7 +290,8 @@ class _NodeCall:
         self.node, self.call, self.work, self.config = node, call, work, config
         self.id = call.get("id") or ""
         self.name = call["name"]
-        self.questions = Questions(self.id, shapes=node.shapes)
+        self.asker = InterruptAsker(self.id, shapes=node.shapes)
+        """Who answers the call's questions, its sign-ins and the node's own approval (reads nothing until asked)."""
         self.record = work.records.get(self.id) if work.records is not None else None
         """The gate's record of the call (``None``: no gate let it through)."""
         self.approved: dict[str, Any] | None = None
@@ -319,9 +319,9 @@ class _NodeCall:
                     return refused
             except ToolChangedError as changed:  # nothing was sent: the server restarted under the proof
                 relists += 1
-                asker = self.questions.made
+                asker = self.asker
                 if self.approved is not None or (
-                    asker is not None and asker.consumed > asker.offset + sign_ins
+                    asker.consumed > asker.offset + sign_ins
                 ):  # answered (a sign-in, which restarts the connection, is no answer about the tool)
                     return self._not_run(f"{changed.detail}; call it again to have it reviewed")
                 if relists >= _MAX_RELISTS:  # it kept restarting between the check and the send
@@ -343,7 +343,7 @@ class _NodeCall:
             tool_call_id=self.id,
         )
         try:
-            result = sign_in_result(self.questions.asker.sign_in(self.node.shapes.sign_in(payload)))
+            result = sign_in_result(self.asker.sign_in(self.node.shapes.sign_in(payload)))
         except NoCheckpointerError as exc:
             return self._error(exc)
         if result is None:
@@ -352,16 +352,17 @@ class _NodeCall:
             return self._not_run(
                 f"the authorization server of MCP server {needed.server!r} refused the sign-in ({result.error})"
             )
-        self.node._access.hand_over_sign_in(needed.server, result)
+        self.node._access.connections.identities.hand_over(needed.server, result)
         return None
 
     async def _attempt(self) -> ToolMessage:
         """One try at the call; a call this node judged by a decision, a denial or its own question gets its
         ``mcp_decision`` record once answered, built from what the node decided (never from message metadata)."""
         found: list[McpTool] = []
-        # Held from its first use (listing) through the send: a per-run identity's connection is not closed under it.
-        with call_span(self.name) as span, self.node._access.holding():
-            message = await self._try_call(found)
+        with call_span(self.name) as span:
+            # The call's target is held from its first use (listing) through the send (see ServerAccess.target).
+            async with contextlib.AsyncExitStack() as held:
+                message = await self._try_call(held, found)
             if self.judged and decisions_heard(span):  # also as its span's attributes
                 decision = self._decision(found[0] if found else None, message)
                 emit_decision(decision)
@@ -413,20 +414,23 @@ class _NodeCall:
             outcome=outcome,
         )
 
-    async def _try_call(self, found: list[McpTool]) -> ToolMessage:
+    async def _try_call(self, held: contextlib.AsyncExitStack, found: list[McpTool]) -> ToolMessage:
         """Prove the call on the tool as listed now (:mod:`langgraph_mcp.approval.judge`), then send it; raises
-        ``ToolChangedError`` when the server restarted between the proof and the send (nothing was sent)."""
+        ``ToolChangedError`` when the server restarted between the proof and the send (nothing was sent).
+
+        The servers layer is asked once (``held`` keeps its hold to the end of the attempt): for the tool and its
+        target, which carries the listing the tool was found in and is not sent once that is no longer fresh."""
         node = self.node
         try:
-            resolution = await node._access.resolve_tool(self.name)
-            tools = resolution.tools
-            tool = tools[0] if len(tools) == 1 else resolution.tool()  # else: a collision, or no such tool
+            resolution, target = await held.enter_async_context(node._access.target(self.name))
+            tool = resolution.tool()  # the one tool; else raises: a collision, or no such tool
         except ToolNotFoundError as exc:
             return self._error(exc)
         except (GraphBubbleUp, AuthorizationRequiredError, ServersClosedError):
             raise
         except Exception as exc:
             return node._error_message(exc, self.name, self.id)
+        assert target is not None  # one tool: where it goes
         found.append(tool)
         # Right before tools/call: the policy on the definition listed now, or a decision bound to this call.
         policies = node.policies
@@ -437,7 +441,6 @@ class _NodeCall:
         arguments = dict(self.call.get("args") or {})
         if not proof.proven:
             if self.approved is None:  # this run has not asked yet: ask (after any pause already made)
-                made = self.questions.made
                 approved_at = await approval_index(self._store(), _thread_id(), self.id, self._execution())
                 decision = await ask_node_approval(
                     self.call,
@@ -446,7 +449,7 @@ class _NodeCall:
                     policies[0],
                     shapes=node.shapes,
                     on_unproven=node.on_unproven,
-                    start=made.consumed if made is not None else 0,
+                    start=self.asker.consumed,
                     approved_at=approved_at,
                 )
                 self.effect = decision.effect
@@ -455,7 +458,7 @@ class _NodeCall:
                     return decision.message
                 assert decision.arguments is not None
                 self.approved, self.approved_hash = decision.arguments, tool.definition_hash
-                self.questions.asker.after_approval(decision.index)
+                self.asker.after_approval(decision.index)
             elif self.approved_hash != tool.definition_hash:
                 return self._not_run("the tool's definition changed after it was approved; call it again")
             arguments = dict(self.approved)
@@ -474,12 +477,12 @@ class _NodeCall:
                 description=tool.description or tool.display_name,
                 inputs=arguments,
                 tool_call_id=self.id,
-                metadata=self._run_metadata(tool),
+                metadata=self._run_metadata(target),
             )
         meta = CALL_META.set({IDEMPOTENCY_META_KEY: self._idempotency_key(tool, arguments)}) if once else None
         try:
             # A call the policy alone would not run ran on a human's decision (the gate's, or the node's own).
-            message = await self._send(tool, arguments, run, approved=not proof.by_policy)
+            message = await self._send(target, arguments, run, approved=not proof.by_policy)
         except BaseException as exc:  # a pause, or an error the model is not told about: the run ends with it
             if run is not None:
                 await run.failed(exc, tool_call_id=self.id)
@@ -503,7 +506,7 @@ class _NodeCall:
             "rule": self.proof.verdict.rule if self.proof else "",
         }
         claimed = self.record.get("remembered") if self.record is not None else None
-        entry = genuine_entry(claimed, self.node._access.approval_key, tool)
+        entry = genuine_entry(claimed, self.node.signer.key, tool)
         if entry is not None:
             noted.update(
                 scope=entry["scope"], owner=entry["owner"], rule=entry["rule"], decided_at=entry["decided_at"]
@@ -534,13 +537,12 @@ class _NodeCall:
             return ""
 
     async def _send(
-        self, tool: McpTool, arguments: dict[str, Any], run: ToolRun | None, *, approved: bool
+        self, target: CallTarget, arguments: dict[str, Any], run: ToolRun | None, *, approved: bool
     ) -> ToolMessage:
-        node = self.node
+        node, tool = self.node, target.tool
         stream = CallStream(self.id, tool.server, tool.name, output_delta=run.output_delta if run else None)
         interceptors = node._access.interceptors
         try:
-            target = node._call_target(tool)
             with stream.open():
                 if interceptors:
                     result: ToolCallOutcome = await call_intercepted(
@@ -548,7 +550,7 @@ class _NodeCall:
                         target,
                         arguments,
                         tool_call_id=self.id,
-                        asker=self.questions,
+                        asker=self.asker,
                         progress=stream.progress,
                         approved=approved,
                     )
@@ -557,7 +559,7 @@ class _NodeCall:
                         target,
                         arguments,
                         tool_call_id=self.id,
-                        asker=self.questions,
+                        asker=self.asker,
                         progress=stream.progress,
                         approved=approved,
                     )
@@ -594,15 +596,16 @@ class _NodeCall:
             await run.failed(error, tool_call_id=self.id)
         return message
 
-    def _run_metadata(self, tool: McpTool) -> dict[str, Any]:
+    def _run_metadata(self, target: CallTarget) -> dict[str, Any]:
         """What a call's tool run carries: the call, the server and tool, and the gate's verdict if one judged it."""
+        tool = target.tool
         metadata: dict[str, Any] = {
             "tool_call_id": self.id,
             "server": tool.server,
             "mcp_tool": tool.name,
             "trusted": tool.trusted,
             "mcp_definition_hash": tool.definition_hash,
-            **self.node._access.run_metadata(tool.server),
+            **target.run_metadata(),
         }
         if self.record is not None and self.proof is not None:
             decided_by, decision = self._who()

@@ -27,8 +27,8 @@ from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import TypeAlias
 
+from langgraph_mcp.calls.call import CallTarget, ToolListing
 from langgraph_mcp.calls.paused import PausedRounds
-from langgraph_mcp.calls.target import CallTarget, ToolListing
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.config import OutputRouting, ServerSpec
 from langgraph_mcp.connection.connection import ServerConnection
@@ -311,7 +311,7 @@ class LiveConnections:
         checked: bool = False,
         headers: dict[str, str] | None = None,
     ) -> CallTarget:
-        """Where a call to ``tool`` goes in the current run (see :mod:`langgraph_mcp.calls.target`): its identity,
+        """Where a call to ``tool`` goes in the current run (see :mod:`langgraph_mcp.calls.call`): its identity,
         connection and paused rounds, resolved once; ``headers`` override the run's (an interceptor's)."""
         server = tool.server
         identity = self.identities.identity(server, headers)

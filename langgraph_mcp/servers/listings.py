@@ -122,7 +122,8 @@ class Listing:
     server's ``listing_max_age``) runs out, and as soon as the connection it was made on starts a new process
     or session (a restarted stdio server, an HTTP server that dropped the session): the tools may be a new
     version's. A server that is down keeps its listing until it comes back (calls fail with why it is down);
-    the tool node checks again right before it sends (``CallTarget.listed_now``). Re-listing costs one
+    the tool node checks again right before it sends (``CallTarget.listed_now``, on the listing its tool was
+    found in). Re-listing costs one
     ``tools/list`` request (one per page).
     """
 
@@ -269,6 +270,11 @@ class ListingCache:
         self._catalogs: dict[str, ServerCatalog] = {}
         self.version = 0
         """Changes whenever a listing is stored, invalidated or forgotten (what was resolved from it may differ)."""
+
+    @property
+    def closed(self) -> bool:
+        """Whether the ``McpServers`` was closed (nothing is listed or resolved any more)."""
+        return self._connections.closed
 
     def invalidate(self, server: str) -> None:
         """Drop every identity's listing of ``server`` (it said its tools changed)."""

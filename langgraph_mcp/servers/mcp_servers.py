@@ -57,7 +57,7 @@ class McpServers:
 
     Use as ``async with McpServers(config) as servers:`` or just call it: connections start lazily in the
     running event loop, and ``await servers.aclose()`` (or ``servers.close()`` from sync code) ends them all.
-    What the package's own nodes use of it besides is :class:`~langgraph_mcp.servers.access.ServerAccess`'s.
+    What the package's own nodes use of it besides is its internal half, :class:`~langgraph_mcp.servers.access.ServerAccess`.
     """
 
     def __init__(
@@ -130,7 +130,7 @@ class McpServers:
         for, with the URL the browser was sent to (checked against that sign-in), for ``config``'s principal
         (default: the running graph's). The next call or listing exchanges the code; nothing is stored before."""
         with run_config(config):
-            await self._access.identities.complete(server, callback_url)
+            await self._access.connections.identities.complete(server, callback_url)
 
     async def aclose(self) -> None:
         """Close every connection: this loop's, the private sync loop's, and other running loops'."""
@@ -223,7 +223,7 @@ class McpServers:
         Lists (or re-lists) candidates as needed; never raises for a server that fails to list (it is named
         in ``unknown``). A lookup cut short by anything but the caller's own cancellation counts as a failure.
         """
-        return await self._access.resolve_tool(published_name)
+        return await self._access.names.resolve(published_name)
 
     async def get_tool(self, published_name: str) -> McpTool:
         """The tool published as ``published_name``, listing servers if needed (fails closed).
@@ -257,7 +257,7 @@ class McpServers:
         Transport failures of read-only or idempotent tools are retried (``retries`` per server). A tool that asks
         for input can't be answered here: use :class:`~langgraph_mcp.McpToolNode` in a graph for that.
         """
-        tool = (await self._access.resolve_tool(published_name)).sole_tool()
+        tool = (await self._access.names.resolve(published_name)).sole_tool()
         target, args = self._access.call_target(tool), dict(arguments or {})
         if not self._access.interceptors:  # the driver's result as it is: no outcome to convert
             return await run_call(target, args, tool_call_id="", asker=None, progress=progress)
@@ -280,32 +280,41 @@ class McpServers:
 
     async def list_resources(self, server: str, cache_mode: CacheMode = "use") -> list[types.Resource]:
         """Every resource ``server`` lists (all pages); cached while the server's ttl hint allows."""
-        return await resources.list_resources(self._access, self._resource_cache, server, cache_mode)
+        return await resources.list_resources(
+            self._access.connections, self._resource_cache, server, cache_mode
+        )
 
     async def list_resource_templates(
         self, server: str, cache_mode: CacheMode = "use"
     ) -> list[types.ResourceTemplate]:
         """Every resource template ``server`` lists; read one by filling in its ``uri_template``."""
-        return await resources.list_resource_templates(self._access, self._resource_cache, server, cache_mode)
+        return await resources.list_resource_templates(
+            self._access.connections, self._resource_cache, server, cache_mode
+        )
 
     async def read_resource(self, server: str, uri: ResourceRef, cache_mode: CacheMode = "use") -> list[Blob]:
         """Read a resource into ``Blob``s (``uri`` and ``server`` in their metadata). ``uri`` may also be a
         ``resource_link`` from a tool result (an mcp ``ResourceLink`` or the ToolMessage's file block)."""
-        return await resources.read_resource(self._access, self._resource_cache, server, uri, cache_mode)
+        return await resources.read_resource(
+            self._access.connections, self._resource_cache, server, uri, cache_mode
+        )
 
     async def list_prompts(self, server: str, cache_mode: CacheMode = "use") -> list[types.Prompt]:
         """Every prompt ``server`` lists (all pages), with its declared arguments."""
-        return await resources.list_prompts(self._access, self._resource_cache, server, cache_mode)
+        return await resources.list_prompts(
+            self._access.connections, self._resource_cache, server, cache_mode
+        )
 
     async def get_prompt(
         self, server: str, name: str, arguments: Mapping[str, Any] | None = None
     ) -> list[BaseMessage]:
         """Render prompt ``name`` of ``server`` into LangChain messages (user → Human, assistant → AI)."""
-        return await resources.get_prompt(self._access, server, name, arguments)
+        return await resources.get_prompt(self._access.connections, server, name, arguments)
 
 
 def server_access(servers: McpServers) -> ServerAccess:
-    """The package's own way into ``servers`` (the tool node, the gate, the middleware): not user API."""
+    """The package's own way into ``servers`` (the tool node, the gate, the middleware): its parts, and where a call
+    goes. Not user API."""
     return servers._access
 
 

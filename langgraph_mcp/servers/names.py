@@ -1,5 +1,9 @@
 """Which server publishes a tool name: the candidate servers, listed as needed, and the ones that can't be ruled out.
 
+A resolution comes with the listings it was read from (:class:`Resolved`): the tool node's call target carries the
+listing its tool was found in, whose freshness is then the one answer to "is the tool still what its server lists?"
+(:meth:`~langgraph_mcp.calls.call.CallTarget.listed_now`), asked again right before every send.
+
 A full resolution is kept per name and reused while it provably still holds — the listing cache is at the same
 version (no listing stored, invalidated or forgotten since), every candidate's listing is still fresh, and no
 identity can differ (no server has per-run credentials; an interceptor's headers replace the run's only for the call
@@ -13,13 +17,13 @@ import asyncio
 import contextlib
 import dataclasses
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 
 from langgraph_mcp.catalog import McpTool, ToolResolution, close_matches, sanitize_name
 from langgraph_mcp.config import McpServersConfig
 from langgraph_mcp.credentials import is_per_run
-from langgraph_mcp.errors import AuthorizationRequiredError
+from langgraph_mcp.errors import AuthorizationRequiredError, ServersClosedError
 from langgraph_mcp.servers.listings import Listing, ListingCache, describe_failure
 
 # Names are whatever a model calls, so the per-name memos are bounded (cleared when full).
@@ -27,13 +31,19 @@ MAX_REMEMBERED_NAMES = 1024
 
 
 @dataclass(frozen=True)
-class _Resolved:
-    """A full resolution, and what it was made from."""
+class Resolved:
+    """A resolution, and the listings it was read from."""
 
-    version: int
-    listings: tuple[Listing, ...]
-    """The candidates' listings it was made from (each must still be fresh)."""
     resolution: ToolResolution
+    listings: Mapping[str, Listing]
+    """Per server whose listing was read (every candidate not in ``resolution.unknown``), that listing."""
+    version: int
+    """The listing cache's version it was made at."""
+
+    def listing_of(self, tool: McpTool) -> Listing | None:
+        """The listing one of this resolution's tools was found in (whether it still lists the tool, and is fresh,
+        is :meth:`~langgraph_mcp.calls.call.CallTarget.listed_now`'s to say, right before the send)."""
+        return self.listings.get(tool.server)
 
 
 class NameResolver:
@@ -58,7 +68,7 @@ class NameResolver:
         self._signs_in = {server for server, spec in config.servers.items() if getattr(spec, "oauth", None)}
         """Servers with per-user OAuth: listed only when a name could be theirs (a listing may need a sign-in)."""
         self._candidates: dict[str, tuple[str, ...]] = {}
-        self._resolved: dict[str, _Resolved] = {}
+        self._resolved: dict[str, Resolved] = {}
 
     def candidate_servers(self, published_name: str) -> list[str]:
         """The configured servers that could publish ``published_name``.
@@ -82,29 +92,27 @@ class NameResolver:
             self._candidates[published_name] = candidates
         return candidates
 
-    def _still_valid(self, published_name: str) -> ToolResolution | None:
+    def _still_valid(self, published_name: str) -> Resolved | None:
         """The kept resolution of ``published_name`` if it provably still holds (see the module docstring)."""
         kept = self._resolved.get(published_name)
         if kept is None or kept.version != self._listings.version or not self._fixed_identities:
             return None
-        for listing in kept.listings:  # a loop, not all(<generator>): read on every call
+        for listing in kept.listings.values():  # a loop, not all(<generator>): read on every call
             if not listing.fresh:
                 return None
-        return kept.resolution
+        return kept
 
-    def _keep(self, published_name: str, candidates: tuple[str, ...], found: ToolResolution) -> None:
+    def _keep(self, published_name: str, candidates: tuple[str, ...], found: Resolved) -> None:
         """Keep a resolution just made with every candidate fresh and every server listed."""
-        if found.unknown or not self._fixed_identities:
+        if found.resolution.unknown or not self._fixed_identities:
             return
-        listings = []
         for server in candidates:
-            listing = self._listings.cached(server)
+            listing = found.listings.get(server)
             if listing is None or not listing.fresh:
                 return
-            listings.append(listing)
         if len(self._resolved) >= MAX_REMEMBERED_NAMES:
             self._resolved.clear()
-        self._resolved[published_name] = _Resolved(self._listings.version, tuple(listings), found)
+        self._resolved[published_name] = found
 
     @contextlib.asynccontextmanager
     async def _listing_locks(self, servers: list[str]) -> AsyncIterator[None]:
@@ -121,7 +129,14 @@ class NameResolver:
 
         Lists (or re-lists) candidates as needed; never raises for a server that fails to list (it is named
         in ``unknown``). A lookup cut short by anything but the caller's own cancellation counts as a failure.
+        Raises :class:`~langgraph_mcp.errors.ServersClosedError` once the servers were closed.
         """
+        return (await self.resolve_listed(published_name)).resolution
+
+    async def resolve_listed(self, published_name: str) -> Resolved:
+        """:meth:`resolve`, with the listings the resolution was read from."""
+        if self._listings.closed:
+            raise ServersClosedError()
         kept = self._still_valid(published_name)
         if kept is not None:
             return kept
@@ -152,7 +167,7 @@ class NameResolver:
             if server not in unknown and not listings.fresh(server):
                 unknown[server] = "its tools are not listed"
         found = self._resolution(published_name, [s for s in candidates if s not in unknown], unknown)
-        if not found.tools and unlisted():
+        if not found.resolution.tools and unlisted():
             # A name no candidate publishes: list the others only now, for its "did you mean" hints, so a call to
             # one server never waits for servers it does not call to start.
             async with self._listing_locks(unlisted()):
@@ -160,32 +175,37 @@ class NameResolver:
                     await listings.list_quietly(todo)
             found = self._resolution(published_name, [s for s in candidates if s not in unknown], unknown)
         if sign_in is not None:
-            found = dataclasses.replace(found, sign_in=sign_in)
+            found = dataclasses.replace(
+                found, resolution=dataclasses.replace(found.resolution, sign_in=sign_in)
+            )
         if not stale() and not unlisted():  # every server listed, as a kept resolution needs (see _keep)
             self._keep(published_name, candidates, found)
         return found
 
     def cached_resolution(self, published_name: str) -> ToolResolution | None:
         """:meth:`resolve` from the cache alone, or ``None`` when a candidate server would have to be listed."""
+        if self._listings.closed:
+            raise ServersClosedError()
         kept = self._still_valid(published_name)
         if kept is not None:
-            return kept
+            return kept.resolution
         candidates = self._candidates_of(published_name)
         if not all(self._listings.fresh(s) for s in candidates):
             return None
-        return self._resolution(published_name, list(candidates), {})
+        return self._resolution(published_name, list(candidates), {}).resolution
 
-    def _resolution(self, published_name: str, listed: list[str], unknown: dict[str, str]) -> ToolResolution:
+    def _resolution(self, published_name: str, listed: list[str], unknown: dict[str, str]) -> Resolved:
         """The resolution over ``listed`` (servers with a fresh listing for this run)."""
+        listings = {
+            server: listing for server in listed if (listing := self._listings.cached(server)) is not None
+        }
         tools: tuple[McpTool, ...] = tuple(
-            tool
-            for server in listed
-            if (listing := self._listings.cached(server)) is not None
-            and (tool := listing.by_name.get(published_name))
+            tool for listing in listings.values() if (tool := listing.by_name.get(published_name))
         )
-        return ToolResolution(
+        resolution = ToolResolution(
             published_name,
             tools,
             unknown,
             [] if tools else close_matches(published_name, self._listings.cached_tools()),
         )
+        return Resolved(resolution, listings, self._listings.version)

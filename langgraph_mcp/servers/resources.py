@@ -26,7 +26,7 @@ from mcp import Client, MCPError
 from langgraph_mcp.calls.results import convert_result
 from langgraph_mcp.connection.connection import ServerConnection
 from langgraph_mcp.errors import LangGraphMcpError, PromptError, ResourceError, ServerError
-from langgraph_mcp.servers.access import ServerAccess
+from langgraph_mcp.servers.connections import LiveConnections
 
 __all__ = [
     "ResourceCache",
@@ -165,17 +165,17 @@ async def _listing(
 
 
 @contextlib.contextmanager
-def _held(access: ServerAccess, server: str) -> Iterator[tuple[ServerConnection, Hashable]]:
+def _held(connections: LiveConnections, server: str) -> Iterator[tuple[ServerConnection, Hashable]]:
     """The current run's connection to ``server`` (held while the block runs) and its credential identity."""
-    with access.using(server):
-        yield access.connection(server), access.identity(server).key
+    with connections.using(server):
+        yield connections.connection(server), connections.identity(server).key
 
 
 async def list_resources(
-    access: ServerAccess, cache: ResourceCache, server: str, cache_mode: str = "use"
+    connections: LiveConnections, cache: ResourceCache, server: str, cache_mode: str = "use"
 ) -> list[types.Resource]:
     """Every resource the server lists (all pages)."""
-    with _held(access, server) as (conn, identity):
+    with _held(connections, server) as (conn, identity):
         return await _listing(
             conn,
             cache,
@@ -188,10 +188,10 @@ async def list_resources(
 
 
 async def list_resource_templates(
-    access: ServerAccess, cache: ResourceCache, server: str, cache_mode: str = "use"
+    connections: LiveConnections, cache: ResourceCache, server: str, cache_mode: str = "use"
 ) -> list[types.ResourceTemplate]:
     """Every resource template the server lists (all pages); read one by filling its ``uri_template``."""
-    with _held(access, server) as (conn, identity):
+    with _held(connections, server) as (conn, identity):
         return await _listing(
             conn,
             cache,
@@ -204,10 +204,10 @@ async def list_resource_templates(
 
 
 async def list_prompts(
-    access: ServerAccess, cache: ResourceCache, server: str, cache_mode: str = "use"
+    connections: LiveConnections, cache: ResourceCache, server: str, cache_mode: str = "use"
 ) -> list[types.Prompt]:
     """Every prompt the server lists (all pages), with its declared arguments."""
-    with _held(access, server) as (conn, identity):
+    with _held(connections, server) as (conn, identity):
         return await _listing(
             conn,
             cache,
@@ -241,14 +241,14 @@ def link_uri(ref: ResourceRef) -> str:
 
 
 async def read_resource(
-    access: ServerAccess, cache: ResourceCache, server: str, ref: ResourceRef, cache_mode: str = "use"
+    connections: LiveConnections, cache: ResourceCache, server: str, ref: ResourceRef, cache_mode: str = "use"
 ) -> list[Blob]:
     """Read one resource (or follow a ``resource_link``) into ``Blob``s, one per returned content."""
     try:
         uri = link_uri(ref)
     except ResourceError as exc:
         raise ResourceError(server, exc.uri, exc.detail) from None
-    with _held(access, server) as (conn, identity):
+    with _held(connections, server) as (conn, identity):
         return await _read(conn, cache, identity, uri, cache_mode)
 
 
@@ -291,11 +291,11 @@ def to_blobs(result: types.ReadResourceResult, server: str) -> list[Blob]:
 
 
 async def get_prompt(
-    access: ServerAccess, server: str, name: str, arguments: Mapping[str, Any] | None = None
+    connections: LiveConnections, server: str, name: str, arguments: Mapping[str, Any] | None = None
 ) -> list[BaseMessage]:
     """Render a prompt with ``arguments`` (values are sent as strings, as MCP prompts require)."""
     args = {key: value if isinstance(value, str) else str(value) for key, value in (arguments or {}).items()}
-    with _held(access, server) as (conn, _):
+    with _held(connections, server) as (conn, _):
         try:
             result: types.GetPromptResult = await _request(conn, lambda client: client.get_prompt(name, args))
         except Exception as exc:

@@ -89,7 +89,7 @@ async def test_catalog_hints_and_default_verdicts(filesystem_spec: Any) -> None:
     servers = McpServers({"fs": filesystem_spec()})
     try:
         tools = {t.name: t for t in await servers.list_tools()}
-        conn = server_access(servers).connection("fs")
+        conn = server_access(servers).connections.connection("fs")
         assert (
             conn.owner.protocol_version == LEGACY
         )  # mode="auto": server/discover -> -32601, handshake fallback
@@ -238,7 +238,7 @@ async def test_unknown_tool_both_ways(filesystem_spec: Any) -> None:
     servers = McpServers({"fs": filesystem_spec()})
     try:
         await servers.list_tools()
-        conn = server_access(servers).connection("fs")
+        conn = server_access(servers).connections.connection("fs")
         # Straight to the server, bypassing the catalog: the TypeScript SDK answers with an isError result.
         result = await conn.request(lambda c: c.session.call_tool("nope", {}), timeout=10)
         message = await run_tool_node(servers, "fs_read_txt_file", {"path": "x"})

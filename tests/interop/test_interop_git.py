@@ -123,7 +123,7 @@ async def test_agent_turn_git_reset_decision(
             {"type": "approve"} if decision == "approve" else {"type": "reject", "message": "keep the index"}
         )
         final = await graph.ainvoke(resume_with(pending, {"reset": answer}), config)
-        protocol = server_access(servers).connection("git").owner.protocol_version
+        protocol = server_access(servers).connections.connection("git").owner.protocol_version
     finally:
         await servers.aclose()
     assert protocol == (MODERN if (build, mode) == ("latest", "auto") else LEGACY)
@@ -187,7 +187,7 @@ async def test_unknown_tool_straight_to_the_server(
 ) -> None:
     servers = McpServers({"git": git_spec(build, mode=mode)})
     try:
-        conn = server_access(servers).connection("git")
+        conn = server_access(servers).connections.connection("git")
         await conn.owner.client()
         assert conn.owner.protocol_version == (MODERN if (build, mode) == ("latest", "auto") else LEGACY)
         if build == "latest":

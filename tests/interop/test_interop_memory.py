@@ -80,7 +80,7 @@ async def test_catalog_hints_and_default_verdicts(memory_spec: Any) -> None:
     servers = McpServers({"mem": memory_spec()})
     try:
         tools = {t.name: t for t in await servers.list_tools()}
-        assert server_access(servers).connection("mem").owner.protocol_version == "2025-11-25"
+        assert server_access(servers).connections.connection("mem").owner.protocol_version == "2025-11-25"
     finally:
         await servers.aclose()
     assert sorted(tools) == sorted(DECLARED)
@@ -161,7 +161,7 @@ async def test_unknown_tool_both_ways(memory_spec: Any) -> None:
         await servers.list_tools()
         result = (
             await server_access(servers)
-            .connection("mem")
+            .connections.connection("mem")
             .request(lambda c: c.session.call_tool("nope", {}), timeout=10)
         )
         message = await run_tool_node(servers, "mem_delete_entity", {"entityNames": ["x"]})

@@ -50,7 +50,7 @@ async def test_catalog_hints_and_default_verdicts(time_spec: Any, build: str) ->
     servers = McpServers({"time": time_spec(build)})
     try:
         tools = {t.name: t for t in await servers.list_tools()}
-        info = server_access(servers).connection("time").owner.server_info
+        info = server_access(servers).connections.connection("time").owner.server_info
     finally:
         await servers.aclose()
     assert info is not None and info.name == "mcp-time"
@@ -71,7 +71,7 @@ async def test_eras_and_calls(time_spec: Any, build: str, mode: str, version: st
     servers = McpServers({"time": time_spec(build, mode=mode)})
     try:
         await servers.list_tools()
-        assert server_access(servers).connection("time").owner.protocol_version == version
+        assert server_access(servers).connections.connection("time").owner.protocol_version == version
         assert servers.server_status("time")["era"] == ("modern" if version == MODERN else "legacy")
         converted = await servers.call_tool(
             "time_convert_time", {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"}
@@ -107,7 +107,7 @@ async def test_unknown_tool_straight_to_the_server(time_spec: Any, build: str, m
     """Bypassing our catalog: -32602 from the mcp-2.3 build (both eras), an isError result from mcp 1.30."""
     servers = McpServers({"time": time_spec(build, mode=mode)})
     try:
-        conn = server_access(servers).connection("time")
+        conn = server_access(servers).connections.connection("time")
         await conn.owner.client()
         if build == "latest":
             with pytest.raises(MCPError) as caught:
@@ -168,7 +168,7 @@ async def test_stderr_noise_goes_to_the_server_logger(
     servers = McpServers({"time": time_spec("old")})
     try:
         await servers.list_tools()
-        assert server_access(servers).connection("time").owner.protocol_version == LEGACY
+        assert server_access(servers).connections.connection("time").owner.protocol_version == LEGACY
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and not _logged(caplog, "time", "Failed to validate request"):
             await anyio.sleep(0.05)

@@ -1,11 +1,16 @@
-"""The call target: where one tool call goes, resolved once for the current run before the call is driven.
+"""One tool call: where it goes (:class:`CallTarget`), and the call as the driver runs it (:class:`DrivenCall`).
 
-The servers layer resolves it (:meth:`langgraph_mcp.servers.access.ServerAccess.call_target`): this event loop's
-connection for the run's credentials, the paused rounds kept on it, the headers, the output routing and the listing
-the tool was judged on. The driver (:mod:`.driver`) and the interceptors (:mod:`.interceptors`) take only this
-object; nothing in them reaches back up to the servers layer. While the driver runs the call, it is a
-:class:`DrivenCall` (the target, the arguments, who answers its questions), which is also what answering its sampling
-requests (:mod:`.sampling`) and following its task (:mod:`.tasks`) take.
+The servers layer resolves the target once for the current run (:mod:`langgraph_mcp.servers.access`): this event
+loop's connection for the run's credentials, the paused rounds kept on it, the headers, the output routing and, for
+the tool node's calls, the listing the tool was resolved from and judged on, whose freshness is the one answer to "is
+the tool still what its server lists?" (:meth:`CallTarget.listed_now`). The driver (:mod:`.driver`) and the
+interceptors (:mod:`.interceptors`) take only this object; nothing in them reaches back up to the servers layer.
+
+While the driver runs the call, it is a :class:`DrivenCall`: the target, the arguments and the call's
+:class:`~.asker.InterruptAsker` (``None``: nobody can answer a question), which is also what answering its sampling
+requests (:mod:`.sampling`) and following its task (:mod:`.tasks`) take. A target of fixed credentials outlives its
+calls (the servers layer hands it out again while its listing holds); the asker outlives one drive (a call is driven
+again after a sign-in, a re-listing or an interceptor's retry, and its place among the answers goes on).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from langgraph_mcp.calls.asker import InterruptAsker
+from langgraph_mcp.calls.observers import server_metadata
 from langgraph_mcp.calls.paused import PausedRound, PausedRounds
 from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.config import OutputRouting
@@ -29,9 +35,8 @@ from langgraph_mcp.payloads import (
     ElicitationInterrupt,
     ElicitationRequest,
 )
-from langgraph_mcp.questions.agent_chat_ui import PLAIN, QuestionShapes
 
-__all__ = ["Asking", "CallTarget", "DrivenCall", "Questions", "ToolListing"]
+__all__ = ["CallTarget", "DrivenCall", "ToolListing"]
 
 
 class ToolListing(Protocol):
@@ -46,7 +51,7 @@ class ToolListing(Protocol):
 
 @dataclass(frozen=True)
 class CallTarget:
-    """One tool call's destination for the current run: build it with ``ServerAccess.call_target``."""
+    """One tool call's destination for the current run (the servers layer builds it, see the module docstring)."""
 
     tool: McpTool
     conn: ServerConnection
@@ -60,7 +65,8 @@ class CallTarget:
     retarget: Callable[[dict[str, str]], CallTarget]
     """The same call sent with other headers (an interceptor's override): another identity, another connection."""
     listing: ToolListing | None = None
-    """The run's listing the tool was resolved from and judged on (``None``: there was none)."""
+    """The run's listing the tool was resolved from and judged on (``None``: there was none: never sent when
+    :attr:`checked`)."""
     checked: bool = False
     """Whether :meth:`listed_now` holds the call back when the tool is no longer what the server lists (the tool
     node's calls, which were proven on that listing)."""
@@ -74,9 +80,10 @@ class CallTarget:
         return dict(self.identity.headers or {})
 
     def listed_now(self) -> bool:
-        """Whether the tool is still what its server lists: the listing it was judged on is fresh (same process or
-        session, within its ``ttlMs`` or ``listing_max_age``, not dropped or replaced since) and holds this very
-        tool. Always true for a call that is not :attr:`checked`. No I/O."""
+        """Whether the tool is still what its server lists: the listing its resolution found it in, and it was
+        judged on, is fresh (same process or session, within its ``ttlMs`` or ``listing_max_age``, not dropped or
+        replaced since) and holds this very tool. The one tool-level answer (the driver asks it after connecting,
+        before every send); always true for a call that is not :attr:`checked`. No I/O."""
         if not self.checked:
             return True
         listing = self.listing
@@ -85,6 +92,10 @@ class CallTarget:
             and listing.fresh
             and listing.by_name.get(self.tool.published_name) is self.tool
         )
+
+    def run_metadata(self) -> dict[str, Any]:
+        """What the call's tool run says about its server (:func:`~.observers.server_metadata`)."""
+        return server_metadata(self.conn.spec.transport, self.conn.owner.protocol_version)
 
     def for_headers(self, headers: dict[str, str]) -> CallTarget:
         """This call sent with ``headers`` (itself when they are the ones it has)."""
@@ -113,47 +124,6 @@ class CallTarget:
 _NOTHING_TO_HOLD = contextlib.nullcontext()
 
 
-class Questions:
-    """Who answers one tool call's questions: its :class:`~.asker.InterruptAsker`, made when the call first needs
-    one (a question, a sign-in, the node's own approval, or a round paused on the connection to continue), then kept
-    for the call's later attempts in the same run. A call that asks nothing, most calls, never makes one."""
-
-    __slots__ = ("_asker", "shapes", "tool_call_id")
-
-    def __init__(self, tool_call_id: str, *, shapes: QuestionShapes = PLAIN) -> None:
-        self.tool_call_id, self.shapes = tool_call_id, shapes
-        self._asker: InterruptAsker | None = None
-
-    @classmethod
-    def of(cls, asker: InterruptAsker) -> Questions:
-        """An asker made already (a LangChain tool's, in a graph)."""
-        questions = cls(asker.key[-1], shapes=asker.shapes)
-        questions._asker = asker
-        return questions
-
-    @property
-    def asker(self) -> InterruptAsker:
-        if self._asker is None:
-            self._asker = InterruptAsker(self.tool_call_id, shapes=self.shapes)
-        return self._asker
-
-    @property
-    def made(self) -> InterruptAsker | None:
-        """The asker, if the call has needed one yet."""
-        return self._asker
-
-    def paused_round(self, rounds: PausedRounds) -> PausedRound | None:
-        """The live round this attempt continues (:meth:`~.asker.InterruptAsker.paused_round`); with no asker yet
-        and nothing kept on the connection there is none, and a new asker starts where that would put it."""
-        if self._asker is None and not rounds.kept:
-            return None
-        return self.asker.paused_round(rounds)
-
-
-Asking = InterruptAsker | Questions | None
-"""Who answers a call's questions, as the driver takes it (``None``: nobody can; a question is an error)."""
-
-
 @dataclass(frozen=True)
 class DrivenCall:
     """One tool call being driven (by :mod:`.driver`, and by :mod:`.sampling` and :mod:`.tasks` for it): where it
@@ -162,7 +132,8 @@ class DrivenCall:
     target: CallTarget
     arguments: dict[str, Any]
     tool_call_id: str
-    questions: Questions | None
+    asker: InterruptAsker | None
+    """Who answers the call's questions (``None``: nobody can; a question is an error)."""
     progress: ProgressCallback | None
     approved: bool = False
     """A human approved this call (the policy alone would not run it): after a transport failure it is sent again
@@ -170,10 +141,6 @@ class DrivenCall:
     said_no: list[tuple[str, str]] = field(default_factory=list)
     """``(mode, action)`` of every question of this call the person declined or cancelled (``form``/``url``,
     ``decline``/``cancel``), in the order asked: the result then says so in words (see the driver)."""
-
-    @property
-    def asker(self) -> InterruptAsker | None:
-        return self.questions.asker if self.questions is not None else None
 
     @property
     def conn(self) -> ServerConnection:
@@ -215,8 +182,8 @@ class DrivenCall:
         return answers
 
     def start_over(self) -> None:
-        if self.questions is not None and self.questions.made is not None:
-            self.questions.made.start_over()
+        if self.asker is not None:
+            self.asker.start_over()
 
     def check_rounds(self, round_: int, what: str) -> None:
         cap = self.conn.spec.max_elicitation_rounds
