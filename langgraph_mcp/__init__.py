@@ -1,7 +1,7 @@
 """langgraph-mcp: MCP servers as first-class parts of LangGraph graphs, with humans in control.
 
 The public API is these names (``__all__``, generated from `_EXPORTS`; everything else is internal and may
-change). ``tests/test_architecture.py`` checks that this list, ``__all__`` and the type-checking imports agree.
+change). ``tests/package/test_architecture.py`` checks that this list, ``__all__`` and the type-checking imports agree.
 
 Servers and tools
     ``McpServers``, ``McpTool``, ``McpServersConfig``

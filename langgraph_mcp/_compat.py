@@ -3,7 +3,7 @@
 No other module of the package names a private module or attribute of a dependency. Each entry is guarded the way
 ``langgraph/prebuilt/tool_node.py`` guards ``CONFIG_KEY_READ_STATE``: an import or attribute check, then either a
 documented fallback or an :class:`~langgraph_mcp.errors.IncompatibleDependencyError` naming the installed version.
-``tests/test_compat_langgraph.py`` checks every entry against the installed dependency, so an upgrade that changes
+``tests/package/test_compat_langgraph.py`` checks every entry against the installed dependency, so an upgrade that changes
 one fails there with a message saying which.
 """
 

@@ -1,7 +1,7 @@
 """An mkdocs hook: a code fence's test words (``name=``, ``into=``, ``fragment``, ``no-run``, ``run``, ...) stay out
 of the rendered page.
 
-The pages' fences carry words that ``tests/test_readme.py`` reads (its docstring has the rule). Markdown's
+The pages' fences carry words that ``tests/users/test_readme.py`` reads (its docstring has the rule). Markdown's
 fenced-code extension would not take them as a fence at all, so before rendering each fence keeps its language,
 and a ``name=FILE`` becomes the block's title (the file the page tells the reader to save it as).
 """

@@ -17,7 +17,7 @@ What differs between transports beyond that is a method with a default here, ove
 listing's freshness on HTTP, a legacy HTTP session that is gone, the pool's call slots, a stdio server's stderr).
 
 Adding a transport: a module in this folder with its model, and one :func:`register_transport` line in
-``transports/__init__.py``. ``tests/test_extension_transport.py`` does it for an in-memory pipe, as an example.
+``transports/__init__.py``. ``tests/transports/test_extension_transport.py`` does it for an in-memory pipe, as an example.
 """
 
 from __future__ import annotations

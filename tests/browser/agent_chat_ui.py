@@ -280,7 +280,7 @@ def langgraph_dev(
     links: dict[str, Path] | None = None,
 ) -> Iterator[str]:
     """``langgraph dev`` on the repository's ``langgraph.json`` (served from a scratch copy, as in
-    ``tests/test_studio.py``), on loopback; yields its URL. ``graphs`` (graph id -> ``./path.py:factory``,
+    ``tests/examples/test_studio.py``), on loopback; yields its URL. ``graphs`` (graph id -> ``./path.py:factory``,
     relative to the repository) serves those instead, with ``tests/`` beside the package, and ``extra_config``
     adds keys to that config (``ui``, ``http``); ``links`` (name -> folder) are linked into the project beside it
     (a ``ui`` bundle must lie under the project); ``extra_env`` goes to the server process (the graphs read it)."""

@@ -47,7 +47,7 @@ GRAPHS = {
 SUMMARIZED = "the meeting notes"
 """What the review graph's agent asks the server to summarize."""
 
-_SAMPLING_SERVER = Path(__file__).resolve().parents[1] / "servers" / "sampling_server.py"
+_SAMPLING_SERVER = Path(__file__).resolve().parents[1] / "support" / "servers" / "sampling_server.py"
 Graph = CompiledStateGraph[Any, Any, Any, Any]
 
 

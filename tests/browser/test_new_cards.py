@@ -109,7 +109,7 @@ def _no_controls(title: str, box: str, card: str) -> list[dict[str, Any]]:
     the Decision box holding only whitespace; Ctrl+Enter in the field ``box`` after typing approve and pressing
     Reset; Mark as Resolved. Each sends nothing: the first three are refused in words and the card stays, Mark as
     Resolved gets the same card back. (Every box of the card has the same Ctrl+Enter handler, which submits
-    what is selected: ``inbox-item-input.tsx``; ``tests/test_cards.py`` covers each box's value.)"""
+    what is selected: ``inbox-item-input.tsx``; ``tests/questions/test_cards.py`` covers each box's value.)"""
     steps = _refused(title, [{"do": "click", "button": "Submit"}], f"{card}-submit")
     blank = [
         {"do": "fill", "field": "Decision", "value": "  \n "},

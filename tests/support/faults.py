@@ -20,11 +20,11 @@ import uvicorn
 
 from tests.support.helpers import LoopbackUvicorn, start_uvicorn
 
-FAULTY_SERVER = Path(__file__).resolve().parents[1] / "servers" / "faulty_stdio_server.py"
+FAULTY_SERVER = Path(__file__).resolve().parent / "servers" / "faulty_stdio_server.py"
 
 
 def faulty_server_spec(mode: str, **options: Any) -> dict[str, Any]:
-    """A stdio config entry for ``tests/servers/faulty_stdio_server.py`` in ``mode``."""
+    """A stdio config entry for ``tests/support/servers/faulty_stdio_server.py`` in ``mode``."""
     return {"command": sys.executable, "args": [str(FAULTY_SERVER), mode], **options}
 
 

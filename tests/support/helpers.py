@@ -46,12 +46,12 @@ HANG_GUARD = 120
 """Seconds a test waits for a process it started before calling it hung: only a hung process trips it (a loaded
 2-core box took 20+ s for healthy CLI runs, past the 20–30 s budgets tests had)."""
 
-SERVERS_DIR = Path(__file__).resolve().parents[1] / "servers"
+SERVERS_DIR = Path(__file__).resolve().parent / "servers"
 RAW_SERVER = SERVERS_DIR / "raw_stdio_server.py"
 
 
 def raw_server_spec(mode: str, **options: Any) -> dict[str, Any]:
-    """A stdio config entry for ``tests/servers/raw_stdio_server.py`` in ``mode`` (``deep`` or ``banner``)."""
+    """A stdio config entry for ``tests/support/servers/raw_stdio_server.py`` in ``mode`` (``deep`` or ``banner``)."""
     return {"command": sys.executable, "args": [str(RAW_SERVER), mode], **options}
 
 
@@ -101,7 +101,7 @@ CRASHING_SERVER = SERVERS_DIR / "crashing_demo_server.py"
 
 
 def crashing_demo_spec(*, events_file: Path | None = None, **options: Any) -> dict[str, Any]:
-    """:func:`stdio_demo_spec` for ``tests/servers/crashing_demo_server.py``: the demo server plus ``crash``,
+    """:func:`stdio_demo_spec` for ``tests/support/servers/crashing_demo_server.py``: the demo server plus ``crash``,
     ``flaky_read`` and ``flaky_delete``, tools that kill the server process."""
     spec = stdio_demo_spec(events_file=events_file, **options)
     spec["args"] = [str(CRASHING_SERVER)]

@@ -1,4 +1,4 @@
-"""Child of ``tests/test_remembered_processes.py``: turns on threads in a fresh process, over the SQLite checkpoint
+"""Child of ``tests/approval/test_remembered_processes.py``: turns on threads in a fresh process, over the SQLite checkpoint
 database and the SQLite store the test's own process wrote::
 
     python -m tests.support.memory_child WIRING DB STORE '[["thread", "user"], ...]'

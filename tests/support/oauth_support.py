@@ -32,7 +32,7 @@ from urllib.parse import urljoin
 import httpx2
 
 ROOT = Path(__file__).resolve().parents[2]
-LAUNCHER = ROOT / "tests" / "servers" / "oauth_servers.py"
+LAUNCHER = ROOT / "tests" / "support" / "servers" / "oauth_servers.py"
 CACHE_ENV = "LANGGRAPH_MCP_OAUTH_CACHE"
 START_BOUND = 60.0
 

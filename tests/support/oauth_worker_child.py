@@ -22,8 +22,8 @@ from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.store.postgres.aio import AsyncPostgresStore
 
 from langgraph_mcp import McpServers, pending_interrupts, resume_command
+from tests.connection.test_oauth import build_graph, server_config
 from tests.support.oauth_support import OAuthServers
-from tests.test_oauth import build_graph, server_config
 
 
 async def main(dsn: str, rs_url: str, op: str, thread: str, principal: str, *rest: str) -> None:

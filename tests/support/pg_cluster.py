@@ -4,7 +4,7 @@ Used two ways, one implementation:
 
 * by ``.ci/run`` (``python tests/support/pg_cluster.py start DIR`` prints a DSN, ``... stop DIR`` stops it and removes
   ``DIR``), which exports the DSN as ``LANGGRAPH_MCP_TEST_PG_DSN`` for the whole test run;
-* by the ``pg_dsn`` fixture in ``tests/test_multiworker.py`` when no DSN is given and the server binaries exist
+* by the ``pg_dsn`` fixture in ``tests/scale/test_multiworker.py`` when no DSN is given and the server binaries exist
   (Debian's ``postgresql`` package: ``/usr/lib/postgresql/<version>/bin``).
 
 PostgreSQL refuses to run as root, so under root the cluster belongs to the ``postgres`` user (created by the

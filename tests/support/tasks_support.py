@@ -18,11 +18,11 @@ import httpx2
 from tests.support.helpers import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
-TASKS_SERVER = ROOT / "tests" / "servers" / "tasks_server.py"
+TASKS_SERVER = ROOT / "tests" / "support" / "servers" / "tasks_server.py"
 
 
 class TasksServer:
-    """One running ``tests/servers/tasks_server.py``: its ``url``, its event file and what it recorded."""
+    """One running ``tests/support/servers/tasks_server.py``: its ``url``, its event file and what it recorded."""
 
     def __init__(self, events: Path) -> None:
         self.events = events
