@@ -1,8 +1,8 @@
 """Before → after: two checkouts of the package timed side by side on the same public graphs (P1 and P3).
 
 ``python -m bench.versions --before REF [--after REF] [--blocks 200]`` checks ``REF`` out into a temporary git
-worktree (``--after`` defaults to this checkout as it is, uncommitted changes included), starts one peer process per
-checkout and era (``bench/peers/package_side.py`` with that checkout first on ``PYTHONPATH``, the same interpreter
+worktree (``--after`` defaults to this checkout as it is, uncommitted changes included), starts peer processes (three per
+checkout and era by default, taking blocks in turn) (``bench/peers/package_side.py`` with that checkout first on ``PYTHONPATH``, the same interpreter
 and dependencies), and runs the variants in interleaved blocks: each block runs every variant once on each side, in a
 rotating order, so the machine's drift hits both alike. Each side times its own runs (no pipe round trip in the
 figure). The table gives each side's per-call median with its interquartile range, and the per-block ratio
@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from bench.common import ERAS, REPO, Comparison, Summary, interleave
@@ -58,16 +60,37 @@ def worktree(ref: str, into: Path) -> Path:
     return path
 
 
-async def measure(checkouts: dict[str, Path], blocks: int, per_block: int) -> list[list[str]]:
+def rotating(workers: list[Worker], name: str) -> Callable[[int], Awaitable[float]]:
+    """``name`` run by each of ``workers`` in turn, block after block: a process's own luck (its heap, its timer
+    phase against the server's; one was seen to take ~123 ms or ~140 ms for the same fan-out, whichever checkout
+    it ran) is spread over both sides instead of landing on one."""
+    turn = itertools.count()
+
+    async def go(n: int) -> float:
+        return await workers[next(turn) % len(workers)].run(name, n)
+
+    return go
+
+
+async def measure(
+    checkouts: dict[str, Path],
+    blocks: int,
+    per_block: int,
+    eras: tuple[str, ...],
+    only: str | None,
+    processes: int,
+) -> list[list[str]]:
     rows: list[list[str]] = []
-    for era in ERAS:
-        workers = {side: await start(path, era) for side, path in checkouts.items()}
+    for era in eras:
+        workers = {
+            side: [await start(path, era) for _ in range(processes)] for side, path in checkouts.items()
+        }
         try:
-            names = workers["before"].hello["variants"]
+            names = [n for n in workers["before"][0].hello["variants"] if only is None or only in n]
             for name in names:
                 fan = "×" in name
                 result: Comparison = await interleave(
-                    {side: workers[side].variant(name) for side in SIDES},
+                    {side: rotating(workers[side], name) for side in SIDES},
                     blocks=blocks,
                     per_block=1 if fan else per_block,
                     baseline="before",
@@ -77,8 +100,9 @@ async def measure(checkouts: dict[str, Path], blocks: int, per_block: int) -> li
                 rows.append([era, name, before.ms(), after.ms(), ratio.ratio()])
                 print(" | ".join(rows[-1]), file=sys.stderr, flush=True)
         finally:
-            for worker in workers.values():
-                await worker.stop()
+            for side_workers in workers.values():
+                for worker in side_workers:
+                    await worker.stop()
     return rows
 
 
@@ -88,6 +112,11 @@ def main() -> None:
     parser.add_argument("--after", help="a git ref (default: this checkout as it is)")
     parser.add_argument("--blocks", type=int, default=200)
     parser.add_argument("--per-block", type=int, default=10, help="runs per block of a one-call variant")
+    parser.add_argument("--era", choices=ERAS, help="one era only (default: both)")
+    parser.add_argument("--only", help="only the variants whose name contains this")
+    parser.add_argument(
+        "--processes", type=int, default=3, help="peer processes per side, taking blocks in turn"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-versions-") as tmp:
         made: list[Path] = []
@@ -99,7 +128,10 @@ def main() -> None:
                 made.append(checkouts["after"])
             else:
                 checkouts["after"] = REPO
-            rows = asyncio.run(measure(checkouts, args.blocks, args.per_block))
+            eras = (args.era,) if args.era else ERAS
+            rows = asyncio.run(
+                measure(checkouts, args.blocks, args.per_block, eras, args.only, args.processes)
+            )
         finally:
             for path in made:
                 subprocess.run(
