@@ -39,6 +39,7 @@ entries on any ``BaseStore``.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -189,6 +190,35 @@ def _fields(entry: Mapping[str, Any]) -> dict[str, Any]:
     return {name: entry.get(name) for name in _SIGNED}
 
 
+_KEPT_ESCAPED = re.compile(r"[%\x00]")
+_KEPT_ESCAPE = re.compile(r"%(25|00)")
+
+
+def _kept(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """``entry`` as the store keeps it: in its strings ``%`` as ``%25`` and NUL as ``%00``.
+
+    A principal or a tool call id is any string a client sends, and PostgreSQL's ``jsonb`` refuses ``\\u0000``;
+    the escape is undone by :func:`_read` before the signature is checked, so what is verified is what was signed."""
+    return {
+        name: _KEPT_ESCAPED.sub(lambda m: "%25" if m.group() == "%" else "%00", value)
+        if isinstance(value, str)
+        else value
+        for name, value in entry.items()
+    }
+
+
+def _read(value: object) -> object:
+    """A stored entry as :func:`_kept` was given it (anything else as it is: it will not verify)."""
+    if not isinstance(value, Mapping):
+        return value
+    return {
+        name: _KEPT_ESCAPE.sub(lambda m: "%" if m.group(1) == "25" else "\x00", item)
+        if isinstance(item, str)
+        else item
+        for name, item in value.items()
+    }
+
+
 def signed_entry(
     key: ApprovalKey,
     *,
@@ -314,9 +344,10 @@ class _Lookup:
         for (scope, owner), item in zip(self.owners, items, strict=True):
             if item is None:
                 continue
-            verdict = self._applies(item.value, scope, owner)
+            value = _read(item.value)
+            verdict = self._applies(value, scope, owner)
             if verdict == "yes":
-                valid.append(cast(RememberedDecision, item.value))
+                valid.append(cast(RememberedDecision, value))
             elif verdict == "void":
                 void.append((tuple(item.namespace), item.key))
         thread = dict(self.owners).get("thread")
@@ -444,7 +475,7 @@ def remember(store: BaseStore | None, entry: RememberedDecision) -> bool:
         if entry["scope"] == "principal":  # refused before the answer was saved; never silently dropped
             raise DecisionError("a principal's remembered decision needs the graph's LangGraph store")
         return False
-    store.put(memory_namespace(entry["scope"], entry["owner"]), entry_key(entry), dict(entry), index=False)
+    store.put(memory_namespace(entry["scope"], entry["owner"]), entry_key(entry), _kept(entry), index=False)
     return True
 
 
@@ -453,7 +484,7 @@ async def aremember(store: BaseStore | None, entry: RememberedDecision) -> bool:
     if store is None:
         return remember(None, entry)
     namespace = memory_namespace(entry["scope"], entry["owner"])
-    await _abatch(store, [PutOp(namespace, entry_key(entry), dict(entry), index=False)])
+    await _abatch(store, [PutOp(namespace, entry_key(entry), _kept(entry), index=False)])
     return True
 
 
@@ -478,9 +509,11 @@ class StoredApproval:
     @classmethod
     def of(cls, item: Item) -> StoredApproval:
         scope, label = item.namespace[-2:]
-        signed = item.value.get("owner")
+        entry = _read(item.value)
+        assert isinstance(entry, Mapping)  # a store item's value is a dict
+        signed = entry.get("owner")
         owner = signed if isinstance(signed, str) and namespace_label(signed) == label else label_value(label)
-        return cls(scope, owner, item.key, dict(item.value), item.updated_at.isoformat(timespec="seconds"))
+        return cls(scope, owner, item.key, dict(entry), item.updated_at.isoformat(timespec="seconds"))
 
 
 def _search(store: BaseStore, prefix: tuple[str, ...]) -> list[Item]:

@@ -17,9 +17,19 @@ from langgraph.store.memory import InMemoryStore
 from langgraph.store.sqlite import SqliteStore
 
 from langgraph_mcp.approval.audit import AUDIT_NAMESPACE
-from langgraph_mcp.approval.memory import list_approvals, memory_namespace, revoke_approvals
+from langgraph_mcp.approval.memory import (
+    list_approvals,
+    memory_namespace,
+    recall,
+    remember,
+    revoke_approvals,
+    signed_entry,
+)
+from langgraph_mcp.catalog import McpTool
 from langgraph_mcp.connection.oauth import oauth_namespace
 from langgraph_mcp.credentials import label_value, namespace_label
+from langgraph_mcp.policy.binding import ApprovalKey
+from langgraph_mcp.policy.verdicts import Verdict
 from tests.scale.test_multiworker import pg_dsn, pg_server  # noqa: F401  (the PostgreSQL tier's fixtures)
 
 PRINCIPALS = [
@@ -98,6 +108,64 @@ def test_a_remembered_decision_of_a_long_principal_lists_and_revokes_by_its_full
     [gone] = revoke_approvals(store, scope="principal", owner=long_one)
     assert gone.owner == long_one
     assert [a.owner for a in list_approvals(store)] == [other]
+
+
+def test_a_remembered_decision_of_every_principal_is_kept_verified_and_recalled(store: BaseStore) -> None:
+    """The entry itself holds the principal and the tool call id (any string a client sends, NUL included, which
+    PostgreSQL's jsonb refuses): it is kept, listed under its owner, verifies, and answers that principal's next
+    call — and no other principal's."""
+    key = ApprovalKey("a shared approval key for this test, 32+ chars")
+    tool = McpTool(
+        server="demo",
+        name="delete_file",
+        published_name="demo_delete_file",
+        title=None,
+        description="Delete a file",
+        input_schema={"type": "object"},
+        output_schema=None,
+        annotations=None,
+    )
+    verdict = Verdict.ask("deleting needs a person")
+    principals = [
+        p for p in PRINCIPALS if p
+    ]  # the empty principal has no principal memory (nobody to bind to)
+    entries = {}
+    for n, principal in enumerate(principals):
+        entries[principal] = signed_entry(
+            key,
+            scope="principal",
+            owner=principal,
+            server="demo",
+            identity="demo-identity",
+            tool="delete_file",
+            definition_hash=tool.definition_hash,
+            decision={"type": "approve"} if n % 2 else {"type": "reject", "message": "no\x00 100%"},
+            arguments=None,
+            same_args=False,
+            rule="",
+            now=float(n),
+            tool_call_id=f"call\x00%00-{n}",
+            published_name="demo_delete_file",
+        )
+        assert remember(store, entries[principal])
+    for principal in principals:
+        found = recall(
+            store,
+            [],
+            key,
+            verdict,
+            tool,
+            identity="demo-identity",
+            thread_id="t",
+            principal=principal,
+            arguments={},
+        )
+        assert found.entry == entries[principal]
+    listed = {approval.owner: approval for approval in list_approvals(store, scope="principal")}
+    assert set(listed) == set(principals)
+    assert all(
+        approval.verifiable(key) and approval.entry == entries[owner] for owner, approval in listed.items()
+    )
 
 
 def test_labels_differ_pairwise_even_where_escapes_could_collide() -> None:
